@@ -1,0 +1,77 @@
+// Status and Result<T>: corruption is data, not an exception.
+//
+// An Error carries a stable code, the absolute file position it concerns and
+// a message that says what was expected and what was found. File names are
+// added at the tool boundary, not here.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <variant>
+
+#include "lib/types.h"
+
+namespace kseg {
+
+enum class Errc {
+  ok = 0,
+  truncated,        // fewer bytes than a field or a declared length needs
+  bad_length,       // a length or count that is impossible
+  bad_magic,        // unknown format version
+  bad_crc,          // checksum mismatch
+  bad_codec,        // unknown or disallowed compression codec
+  decompress,       // the codec rejected the payload
+  too_large,        // over a configured size limit (decompression bomb)
+  bad_varint,       // overlong or truncated varint
+  bad_value,        // a field holds a value the format forbids
+  trailing_bytes,   // bytes left over where the format says none
+  io,               // the operating system refused
+  usage,            // the caller asked for something impossible
+};
+
+const char* errc_name(Errc c);
+
+struct Error {
+  Errc code = Errc::ok;
+  Position position{-1};  // -1: no position applies
+  std::string message;
+};
+
+class Status {
+ public:
+  Status() = default;
+  Status(Error e) : error_(std::move(e)), ok_(false) {}  // NOLINT: implicit by design
+  static Status fail(Errc c, Position p, std::string msg) { return Status(Error{c, p, std::move(msg)}); }
+  bool ok() const { return ok_; }
+  const Error& error() const { return error_; }
+ private:
+  Error error_;
+  bool ok_ = true;
+};
+
+template <class T>
+class Result {
+ public:
+  Result(T v) : v_(std::move(v)) {}         // NOLINT: implicit by design
+  Result(Error e) : v_(std::move(e)) {}     // NOLINT
+  Result(Status s) : v_(s.error()) {}       // NOLINT: only from a failed Status
+  bool ok() const { return v_.index() == 0; }
+  T& value() { return std::get<0>(v_); }
+  const T& value() const { return std::get<0>(v_); }
+  T& operator*() { return value(); }
+  T* operator->() { return &value(); }
+  const Error& error() const { return std::get<1>(v_); }
+  Status status() const { return ok() ? Status() : Status(error()); }
+ private:
+  std::variant<T, Error> v_;
+};
+
+// RETURN_IF_ERROR(expr): return the failed Status of expr from the enclosing
+// function.   Example: RETURN_IF_ERROR(decompress(...));
+#define KSEG_RETURN_IF_ERROR(expr)            \
+  do {                                        \
+    ::kseg::Status kseg_st_ = (expr);         \
+    if (!kseg_st_.ok()) return kseg_st_;      \
+  } while (0)
+
+}  // namespace kseg

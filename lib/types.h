@@ -1,0 +1,45 @@
+// Distinct value types for file positions, byte lengths and Kafka offsets.
+//
+// A position minus a position is a length; a position plus a length is a
+// position; nothing else mixes. This keeps "a length passed where a position
+// was expected" from compiling (see STYLE.md, librdkafka's old bug).
+#pragma once
+
+#include <compare>
+#include <cstdint>
+
+#include <fmt/format.h>
+
+namespace kseg {
+
+struct Length {
+  int64_t bytes = 0;
+  constexpr auto operator<=>(const Length&) const = default;
+  constexpr Length operator+(Length o) const { return {bytes + o.bytes}; }
+  constexpr Length operator-(Length o) const { return {bytes - o.bytes}; }
+};
+
+// Absolute byte position in a file.
+struct Position {
+  int64_t value = 0;
+  constexpr auto operator<=>(const Position&) const = default;
+  constexpr Position operator+(Length l) const { return {value + l.bytes}; }
+  constexpr Position operator-(Length l) const { return {value - l.bytes}; }
+  constexpr Length operator-(Position o) const { return {value - o.value}; }
+  Position& operator+=(Length l) { value += l.bytes; return *this; }
+};
+
+// An absolute Kafka offset. Relative offsets (index entries, offset deltas)
+// stay plain int32 at the decoding layer and become Offset via base + delta.
+struct Offset {
+  int64_t value = 0;
+  constexpr auto operator<=>(const Offset&) const = default;
+  constexpr Offset operator+(int64_t delta) const { return {value + delta}; }
+  constexpr int64_t operator-(Offset o) const { return value - o.value; }
+};
+
+inline int64_t format_as(Length l) { return l.bytes; }
+inline int64_t format_as(Position p) { return p.value; }
+inline int64_t format_as(Offset o) { return o.value; }
+
+}  // namespace kseg
