@@ -43,3 +43,17 @@ inline int64_t format_as(Position p) { return p.value; }
 inline int64_t format_as(Offset o) { return o.value; }
 
 }  // namespace kseg
+
+// fmt 9 (Debian 12) predates format_as: format each type as its number.
+#define KSEG_FORMAT_AS_INT64(T)                                            \
+  template <>                                                              \
+  struct fmt::formatter<T> : fmt::formatter<int64_t> {                     \
+    template <class Ctx>                                                   \
+    auto format(T v, Ctx& ctx) const {                                     \
+      return fmt::formatter<int64_t>::format(kseg::format_as(v), ctx);     \
+    }                                                                      \
+  };
+KSEG_FORMAT_AS_INT64(kseg::Length)
+KSEG_FORMAT_AS_INT64(kseg::Position)
+KSEG_FORMAT_AS_INT64(kseg::Offset)
+#undef KSEG_FORMAT_AS_INT64

@@ -1,1 +1,46 @@
-int main() { return 0; }
+// kseg: the front end. `kseg dump ARGS` runs kseg-dump ARGS in-process.
+#include <cstdio>
+#include <cstring>
+
+#include "tools/ops/dump.h"
+#include "tools/ops/dump_cli.h"
+
+namespace {
+
+struct Command {
+  const char* name;
+  int (*main)(int, char**);
+  const char* summary;
+};
+
+constexpr Command kCommands[] = {
+    {"dump", kseg::dump_main, "print segment, index and state files (kafka-dump-log compatible, or JSON)"},
+};
+
+void usage(std::FILE* f) {
+  std::fprintf(f, "usage: kseg <command> [options]\n\nRead, check and repair Kafka partition directories offline.\n\ncommands:\n");
+  for (const auto& c : kCommands) std::fprintf(f, "  %-8s %s\n", c.name, c.summary);
+  std::fprintf(f, "\n'kseg <command> --help' describes a command; each is also a binary kseg-<command>.\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return kseg::kExitUsage;
+  }
+  if (!std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+    usage(stdout);
+    return kseg::kExitOk;
+  }
+  if (!std::strcmp(argv[1], "--version")) {
+    std::printf("kseg %s\n", KSEG_VERSION);
+    return kseg::kExitOk;
+  }
+  for (const auto& c : kCommands)
+    if (!std::strcmp(argv[1], c.name)) return c.main(argc - 1, argv + 1);
+  std::fprintf(stderr, "kseg: unknown command '%s'\n", argv[1]);
+  usage(stderr);
+  return kseg::kExitUsage;
+}

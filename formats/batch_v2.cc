@@ -1,0 +1,140 @@
+#include "formats/batch_v2.h"
+
+#include <climits>
+
+#include <fmt/format.h>
+
+#include "lib/checksum.h"
+
+namespace kseg::v2 {
+
+const char* timestamp_type_name(TimestampType t) {
+  switch (t) {
+    case TimestampType::none: return "NoTimestampType";
+    case TimestampType::create_time: return "CreateTime";
+    case TimestampType::log_append_time: return "LogAppendTime";
+  }
+  return "?";
+}
+
+int32_t increment_sequence(int32_t sequence, int32_t increment) {
+  if (sequence > INT32_MAX - increment) return increment - (INT32_MAX - sequence) - 1;
+  return sequence + increment;
+}
+
+int32_t BatchHeader::last_sequence() const {
+  return base_sequence == -1 ? -1 : increment_sequence(base_sequence, last_offset_delta);
+}
+
+Result<BatchHeader> decode_header(const EntryRef& entry) {
+  ByteReader r(entry.bytes, entry.position);
+  BatchHeader h;
+  h.base_offset = r.i64();
+  h.batch_length = r.i32();
+  h.partition_leader_epoch = r.i32();
+  h.magic = r.i8();
+  h.crc = r.u32();
+  h.attributes = r.i16();
+  h.last_offset_delta = r.i32();
+  h.base_timestamp = r.i64();
+  h.max_timestamp = r.i64();
+  h.producer_id = r.i64();
+  h.producer_epoch = r.i16();
+  h.base_sequence = r.i32();
+  h.records_count = r.i32();
+  if (!r.ok())
+    return Error{Errc::truncated, entry.position,
+                 fmt::format("batch header needs {} bytes, entry has {}", kRecordBatchOverhead, entry.bytes.size())};
+  return h;
+}
+
+uint32_t compute_crc(Bytes entry) {
+  if (entry.size() < static_cast<size_t>(kAttributesOffset)) return 0;
+  return crc32c(entry.subspan(static_cast<size_t>(kAttributesOffset)));
+}
+
+bool RecordReader::next(Record& out) {
+  if (left_ <= 0 || !status_.ok()) return false;
+  const Position at = r_.position();
+  out.position = at;
+  out.length = r_.varint();
+  if (!r_.ok()) {
+    status_ = Status::fail(Errc::truncated, at, fmt::format("record {} from the end: premature end of the batch", left_));
+    return false;
+  }
+  if (out.length < 0 || Length{out.length} > r_.remaining()) {
+    status_ = Status::fail(Errc::bad_length, at,
+                           fmt::format("record size {} but only {} bytes remain in the batch", out.length,
+                                       r_.remaining().bytes));
+    return false;
+  }
+  ByteReader body = r_.sub(Length{out.length});
+  out.attributes = body.i8();
+  out.timestamp_delta = body.varlong();
+  out.offset_delta = body.varint();
+  auto blob = [&body](Blob& b) {
+    const int32_t n = body.varint();
+    b.null = n < 0;
+    b.bytes = n < 0 ? Bytes{} : body.bytes(Length{n});
+  };
+  blob(out.key);
+  blob(out.value);
+  out.headers_count = body.varint();
+  if (body.ok() && (out.headers_count < 0 || Length{out.headers_count} > body.remaining())) {
+    status_ = Status::fail(Errc::bad_length, at,
+                           fmt::format("invalid header count {} in record", out.headers_count));
+    return false;
+  }
+  out.headers = body.rest();
+  // Walk the headers once so a bad one is caught here, not by a printer.
+  HeaderReader hr(out);
+  Header hdr;
+  while (hr.next(hdr)) {}
+  if (!body.ok() || !hr.ok()) {
+    status_ = Status::fail(Errc::bad_length, body.ok() ? at : body.fail_position(),
+                           fmt::format("invalid record structure (record size {})", out.length));
+    return false;
+  }
+  --left_;
+  return true;
+}
+
+Status RecordReader::finish() const {
+  if (!status_.ok()) return status_;
+  if (left_ > 0) return Status::fail(Errc::truncated, r_.position(), "premature end of the batch");
+  if (!r_.at_end())
+    return Status::fail(Errc::trailing_bytes, r_.position(),
+                        fmt::format("{} bytes remain after the last record", r_.remaining().bytes));
+  return {};
+}
+
+bool HeaderReader::next(Header& out) {
+  if (left_ <= 0 || !ok_) return false;
+  const int32_t klen = r_.varint();
+  if (klen < 0) { ok_ = false; return false; }
+  out.key = as_chars(r_.bytes(Length{klen}));
+  const int32_t vlen = r_.varint();
+  out.value.null = vlen < 0;
+  out.value.bytes = vlen < 0 ? Bytes{} : r_.bytes(Length{vlen});
+  if (!r_.ok()) { ok_ = false; return false; }
+  --left_;
+  if (left_ == 0 && !r_.at_end()) ok_ = false;
+  return true;
+}
+
+Result<Bytes> records_bytes(const EntryRef& entry, const BatchHeader& h, std::vector<uint8_t>& scratch,
+                            size_t max_decompressed) {
+  Bytes raw = entry.bytes.subspan(static_cast<size_t>(kRecordBatchOverhead));
+  const Position raw_at = entry.position + Length{kRecordBatchOverhead};
+  const int id = h.codec_id();
+  if (id == 0) return raw;
+  if (codec_name(id) == nullptr)
+    return Error{Errc::bad_codec, entry.position + Length{kAttributesOffset},
+                 fmt::format("unknown compression type id {}", id)};
+  CodecOptions opts;
+  opts.max_output = max_decompressed;
+  KSEG_RETURN_IF_ERROR(decompress(static_cast<Codec>(id), raw, raw_at, scratch, opts));
+  return Bytes{scratch};
+}
+
+}  // namespace kseg::v2

@@ -1,0 +1,143 @@
+// Magic v2 record batch (Kafka's DefaultRecordBatch).
+//
+//   off size field                  notes
+//    0   8   baseOffset
+//    8   4   batchLength            bytes after this field
+//   12   4   partitionLeaderEpoch   not covered by the CRC
+//   16   1   magic                  2
+//   17   4   crc                    CRC-32C of bytes 21..end
+//   21   2   attributes             codec 0x07, LogAppendTime 0x08, transactional 0x10,
+//                                   control 0x20, delete horizon 0x40
+//   23   4   lastOffsetDelta
+//   27   8   baseTimestamp          the delete horizon when 0x40 is set
+//   35   8   maxTimestamp
+//   43   8   producerId
+//   51   2   producerEpoch
+//   53   4   baseSequence
+//   57   4   recordsCount
+//   61   …   records (compressed as one stream when codec != none)
+#pragma once
+
+#include <cstdint>
+
+#include "formats/log_entry.h"
+#include "lib/byte_reader.h"
+#include "lib/codec.h"
+#include "lib/status.h"
+
+namespace kseg::v2 {
+
+inline constexpr int64_t kBaseOffsetBytes = 8, kBatchLengthBytes = 4, kLeaderEpochBytes = 4,
+                         kMagicBytes = 1, kCrcBytes = 4, kAttributesBytes = 2, kLastOffsetDeltaBytes = 4,
+                         kTimestampBytes = 8, kProducerIdBytes = 8, kProducerEpochBytes = 2,
+                         kBaseSequenceBytes = 4, kRecordsCountBytes = 4;
+inline constexpr int64_t kCrcOffset = kBaseOffsetBytes + kBatchLengthBytes + kLeaderEpochBytes + kMagicBytes;
+inline constexpr int64_t kAttributesOffset = kCrcOffset + kCrcBytes;
+inline constexpr int64_t kRecordsCountOffset = kAttributesOffset + kAttributesBytes + kLastOffsetDeltaBytes +
+                                               2 * kTimestampBytes + kProducerIdBytes + kProducerEpochBytes +
+                                               kBaseSequenceBytes;
+inline constexpr int64_t kRecordBatchOverhead = kRecordsCountOffset + kRecordsCountBytes;
+static_assert(kCrcOffset == 17 && kAttributesOffset == 21 && kRecordsCountOffset == 57);
+static_assert(kRecordBatchOverhead == 61);
+
+enum class TimestampType { none = -1, create_time = 0, log_append_time = 1 };
+// Kafka's TimestampType names: NoTimestampType, CreateTime, LogAppendTime.
+const char* timestamp_type_name(TimestampType t);
+
+struct BatchHeader {
+  int64_t base_offset = 0;
+  int32_t batch_length = 0;
+  int32_t partition_leader_epoch = 0;
+  int8_t magic = 0;
+  uint32_t crc = 0;
+  int16_t attributes = 0;
+  int32_t last_offset_delta = 0;
+  int64_t base_timestamp = 0;
+  int64_t max_timestamp = 0;
+  int64_t producer_id = 0;
+  int16_t producer_epoch = 0;
+  int32_t base_sequence = 0;
+  int32_t records_count = 0;
+
+  int codec_id() const { return attributes & 0x07; }
+  TimestampType timestamp_type() const {
+    return (attributes & 0x08) ? TimestampType::log_append_time : TimestampType::create_time;
+  }
+  bool is_transactional() const { return (attributes & 0x10) != 0; }
+  bool is_control() const { return (attributes & 0x20) != 0; }
+  bool has_delete_horizon() const { return (attributes & 0x40) != 0; }
+  int64_t last_offset() const { return base_offset + last_offset_delta; }
+  int32_t last_sequence() const;
+  int64_t total_size() const { return kLogOverhead + batch_length; }
+};
+
+// Sequence arithmetic with Kafka's wrap past INT32_MAX to 0.
+int32_t increment_sequence(int32_t sequence, int32_t increment);
+
+// Decodes the 61-byte header of an entry; checks bounds only.
+Result<BatchHeader> decode_header(const EntryRef& entry);
+// CRC-32C over bytes 21..end of the entry, as stored in the crc field.
+uint32_t compute_crc(Bytes entry);
+
+// A nullable byte string (key, value, header value): Kafka treats any
+// negative length as null.
+struct Blob {
+  Bytes bytes;
+  bool null = true;
+  int32_t size() const { return null ? -1 : static_cast<int32_t>(bytes.size()); }
+};
+
+struct Record {
+  Position position;  // of the length varint (file position, or position in the decompressed stream)
+  int32_t length = 0;  // body bytes after the length varint
+  int8_t attributes = 0;
+  int64_t timestamp_delta = 0;
+  int32_t offset_delta = 0;
+  Blob key;
+  Blob value;
+  int32_t headers_count = 0;
+  Bytes headers;  // the raw header bytes; walk them with HeaderReader
+};
+
+struct Header {
+  std::string_view key;
+  Blob value;
+};
+
+// Iterates the records of a batch from its (decompressed) records bytes.
+// Positions in decompressed data are relative to the stream's start.
+class RecordReader {
+ public:
+  RecordReader(Bytes records, Position base, int32_t count) : r_(records, base), left_(count) {}
+  // Decodes the next record into `out`. Returns false at the end or on error;
+  // tell them apart with status().
+  bool next(Record& out);
+  // After the last record: fails when bytes are left over ("records still remaining").
+  Status finish() const;
+  const Status& status() const { return status_; }
+  int32_t left() const { return left_; }
+
+ private:
+  ByteReader r_;
+  int32_t left_;
+  Status status_;
+};
+
+class HeaderReader {
+ public:
+  HeaderReader(const Record& rec) : r_(rec.headers, Position{0}), left_(rec.headers_count) {}
+  bool next(Header& out);
+  bool ok() const { return ok_; }
+
+ private:
+  ByteReader r_;
+  int32_t left_;
+  bool ok_ = true;
+};
+
+// The records region of a batch: the raw bytes for codec none, otherwise
+// the decompressed stream in `scratch`. The codec is checked (ids 5..7 fail).
+Result<Bytes> records_bytes(const EntryRef& entry, const BatchHeader& h, std::vector<uint8_t>& scratch,
+                            size_t max_decompressed);
+
+}  // namespace kseg::v2

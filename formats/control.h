@@ -1,0 +1,44 @@
+// Control records (the records of a v2 batch with the control bit set).
+//
+// Key: int16 version (negative is invalid), int16 type:
+//   0 ABORT, 1 COMMIT           value: int16 version, int32 coordinatorEpoch
+//   2 LEADER_CHANGE             KRaft
+//   3 SNAPSHOT_HEADER           value: flexible message {Version int16, LastContainedLogTimestamp int64}
+//   4 SNAPSHOT_FOOTER           value: {Version int16}
+//   5 KRAFT_VERSION             value: {Version int16, KRaftVersion int16}
+//   6 KRAFT_VOTERS              value: {Version int16, Voters[...]}
+#pragma once
+
+#include <string>
+
+#include "formats/batch_v2.h"
+#include "lib/status.h"
+
+namespace kseg::control {
+
+enum class Type : int16_t {
+  abort = 0, commit = 1, leader_change = 2, snapshot_header = 3, snapshot_footer = 4,
+  kraft_version = 5, kraft_voters = 6,
+};
+
+// Kafka's ControlRecordType name for a type id ("UNKNOWN" for others).
+const char* type_name(int16_t type);
+
+struct Key {
+  int16_t version = 0;
+  int16_t type = 0;
+};
+Result<Key> decode_key(const v2::Blob& key);
+
+struct EndTxnMarker {
+  int16_t version = 0;
+  int32_t coordinator_epoch = 0;
+};
+Result<EndTxnMarker> decode_end_txn_marker(const v2::Blob& value);
+
+// The text DumpLogSegments appends to a control record's line, with its
+// leading space: " endTxnMarker: COMMIT coordinatorEpoch: 0",
+// " SnapshotHeader {json}", " controlType: LEADER_CHANGE(2)" …
+Result<std::string> describe(const v2::Blob& key, const v2::Blob& value);
+
+}  // namespace kseg::control

@@ -1,0 +1,79 @@
+// The entries of a segment file (.log, KRaft .checkpoint): a plain
+// concatenation with no file header, footer or padding. Every entry, of any
+// magic, starts the same way:
+//
+//   0  int64  offset (v0/v1: of this message; v2: baseOffset)
+//   8  int32  size: bytes that follow this field (entry = 12 + size)
+//  12  int32  v0/v1: CRC-32 of the message; v2: partitionLeaderEpoch
+//  16  int8   magic
+//
+// EntryScanner walks them exactly as Kafka's FileLogInputStream does: stop
+// when at most 17 bytes remain, stop quietly at an entry that runs past the
+// end, fail on a size below 14. It names why it stopped, so callers can tell
+// a clean end from a torn tail, a zero-filled preallocated tail or a bad size.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "lib/byte_reader.h"
+#include "lib/types.h"
+
+namespace kseg {
+
+inline constexpr int64_t kOffsetFieldBytes = 8;
+inline constexpr int64_t kSizeFieldBytes = 4;
+inline constexpr int64_t kLogOverhead = kOffsetFieldBytes + kSizeFieldBytes;         // 12
+inline constexpr int64_t kMagicOffset = kLogOverhead + 4;                            // 16
+inline constexpr int64_t kHeaderSizeUpToMagic = kMagicOffset + 1;                    // 17
+inline constexpr int32_t kMinRecordOverhead = 14;  // smallest size field any reader accepts
+static_assert(kHeaderSizeUpToMagic == 17);
+
+struct EntryRef {
+  Position position;  // of the entry's first byte
+  Bytes bytes;        // the whole entry, log overhead included
+  int64_t offset = 0;
+  int32_t size = 0;  // the size field: bytes.size() == 12 + size
+  int8_t magic = 0;
+  Length total() const { return Length{static_cast<int64_t>(bytes.size())}; }
+};
+
+enum class ScanEnd {
+  none,          // still scanning
+  clean,         // every byte belongs to an entry
+  short_tail,    // 1..17 bytes left: too few to hold an entry header
+  partial_tail,  // an entry whose declared size runs past the end (torn write)
+  zero_tail,     // size field < 14 and everything from there is zero bytes (preallocation)
+  bad_size,      // size field < 14 with non-zero bytes after it: corruption
+};
+
+const char* scan_end_name(ScanEnd e);
+
+class EntryScanner {
+ public:
+  // `data` is the readable part of the file (or of its first --max-bytes),
+  // `base` the absolute position of data[0].
+  EntryScanner(Bytes data, Position base) : data_(data), base_(base) {}
+
+  std::optional<EntryRef> next();
+
+  // Valid after next() returned nullopt.
+  ScanEnd end() const { return end_; }
+  // Position just past the last entry returned: where the valid data ends.
+  Position valid_end() const { return base_ + Length{static_cast<int64_t>(pos_)}; }
+  // Bytes between valid_end() and the end of the data.
+  Length trailing() const { return Length{static_cast<int64_t>(data_.size() - pos_)}; }
+  // The stopping entry's offset/size fields (partial_tail, bad_size, zero_tail).
+  int64_t stop_offset() const { return stop_offset_; }
+  int32_t stop_size() const { return stop_size_; }
+
+ private:
+  Bytes data_;
+  Position base_;
+  size_t pos_ = 0;
+  ScanEnd end_ = ScanEnd::none;
+  int64_t stop_offset_ = 0;
+  int32_t stop_size_ = 0;
+};
+
+}  // namespace kseg

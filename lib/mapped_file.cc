@@ -1,0 +1,67 @@
+#include "lib/mapped_file.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+#include <fmt/format.h>
+
+namespace kseg {
+
+namespace {
+constexpr size_t kReleaseChunk = 8u << 20;  // drop pages in 8 MiB steps
+}
+
+std::string errno_text(int err) { return std::strerror(err); }
+
+MappedFile& MappedFile::operator=(MappedFile&& o) noexcept {
+  std::swap(data_, o.data_);
+  std::swap(size_, o.size_);
+  std::swap(released_, o.released_);
+  std::swap(file_size_, o.file_size_);
+  std::swap(fd_, o.fd_);
+  std::swap(mapped_, o.mapped_);
+  std::swap(drop_page_cache_, o.drop_page_cache_);
+  return *this;
+}
+
+MappedFile::~MappedFile() {
+  if (mapped_) munmap(const_cast<uint8_t*>(data_), size_);
+  if (fd_ >= 0) close(fd_);
+}
+
+Result<MappedFile> MappedFile::open(const std::string& path, int64_t max_bytes) {
+  MappedFile f;
+  f.fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (f.fd_ < 0) return Error{Errc::io, Position{-1}, fmt::format("cannot open: {}", errno_text(errno))};
+  struct stat st {};
+  if (fstat(f.fd_, &st) != 0) return Error{Errc::io, Position{-1}, fmt::format("cannot stat: {}", errno_text(errno))};
+  if (S_ISDIR(st.st_mode)) return Error{Errc::io, Position{-1}, "is a directory"};
+  f.file_size_ = st.st_size;
+  f.size_ = static_cast<size_t>(std::max<int64_t>(0, std::min<int64_t>(st.st_size, max_bytes)));
+  if (f.size_ == 0) return f;
+  void* p = mmap(nullptr, f.size_, PROT_READ, MAP_PRIVATE, f.fd_, 0);
+  if (p == MAP_FAILED) return Error{Errc::io, Position{-1}, fmt::format("cannot map: {}", errno_text(errno))};
+  f.data_ = static_cast<const uint8_t*>(p);
+  f.mapped_ = true;
+  madvise(p, f.size_, MADV_SEQUENTIAL);
+  return f;
+}
+
+void MappedFile::release_before(Position pos) {
+  if (!mapped_ || pos.value <= 0) return;
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const size_t upto = std::min(size_, static_cast<size_t>(pos.value)) / page * page;
+  if (upto < released_ + kReleaseChunk) return;
+  madvise(const_cast<uint8_t*>(data_) + released_, upto - released_, MADV_DONTNEED);
+  if (drop_page_cache_)
+    posix_fadvise(fd_, static_cast<off_t>(released_), static_cast<off_t>(upto - released_), POSIX_FADV_DONTNEED);
+  released_ = upto;
+}
+
+}  // namespace kseg

@@ -1,0 +1,49 @@
+// A read-only view of a whole file. Large files are memory-mapped so that a
+// scan touches only the pages it reads; release_before() lets a sequential
+// reader drop pages it is done with, so resident memory does not grow with
+// the file (and the page cache is spared with POSIX_FADV_DONTNEED).
+#pragma once
+
+#include <string>
+
+#include "lib/byte_reader.h"
+#include "lib/status.h"
+
+namespace kseg {
+
+class MappedFile {
+ public:
+  MappedFile() = default;
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  MappedFile(MappedFile&& o) noexcept { *this = std::move(o); }
+  MappedFile& operator=(MappedFile&& o) noexcept;
+  ~MappedFile();
+
+  // Maps at most `max_bytes` from the start of the file.
+  static Result<MappedFile> open(const std::string& path, int64_t max_bytes = INT64_MAX);
+
+  Bytes bytes() const { return {data_, size_}; }
+  int64_t size() const { return static_cast<int64_t>(size_); }
+  // The file's full size on disk (may exceed size() when max_bytes cut it).
+  int64_t file_size() const { return file_size_; }
+  // Tells the kernel the bytes before `pos` will not be read again.
+  void release_before(Position pos);
+  // Also evict released pages from the page cache (for scans of a live
+  // broker's disk); off by default so repeated runs stay warm.
+  void set_drop_page_cache(bool on) { drop_page_cache_ = on; }
+
+ private:
+  const uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+  size_t released_ = 0;
+  int64_t file_size_ = 0;
+  int fd_ = -1;
+  bool mapped_ = false;
+  bool drop_page_cache_ = false;
+};
+
+// errno as text, for I/O error messages.
+std::string errno_text(int err);
+
+}  // namespace kseg

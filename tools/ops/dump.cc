@@ -1,0 +1,131 @@
+#include "tools/ops/dump.h"
+
+#include <filesystem>
+
+#include "tools/ops/dumper.h"
+
+namespace kseg {
+
+std::string java_file_path(const std::string& path) {
+  std::string out;
+  for (char c : path) {
+    if (c == '/' && !out.empty() && out.back() == '/') continue;
+    out += c;
+  }
+  if (out.size() > 1 && out.back() == '/') out.pop_back();
+  return out;
+}
+
+std::string absolute_path(const std::string& path) {
+  if (!path.empty() && path[0] == '/') return java_file_path(path);
+  return java_file_path(std::filesystem::current_path().string() + "/" + path);
+}
+
+std::string base_name(const std::string& path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string dir_name(const std::string& path) {
+  const auto slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+bool parse_java_long(const std::string& s, int64_t& out) {
+  size_t i = 0;
+  bool neg = false;
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) { neg = s[0] == '-'; i = 1; }
+  if (i == s.size()) return false;
+  // Accumulate negatively so INT64_MIN parses, as Java's does.
+  int64_t v = 0;
+  for (; i < s.size(); ++i) {
+    if (s[i] < '0' || s[i] > '9') return false;
+    const int d = s[i] - '0';
+    if (v < (INT64_MIN + d) / 10) return false;
+    v = v * 10 - d;
+  }
+  if (!neg && v == INT64_MIN) return false;
+  out = neg ? v : -v;
+  return true;
+}
+
+void Dumper::problem(const std::string& path, const Error& e) {
+  if (e.position.value >= 0)
+    err_.print("kseg-dump: {}: position {}: {}\n", path, e.position, e.message);
+  else
+    err_.print("kseg-dump: {}: {}\n", path, e.message);
+  if (exit_ == kExitOk) exit_ = kExitProblems;
+}
+
+void Dumper::io_problem(const std::string& path, const std::string& what) {
+  err_.print("kseg-dump: {}: {}\n", path, what);
+  exit_ = kExitIo;
+}
+
+Dumper::Pairs& Dumper::pairs_for(std::vector<Pairs>& list, const std::string& abs_path) {
+  for (auto& p : list)
+    if (p.file == abs_path) return p;
+  list.push_back({abs_path, {}});
+  return list.back();
+}
+
+void Dumper::dump_file(const std::string& arg) {
+  const std::string path = java_file_path(arg);
+  out_.print("Dumping {}\n", path);
+  const std::string name = base_name(path);
+  const auto dot = name.rfind('.');
+  if (dot == std::string::npos) {
+    // Kafka dies here (StringIndexOutOfBoundsException); we say why and go on.
+    problem(path, Error{Errc::usage, Position{-1}, "file name has no suffix; not a Kafka segment file"});
+    return;
+  }
+  const std::string suffix = name.substr(dot);
+  if (suffix == ".log" || suffix == ".checkpoint") log_text(path, name);
+  else if (suffix == ".index") index_text(path, name);
+  else if (suffix == ".timeindex") time_index_text(path, name);
+  else if (suffix == ".snapshot") snapshot_text(path);
+  else if (suffix == ".txnindex") txn_index_text(path, name);
+  else err_.print("Ignoring unknown file {}\n", path);
+}
+
+int Dumper::finish() {
+  // Kafka's end-of-run summaries, in its order; pairs that Kafka collects by
+  // prepending are printed newest first, as it does.
+  for (const auto& p : index_mismatches_) {
+    err_.print("Mismatches in :{}\n", p.file);
+    for (auto it = p.pairs.rbegin(); it != p.pairs.rend(); ++it)
+      err_.print("  Index offset: {}, log offset: {}\n", it->first, it->second);
+  }
+  for (const auto& p : time_mismatches_) {
+    err_.print("Found timestamp mismatch in :{}\n", p.file);
+    for (const auto& [a, b] : p.pairs) err_.print("  Index timestamp: {}, log timestamp: {}\n", a, b);
+  }
+  for (const auto& p : time_out_of_order_) {
+    err_.print("Found out of order timestamp in :{}\n", p.file);
+    for (const auto& [a, b] : p.pairs) err_.print("  Index timestamp: {}, Previously indexed timestamp: {}\n", a, b);
+  }
+  for (const auto& p : time_not_found_) {
+    err_.print("The following indexed offsets are not found in the log.\n");
+    for (const auto& [a, b] : p.pairs) err_.print("Indexed offset: {}, found log offset: {}\n", a, b);
+  }
+  for (const auto& p : non_consecutive_) {
+    err_.print("Non-consecutive offsets in {}\n", p.file);
+    for (auto it = p.pairs.rbegin(); it != p.pairs.rend(); ++it)
+      err_.print("  {} is followed by {}\n", it->first, it->second);
+  }
+  const bool index_problems = !index_mismatches_.empty() || !time_mismatches_.empty() ||
+                              !time_out_of_order_.empty() || !time_not_found_.empty();
+  if (index_problems && exit_ == kExitOk) exit_ = kExitProblems;
+  out_.flush();
+  err_.flush();
+  return exit_;
+}
+
+int run_dump(const DumpOptions& opts, Sink& out, Sink& err) {
+  Dumper d(opts, out, err);
+  for (const auto& f : opts.files) d.dump_file(f);
+  return d.finish();
+}
+
+}  // namespace kseg

@@ -1,0 +1,299 @@
+// Text dump of .log and KRaft .checkpoint files, as DumpLogSegments prints them.
+#include <fmt/format.h>
+
+#include "formats/batch_v2.h"
+#include "formats/control.h"
+#include "formats/legacy.h"
+#include "lib/codec.h"
+#include "lib/mapped_file.h"
+#include "tools/ops/dumper.h"
+#include "tools/ops/java_text.h"
+#include "tools/ops/record_text.h"
+
+namespace kseg {
+
+namespace {
+const char* tf(bool b) { return b ? "true" : "false"; }
+}  // namespace
+
+// Prints one file's batches and records; carries the state Kafka keeps per
+// file (last offset for the non-consecutive check, bytes printed so far).
+struct LogPrinter {
+  LogPrinter(Dumper& dumper, const std::string& p, bool deep_iteration)
+      : d(dumper), path(p), o(dumper.opts()), out(dumper.out()), deep(deep_iteration) {}
+  Dumper& d;
+  const std::string& path;
+  const DumpOptions& o;
+  Sink& out;
+  bool deep;
+  int64_t last_offset = -1;
+  std::vector<std::pair<int64_t, int64_t>> gaps;
+  std::vector<uint8_t> scratch;
+  std::vector<legacy::InnerMessage> inner;
+  std::string line;
+  ParsedRecord parsed;
+
+  // Returns false when the file cannot be read further (Kafka would abort).
+  bool entry(const EntryRef& e, int64_t position) {
+    return e.magic >= 2 ? batch_v2(e, position) : legacy_entry(e, position);
+  }
+
+  void note_offset(int64_t offset) {
+    if (last_offset != -1 && offset != last_offset + 1) gaps.emplace_back(last_offset, offset);
+    last_offset = offset;
+  }
+
+  // The key/payload part and the newline of a record line. `prefix` is what
+  // Kafka's running prefix holds at this point.
+  bool finish_record(const RecordView& rv, bool control, std::string_view prefix) {
+    if (o.print_data_log && !control) {
+      parse_record(o, rv, parsed);
+      if (parsed.error) {
+        line += '\n';
+        out.write(line);
+        d.problem(path, *parsed.error);
+        return false;
+      }
+      // Kafka 4.4 puts the running prefix before the payload too, so a
+      // keyless record under --skip-record-metadata starts "| payload:".
+      if (parsed.key) {
+        line += prefix;
+        line += "key: ";
+        line += *parsed.key;
+        prefix = " ";
+      }
+      if (parsed.payload) {
+        line += prefix;
+        line += "payload: ";
+        line += *parsed.payload;
+      }
+    }
+    line += '\n';
+    out.write(line);
+    return true;
+  }
+
+  bool batch_v2(const EntryRef& e, int64_t position) {
+    auto hr = v2::decode_header(e);
+    if (!hr.ok()) {
+      d.problem(path, Error{Errc::bad_length, e.position,
+                            fmt::format("v2 batch size {} is below the 61-byte batch header", e.bytes.size())});
+      return false;
+    }
+    const v2::BatchHeader& h = *hr;
+    const char* codec = codec_name(h.codec_id());
+    std::string horizon =
+        h.has_delete_horizon() ? fmt::format("OptionalLong[{}]", h.base_timestamp) : "OptionalLong.empty";
+    out.print(
+        "baseOffset: {} lastOffset: {} count: {} baseSequence: {} lastSequence: {} producerId: {} producerEpoch: {} "
+        "partitionLeaderEpoch: {} isTransactional: {} isControl: {} deleteHorizonMs: {}",
+        h.base_offset, h.last_offset(), h.records_count, h.base_sequence, h.last_sequence(), h.producer_id,
+        h.producer_epoch, h.partition_leader_epoch, tf(h.is_transactional()), tf(h.is_control()), horizon);
+    if (codec == nullptr) {
+      d.problem(path, Error{Errc::bad_codec, e.position + Length{v2::kAttributesOffset},
+                            fmt::format("unknown compression type id {} in batch attributes", h.codec_id())});
+      return false;
+    }
+    const bool valid = v2::compute_crc(e.bytes) == h.crc;
+    out.print(" position: {} {}: {} size: {} magic: {} compresscodec: {} crc: {} isvalid: {}\n", position,
+              v2::timestamp_type_name(h.timestamp_type()), h.max_timestamp, e.bytes.size(), h.magic, codec, h.crc,
+              tf(valid));
+    if (!valid)
+      d.problem(path, Error{Errc::bad_crc, e.position,
+                            fmt::format("batch at offset {}: CRC-32C mismatch: stored {:#010x}, computed {:#010x}",
+                                        h.base_offset, h.crc, v2::compute_crc(e.bytes))});
+    if (!deep) return true;
+    if (h.records_count < 0) {
+      d.problem(path, Error{Errc::bad_length, e.position + Length{v2::kRecordsCountOffset},
+                            fmt::format("invalid record count {} in v2 batch", h.records_count)});
+      return false;
+    }
+    auto records = v2::records_bytes(e, h, scratch, o.max_decompressed_bytes);
+    if (!records.ok()) {
+      d.problem(path, Error{records.error().code, e.position,
+                            fmt::format("batch at offset {}: {}", h.base_offset, records.error().message)});
+      return false;
+    }
+    const bool compressed = h.codec_id() != 0;
+    v2::RecordReader rr(*records, compressed ? Position{0} : e.position + Length{v2::kRecordBatchOverhead},
+                        h.records_count);
+    v2::Record rec;
+    while (rr.next(rec)) {
+      RecordView rv;
+      rv.offset = h.base_offset + rec.offset_delta;
+      rv.timestamp = h.timestamp_type() == v2::TimestampType::log_append_time ? h.max_timestamp
+                                                                               : h.base_timestamp + rec.timestamp_delta;
+      rv.key = rec.key;
+      rv.value = rec.value;
+      note_offset(rv.offset);
+      line.clear();
+      std::string_view prefix = "| ";
+      if (!o.skip_record_metadata) {
+        const int32_t seq = h.base_sequence >= 0 ? v2::increment_sequence(h.base_sequence, rec.offset_delta) : -1;
+        fmt::format_to(std::back_inserter(line), "| offset: {} {}: {} keySize: {} valueSize: {} sequence: {} headerKeys: [",
+                       rv.offset, v2::timestamp_type_name(h.timestamp_type()), rv.timestamp, rec.key.size(),
+                       rec.value.size(), seq);
+        v2::HeaderReader hr2(rec);
+        v2::Header hdr;
+        bool first = true;
+        while (hr2.next(hdr)) {
+          if (!first) line += ',';
+          first = false;
+          append_header_key(hdr.key);
+        }
+        line += ']';
+        if (h.is_control()) {
+          auto ctl = control::describe(rec.key, rec.value);
+          if (!ctl.ok()) {
+            out.write(line);
+            d.problem(path, Error{ctl.error().code, e.position,
+                                  fmt::format("control record at offset {}: {}", rv.offset, ctl.error().message)});
+            return false;
+          }
+          line += *ctl;
+        }
+        prefix = " ";
+      }
+      if (!finish_record(rv, h.is_control(), prefix)) return false;
+    }
+    if (Status st = rr.finish(); !st.ok()) {
+      d.problem(path, Error{st.error().code, e.position,
+                            fmt::format("batch at offset {}{}: {}", h.base_offset,
+                                        compressed ? " (decompressed stream)" : "", st.error().message)});
+      return false;
+    }
+    return true;
+  }
+
+  void append_header_key(std::string_view key);
+
+  bool legacy_entry(const EntryRef& e, int64_t position) {
+    auto mr = legacy::decode(e);
+    if (!mr.ok()) {
+      d.problem(path, mr.error());
+      return false;
+    }
+    const legacy::Message& m = *mr;
+    const char* codec = codec_name(m.codec_id());
+    if (codec == nullptr) {
+      out.print("offset: {}", m.offset);
+      d.problem(path, Error{Errc::bad_codec, e.position + Length{legacy::kAttributesOffset},
+                            fmt::format("unknown compression type id {} in message attributes", m.codec_id())});
+      return false;
+    }
+    const bool valid = legacy::compute_crc(e.bytes) == m.crc;
+    const char* ts_name = v2::timestamp_type_name(m.timestamp_type());
+    out.print("offset: {} position: {} {}: {} size: {} magic: {} compresscodec: {} crc: {} isvalid: {}\n", m.offset,
+              position, ts_name, m.timestamp, e.bytes.size(), m.magic, codec, m.crc, tf(valid));
+    if (!valid)
+      d.problem(path, Error{Errc::bad_crc, e.position,
+                            fmt::format("message at offset {}: CRC-32 mismatch: stored {:#010x}, computed {:#010x}",
+                                        m.offset, m.crc, legacy::compute_crc(e.bytes))});
+    if (!deep) return true;
+    if (m.codec_id() == 0) {
+      RecordView rv{m.offset, m.timestamp, m.key, m.value};
+      return legacy_record(rv, ts_name, valid, m.crc);
+    }
+    if (Status st = legacy::inner_messages(m, scratch, o.max_decompressed_bytes, inner); !st.ok()) {
+      d.problem(path, Error{st.error().code, e.position,
+                            fmt::format("compressed message set at offset {}: {}", m.offset, st.error().message)});
+      return false;
+    }
+    for (const auto& im : inner) {
+      RecordView rv{im.absolute_offset, im.timestamp, im.message.key, im.message.value};
+      if (!legacy_record(rv, ts_name, im.crc_valid, im.message.crc)) return false;
+    }
+    return true;
+  }
+
+  bool legacy_record(const RecordView& rv, const char* ts_name, bool valid, uint32_t crc) {
+    note_offset(rv.offset);
+    line.clear();
+    std::string_view prefix = "| ";
+    if (!o.skip_record_metadata) {
+      // The stray '}' after the crc is Kafka's, kept for byte-compatibility.
+      fmt::format_to(std::back_inserter(line), "| offset: {} {}: {} keySize: {} valueSize: {} isValid: {} crc: {}",
+                     rv.offset, ts_name, rv.timestamp, rv.key.size(), rv.value.size(), tf(valid), crc);
+      prefix = " ";
+    }
+    return finish_record(rv, false, prefix);
+  }
+};
+
+void LogPrinter::append_header_key(std::string_view key) {
+  append_java_utf8(line, Bytes{reinterpret_cast<const uint8_t*>(key.data()), key.size()});
+}
+
+void Dumper::log_text(const std::string& path, const std::string& name) {
+  const auto first_dot = name.find('.');
+  if (name.ends_with(".log")) {
+    int64_t base = 0;
+    if (!parse_java_long(name.substr(0, first_dot), base)) {
+      problem(path, Error{Errc::usage, Position{-1}, "file name does not start with a base offset"});
+      return;
+    }
+    out_.print("Log starting offset: {}\n", base);
+  } else if (name == "bootstrap.checkpoint") {
+    out_.print("KRaft bootstrap snapshot\n");
+  } else {
+    // <20-digit end offset>-<10-digit epoch>.checkpoint
+    const std::string stem = name.substr(0, name.size() - std::string_view(".checkpoint").size());
+    int64_t offset = 0, epoch = 0;
+    if (stem.size() != 31 || stem[20] != '-' || !parse_java_long(stem.substr(0, 20), offset) ||
+        !parse_java_long(stem.substr(21), epoch) || offset < 0 || epoch < 0) {
+      problem(path, Error{Errc::usage, Position{-1},
+                          "not a KRaft snapshot name (<20-digit offset>-<10-digit epoch>.checkpoint)"});
+      return;
+    }
+    out_.print("Snapshot end offset: {}, epoch: {}\n", offset, epoch);
+  }
+  if (opts_.max_bytes < 0) {
+    problem(path, Error{Errc::usage, Position{-1}, fmt::format("invalid --max-bytes {}", opts_.max_bytes)});
+    return;
+  }
+  auto file = MappedFile::open(path, opts_.max_bytes);
+  if (!file.ok()) {
+    io_problem(path, file.error().message);
+    return;
+  }
+  LogPrinter p(*this, path, opts_.deep_iteration || opts_.print_data_log);
+  EntryScanner scan(file->bytes(), Position{0});
+  int64_t position = 0;
+  bool aborted = false;
+  while (auto e = scan.next()) {
+    if (!p.entry(*e, position)) { aborted = true; break; }
+    position += e->total().bytes;
+    file->release_before(e->position);
+  }
+  if (!p.gaps.empty()) {
+    auto& dst = pairs_for(non_consecutive_, absolute_path(path));
+    dst.pairs.insert(dst.pairs.end(), p.gaps.begin(), p.gaps.end());
+  }
+  if (aborted) return;
+  const Position end = scan.valid_end();
+  switch (scan.end()) {
+    case ScanEnd::zero_tail:
+      problem(path, Error{Errc::bad_length, end,
+                          fmt::format("zero-filled tail: {} zero bytes from here to the end of the file (as a "
+                                      "preallocated or crashed segment leaves them)",
+                                      scan.trailing().bytes)});
+      return;
+    case ScanEnd::bad_size:
+      problem(path, Error{Errc::bad_length, end,
+                          fmt::format("batch at offset {}: size field {} is below the minimum {}", scan.stop_offset(),
+                                      scan.stop_size(), kMinRecordOverhead)});
+      return;
+    default: break;
+  }
+  const int64_t trailing = scan.trailing().bytes;
+  if (trailing > 0 && opts_.max_bytes == INT32_MAX) {
+    out_.print("Found {} invalid bytes at the end of {}\n", trailing, name);
+    problem(path, Error{Errc::truncated, end,
+                        scan.end() == ScanEnd::partial_tail
+                            ? fmt::format("torn tail: batch at offset {} declares {} bytes, only {} remain",
+                                          scan.stop_offset(), kLogOverhead + scan.stop_size(), trailing)
+                            : fmt::format("{} trailing bytes, too few for a batch header", trailing)});
+  }
+}
+
+}  // namespace kseg

@@ -1,0 +1,20 @@
+// Text conversions that must match what Java prints, byte for byte.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "lib/byte_reader.h"
+
+namespace kseg {
+
+// Appends `bytes` decoded as Java's `new String(bytes, UTF_8)` would, then
+// encoded back to UTF-8: valid sequences are copied, each malformed
+// subsequence becomes U+FFFD using the JDK's rules for its length.
+void append_java_utf8(std::string& out, Bytes bytes);
+
+// Java's Base64.getEncoder() (standard alphabet, padded) and lower-case hex.
+void append_base64(std::string& out, Bytes bytes);
+void append_hex(std::string& out, Bytes bytes);
+
+}  // namespace kseg

@@ -1,0 +1,36 @@
+// Turns a record's key and value into the text kafka-dump-log prints for
+// them: the Decoder classes (StringDecoder …) or a topic-specific parser
+// (--offsets-decoder, --transaction-log-decoder, --cluster-metadata-decoder).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "formats/batch_v2.h"
+#include "tools/ops/dump.h"
+
+namespace kseg {
+
+struct RecordView {
+  int64_t offset = 0;
+  int64_t timestamp = -1;
+  v2::Blob key;
+  v2::Blob value;
+};
+
+struct ParsedRecord {
+  std::optional<std::string> key;
+  std::optional<std::string> payload;
+  std::optional<Error> error;  // where Kafka's parser would throw
+};
+
+void parse_record(const DumpOptions& o, const RecordView& r, ParsedRecord& out);
+
+// Topic-specific parsers (internal_topics.cc). Each fills `out` exactly as
+// the matching DumpLogSegments parser prints, or sets out.error where Kafka
+// would abort.
+void parse_offsets_record(const RecordView& r, ParsedRecord& out);
+void parse_transaction_log_record(const RecordView& r, ParsedRecord& out);
+void parse_cluster_metadata_record(const RecordView& r, ParsedRecord& out);
+
+}  // namespace kseg
