@@ -92,6 +92,22 @@ Result<std::string> kraft_json(Type type, Bytes value) {
       j += "]}";
       break;
     }
+    case Type::leader_change: {
+      const int16_t version = m.i16();
+      const int32_t leader = m.i32();
+      j = fmt::format("{{\"version\":{},\"leaderId\":{}", version, leader);
+      for (const char* field : {"voters", "grantingVoters"}) {
+        j += fmt::format(",\"{}\":[", field);
+        const int32_t n = m.array_length();
+        for (int32_t i = 0; i < n && m.ok(); ++i) {
+          j += fmt::format("{}{{\"voterId\":{}}}", i > 0 ? "," : "", m.i32());
+          m.tagged_fields();
+        }
+        j += ']';
+      }
+      j += '}';
+      break;
+    }
     default: return Error{Errc::bad_value, Position{-1}, "not a KRaft control record"};
   }
   m.tagged_fields();
@@ -112,6 +128,11 @@ Result<std::string> describe(const v2::Blob& key, const v2::Blob& value) {
       auto m = decode_end_txn_marker(value);
       if (!m.ok()) return m.error();
       return fmt::format(" endTxnMarker: {} coordinatorEpoch: {}", type_name(k->type), m->coordinator_epoch);
+    }
+    case Type::leader_change: {
+      auto j = kraft_json(type, value.bytes);
+      if (!j.ok()) return j.error();
+      return fmt::format(" LeaderChange: {}", *j);
     }
     case Type::snapshot_header:
     case Type::snapshot_footer:

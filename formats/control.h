@@ -2,7 +2,7 @@
 //
 // Key: int16 version (negative is invalid), int16 type:
 //   0 ABORT, 1 COMMIT           value: int16 version, int32 coordinatorEpoch
-//   2 LEADER_CHANGE             KRaft
+//   2 LEADER_CHANGE             value: {Version int16, LeaderId int32, Voters[VoterId], GrantingVoters[VoterId]}
 //   3 SNAPSHOT_HEADER           value: flexible message {Version int16, LastContainedLogTimestamp int64}
 //   4 SNAPSHOT_FOOTER           value: {Version int16}
 //   5 KRAFT_VERSION             value: {Version int16, KRaftVersion int16}
@@ -38,7 +38,7 @@ Result<EndTxnMarker> decode_end_txn_marker(const v2::Blob& value);
 
 // The text DumpLogSegments appends to a control record's line, with its
 // leading space: " endTxnMarker: COMMIT coordinatorEpoch: 0",
-// " SnapshotHeader {json}", " controlType: LEADER_CHANGE(2)" …
+// " SnapshotHeader {json}", " LeaderChange: {json}", " controlType: UNKNOWN(9)" …
 Result<std::string> describe(const v2::Blob& key, const v2::Blob& value);
 
 }  // namespace kseg::control

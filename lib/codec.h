@@ -29,8 +29,10 @@ struct CodecOptions {
   bool lz4_broken_header_checksum = false;  // true for magic 0 (KIP-57)
 };
 
-// Decompresses all of `in` into `out` (replacing its contents). Errors carry
-// `in_position` (the absolute file position of in[0]) as their position.
+// Decompresses all of `in` into `out` (replacing its contents; its capacity
+// is reused). Errors carry `in_position` (the absolute file position of
+// in[0]) plus the byte index in `in` where the codec failed, when known. On
+// failure `out` holds what was decoded before the error.
 Status decompress(Codec codec, Bytes in, Position in_position, std::vector<uint8_t>& out,
                   const CodecOptions& opts = {});
 

@@ -1,6 +1,8 @@
 #include "tools/ops/dump.h"
 
 #include <filesystem>
+#include <functional>
+#include <map>
 
 #include "tools/ops/dumper.h"
 
@@ -75,12 +77,7 @@ void Dumper::dump_file(const std::string& arg) {
   out_.print("Dumping {}\n", path);
   const std::string name = base_name(path);
   const auto dot = name.rfind('.');
-  if (dot == std::string::npos) {
-    // Kafka dies here (StringIndexOutOfBoundsException); we say why and go on.
-    problem(path, Error{Errc::usage, Position{-1}, "file name has no suffix; not a Kafka segment file"});
-    return;
-  }
-  const std::string suffix = name.substr(dot);
+  const std::string suffix = dot == std::string::npos ? std::string() : name.substr(dot);
   if (suffix == ".log" || suffix == ".checkpoint") log_text(path, name);
   else if (suffix == ".index") index_text(path, name);
   else if (suffix == ".timeindex") time_index_text(path, name);
@@ -90,12 +87,13 @@ void Dumper::dump_file(const std::string& arg) {
 }
 
 int Dumper::finish() {
-  // Kafka's end-of-run summaries, in its order; pairs that Kafka collects by
-  // prepending are printed newest first, as it does.
+  // Kafka's end-of-run summaries on stderr, in its order.
   for (const auto& p : index_mismatches_) {
+    // Kafka 4.4 keeps these in a map keyed by index offset, descending.
+    std::map<int64_t, int64_t, std::greater<>> ordered;
+    for (const auto& [a, b] : p.pairs) ordered[a] = b;
     err_.print("Mismatches in :{}\n", p.file);
-    for (auto it = p.pairs.rbegin(); it != p.pairs.rend(); ++it)
-      err_.print("  Index offset: {}, log offset: {}\n", it->first, it->second);
+    for (const auto& [a, b] : ordered) err_.print("  Index offset: {}, log offset: {}\n", a, b);
   }
   for (const auto& p : time_mismatches_) {
     err_.print("Found timestamp mismatch in :{}\n", p.file);
@@ -106,13 +104,15 @@ int Dumper::finish() {
     for (const auto& [a, b] : p.pairs) err_.print("  Index timestamp: {}, Previously indexed timestamp: {}\n", a, b);
   }
   for (const auto& p : time_not_found_) {
-    err_.print("The following indexed offsets are not found in the log.\n");
+    err_.print("The following indexed offsets are not found in :{}\n", p.file);
     for (const auto& [a, b] : p.pairs) err_.print("Indexed offset: {}, found log offset: {}\n", a, b);
   }
   for (const auto& p : non_consecutive_) {
+    // Kafka 4.4 keeps these in a map keyed by the first offset, ascending.
+    std::map<int64_t, int64_t> ordered;
+    for (const auto& [a, b] : p.pairs) ordered[a] = b;
     err_.print("Non-consecutive offsets in {}\n", p.file);
-    for (auto it = p.pairs.rbegin(); it != p.pairs.rend(); ++it)
-      err_.print("  {} is followed by {}\n", it->first, it->second);
+    for (const auto& [a, b] : ordered) err_.print("  {} is followed by {}\n", a, b);
   }
   const bool index_problems = !index_mismatches_.empty() || !time_mismatches_.empty() ||
                               !time_out_of_order_.empty() || !time_not_found_.empty();

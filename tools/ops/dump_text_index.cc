@@ -126,17 +126,20 @@ void Dumper::time_index_text(const std::string& path, const std::string& name) {
                                       i, to.offset, position, size)});
       break;
     }
+    // Kafka 4.4 collects every batch from that position to the end before
+    // searching, so a bad size anywhere after it aborts the entry.
     EntryScanner scan(log->bytes().subspan(static_cast<size_t>(position)), Position{position});
     std::optional<EntryRef> found;
     int64_t found_last = -1;
     bool failed = false;
     while (auto e = scan.next()) {
+      if (found) continue;
       auto last = entry_last_offset(*e);
       if (!last.ok()) { problem(path, last.error()); failed = true; break; }
-      if (*last >= to.offset.value) { found = e; found_last = *last; break; }
+      if (*last >= to.offset.value) { found = e; found_last = *last; }
     }
     if (failed) break;
-    if (!found && (scan.end() == ScanEnd::bad_size || scan.end() == ScanEnd::zero_tail)) {
+    if (scan.end() == ScanEnd::bad_size || scan.end() == ScanEnd::zero_tail) {
       problem(log_path, Error{Errc::bad_length, scan.valid_end(),
                               fmt::format("size field {} below the minimum {} while looking for offset {}",
                                           scan.stop_size(), kMinRecordOverhead, to.offset)});

@@ -39,7 +39,9 @@ struct LogPrinter {
   }
 
   void note_offset(int64_t offset) {
-    if (last_offset != -1 && offset != last_offset + 1) gaps.emplace_back(last_offset, offset);
+    // Kafka 4.4 starts from -1, so a file whose first record is not offset 0
+    // reports (-1, first) too.
+    if (offset != last_offset + 1) gaps.emplace_back(last_offset, offset);
     last_offset = offset;
   }
 

@@ -1,0 +1,78 @@
+// Kafka's text checkpoint files (server-common CheckpointFile) and the two
+// entry formats kept in them.
+//
+//   line 1     <version>        Java int; must equal the expected version
+//   line 2     <count>          Java int: number of entry lines
+//   line 3..   <entry>          split on runs of whitespace (\s+)
+//
+// Read rules (CheckpointReadBuffer): an empty file, or one with only the
+// version line, has no entries; every line after the count is parsed
+// (including extra and empty ones); the number parsed must equal the count.
+// Lines end at \n, \r or \r\n. Kafka writes "\n" after every line.
+//
+// Entry formats, both version 0:
+//   offset checkpoints  "<topic> <partition> <offset>"   recovery-point-,
+//                       replication-, log-start-, cleaner-offset-checkpoint
+//   leader-epoch-checkpoint  "<epoch> <startOffset>"
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "formats/java_text.h"
+#include "lib/status.h"
+#include "lib/types.h"
+
+namespace kseg::checkpoint {
+
+inline constexpr int32_t kOffsetCheckpointVersion = 0;
+inline constexpr int32_t kLeaderEpochCheckpointVersion = 0;
+
+// What an entry parser (Kafka's EntryFormatter.fromString) made of a line:
+// malformed is Optional.empty (an IOException "Malformed line …" in Kafka),
+// bad_number a NumberFormatException for the field `bad_field`.
+struct LineVerdict {
+  enum Kind { ok, malformed, bad_number } kind = ok;
+  std::string_view bad_field;
+};
+using EntryParser = std::function<LineVerdict(std::string_view line)>;
+
+// The generic reader: calls parse_entry for every line after the count.
+// Errors carry Kafka's message (with `file_path` where Kafka names the
+// file) and the byte position of the offending line; a bad number inside
+// an entry reads `line N: For input string: "x"` (Kafka throws the bare
+// NumberFormatException there).
+Status read(std::string_view text, Position base, int32_t expected_version, std::string_view file_path,
+            const EntryParser& parse_entry);
+
+// The generic writer: version, count, then the lines, each ending in "\n".
+std::string write(int32_t version, std::span<const std::string> entry_lines);
+
+struct TopicPartitionOffset {
+  std::string topic;
+  int32_t partition = 0;
+  int64_t offset = 0;
+  bool operator==(const TopicPartitionOffset&) const = default;
+};
+Result<std::vector<TopicPartitionOffset>> parse_offset_checkpoint(std::string_view text, std::string_view file_path,
+                                                                  Position base = Position{0});
+std::string serialize_offset_checkpoint(std::span<const TopicPartitionOffset> entries);
+
+struct EpochEntry {
+  int32_t epoch = 0;
+  int64_t start_offset = 0;
+  bool operator==(const EpochEntry&) const = default;
+};
+Result<std::vector<EpochEntry>> parse_leader_epoch_checkpoint(std::string_view text, std::string_view file_path,
+                                                              Position base = Position{0});
+std::string serialize_leader_epoch_checkpoint(std::span<const EpochEntry> entries);
+
+// Beyond Kafka's parser: epochs >= 0 and strictly increasing, start offsets
+// >= 0 and strictly increasing. `index` in the message is 0-based.
+Status validate_epoch_entries(std::span<const EpochEntry> entries);
+
+}  // namespace kseg::checkpoint

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs the Debian packages kseg builds and tests with (idempotent; quiet
+# when everything is there already). Java 17 and Maven come with the machine
+# image; the Kafka harness downloads Kafka itself from Maven Central.
+set -euo pipefail
+pkgs=(cmake ninja-build g++ pkg-config libcli11-dev libfmt-dev nlohmann-json3-dev libzstd-dev liblz4-dev
+      libsnappy-dev zlib1g-dev libisal-dev catch2 clang libclang-rt-14-dev maven openjdk-17-jdk-headless)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "deps: installing ${missing[*]}" >&2
+  SUDO=""; [[ $(id -u) -eq 0 ]] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Regenerates the Kafka corpus and its goldens: the ONE command for testdata/kafka.
+# Usage: regen.sh [--seed N] [--out DIR] [--cases a,b,...] [--no-goldens]
+#   --seed N      seed for record contents and ids (default 1, the committed corpus)
+#   --out DIR     log-dir root to write into (default testdata/kafka)
+#   --cases LIST  only these cases (default: all; `regen.sh --list` prints them)
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+seed=1 out="$CORPUS_DIR" cases="" goldens=1
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --seed) seed="$2"; shift 2 ;;
+        --out) out="$2"; shift 2 ;;
+        --cases) cases="$2"; shift 2 ;;
+        --no-goldens) goldens=0; shift ;;
+        --list) oracle_java kseg.oracle.Generate --list; exit 0 ;;
+        *) echo "regen.sh: unknown argument $1" >&2; exit 2 ;;
+    esac
+done
+mkdir -p "$out"
+out="$(cd "$out" && pwd)"
+args=(--seed "$seed" --out "$out")
+[[ -n "$cases" ]] && args+=(--cases "$cases")
+oracle_java kseg.oracle.Generate "${args[@]}"
+if [[ $goldens -eq 1 ]]; then
+    if [[ -n "$cases" ]]; then IFS=, read -r -a list <<< "$cases"; else list=(); fi
+    "$KAFKA_DIR/goldens.sh" --root "$out" "${list[@]}"
+fi

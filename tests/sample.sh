@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Sets up, builds and runs the main job on the bundled sample partition:
+# `kseg dump --deep-iteration` of a Kafka-written partition directory (v2 with
+# zstd, several segments), printed exactly as kafka-dump-log prints it.
+set -euo pipefail
+top="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+"$top/tests/deps.sh"
+cmake -S "$top" -B "$top/build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$top/build" -j2 --target kseg kseg-dump >/dev/null
+cd "$top/testdata/kafka/v2-zstd"
+"$top/build/kseg" dump --deep-iteration orders-0

@@ -1,0 +1,19 @@
+// Runs a kseg binary as a subprocess in a given directory and captures its
+// stdout, stderr and exit code: the CLI tests and the golden driver use it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace kseg::test {
+
+struct ToolRun {
+  std::string out, err;
+  int exit_code = -1;
+};
+
+ToolRun run_tool(const std::string& binary, const std::vector<std::string>& args, const std::string& cwd);
+std::string read_text(const std::string& path);
+std::vector<std::string> read_lines(const std::string& path);
+
+}  // namespace kseg::test

@@ -1,0 +1,53 @@
+// The golden driver: kseg-dump against every output of Kafka's own
+// DumpLogSegments in testdata/kafka/*/dump/ (made by tests/kafka/regen.sh).
+//
+// Where Kafka finished (exit 0), stdout must be byte-identical. Where Kafka
+// crashed (exit 1), what it printed must be a prefix of our stdout (we go on
+// with the next file instead of dying) and we must exit non-zero.
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+
+#include <catch2/catch.hpp>
+
+#include "tests/unit/run_tool.h"
+
+namespace fs = std::filesystem;
+using kseg::test::read_lines;
+using kseg::test::read_text;
+using kseg::test::run_tool;
+
+TEST_CASE("kseg-dump stdout matches Kafka's DumpLogSegments on every golden", "[golden]") {
+  const fs::path root = fs::path(KSEG_SOURCE_DIR) / "testdata" / "kafka";
+  const std::string bin = std::string(KSEG_BINARY_DIR) + "/kseg-dump";
+  std::vector<fs::path> goldens;
+  for (const auto& c : fs::directory_iterator(root)) {
+    if (!fs::is_directory(c.path() / "dump")) continue;
+    for (const auto& f : fs::directory_iterator(c.path() / "dump"))
+      if (f.path().extension() == ".args") goldens.push_back(f.path());
+  }
+  std::sort(goldens.begin(), goldens.end());
+  REQUIRE(goldens.size() >= 100);
+  size_t matched = 0, crashed = 0;
+  for (const auto& args_path : goldens) {
+    const fs::path case_dir = args_path.parent_path().parent_path();
+    const std::string stem = (args_path.parent_path() / args_path.stem()).string();
+    const std::string want = read_text(stem + ".out");
+    const int kafka_exit = std::stoi(read_text(stem + ".exit"));
+    const auto run = run_tool(bin, read_lines(args_path.string()), case_dir.string());
+    INFO("golden " << stem << " (Kafka exit " << kafka_exit << ", ours " << run.exit_code << ")\nstderr: " << run.err);
+    CHECK(run.exit_code < 64);  // no crash by signal
+    if (kafka_exit == 0) {
+      CHECK(run.out == want);
+      if (run.out == want) ++matched;
+    } else {
+      ++crashed;
+      const bool prefix = run.out.compare(0, want.size(), want) == 0;
+      CHECK(prefix);
+      CHECK(run.exit_code != 0);
+      if (prefix && run.exit_code != 0) ++matched;
+    }
+  }
+  std::printf("golden: %zu of %zu matched (%zu where Kafka crashed)\n", matched, goldens.size(), crashed);
+  CHECK(matched == goldens.size());
+}
