@@ -17,9 +17,13 @@ const char* timestamp_type_name(TimestampType t) {
   return "?";
 }
 
+// Kafka's DefaultRecordBatch.incrementSequence, in Java's wrapping int
+// arithmetic: a corrupt (negative) lastOffsetDelta must not overflow here.
 int32_t increment_sequence(int32_t sequence, int32_t increment) {
-  if (sequence > INT32_MAX - increment) return increment - (INT32_MAX - sequence) - 1;
-  return sequence + increment;
+  const auto seq = static_cast<uint32_t>(sequence), inc = static_cast<uint32_t>(increment);
+  const uint32_t max = INT32_MAX;
+  if (sequence > static_cast<int32_t>(max - inc)) return static_cast<int32_t>(inc - (max - seq) - 1u);
+  return static_cast<int32_t>(seq + inc);
 }
 
 int32_t BatchHeader::last_sequence() const {
@@ -90,7 +94,8 @@ bool RecordReader::next(Record& out) {
   HeaderReader hr(out);
   Header hdr;
   while (hr.next(hdr)) {}
-  if (!body.ok() || !hr.ok()) {
+  // Kafka requires the body to end exactly after the last header.
+  if (!body.ok() || !hr.ok() || (out.headers_count == 0 && !out.headers.empty())) {
     status_ = Status::fail(Errc::bad_length, body.ok() ? at : body.fail_position(),
                            fmt::format("invalid record structure (record size {})", out.length));
     return false;

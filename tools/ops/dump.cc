@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 
+#include "formats/java_text.h"
 #include "tools/ops/dumper.h"
 
 namespace kseg {
@@ -35,24 +36,13 @@ std::string dir_name(const std::string& path) {
 }
 
 bool parse_java_long(const std::string& s, int64_t& out) {
-  size_t i = 0;
-  bool neg = false;
-  if (!s.empty() && (s[0] == '-' || s[0] == '+')) { neg = s[0] == '-'; i = 1; }
-  if (i == s.size()) return false;
-  // Accumulate negatively so INT64_MIN parses, as Java's does.
-  int64_t v = 0;
-  for (; i < s.size(); ++i) {
-    if (s[i] < '0' || s[i] > '9') return false;
-    const int d = s[i] - '0';
-    if (v < (INT64_MIN + d) / 10) return false;
-    v = v * 10 - d;
-  }
-  if (!neg && v == INT64_MIN) return false;
-  out = neg ? v : -v;
-  return true;
+  const auto v = java::parse_long(s);
+  if (v) out = *v;
+  return v.has_value();
 }
 
 void Dumper::problem(const std::string& path, const Error& e) {
+  emit_problem(path, e);
   if (e.position.value >= 0)
     err_.print("kseg-dump: {}: position {}: {}\n", path, e.position, e.message);
   else
@@ -61,6 +51,7 @@ void Dumper::problem(const std::string& path, const Error& e) {
 }
 
 void Dumper::io_problem(const std::string& path, const std::string& what) {
+  emit_problem(path, Error{Errc::io, Position{-1}, what});
   err_.print("kseg-dump: {}: {}\n", path, what);
   exit_ = kExitIo;
 }
@@ -74,6 +65,7 @@ Dumper::Pairs& Dumper::pairs_for(std::vector<Pairs>& list, const std::string& ab
 
 void Dumper::dump_file(const std::string& arg) {
   const std::string path = java_file_path(arg);
+  if (opts_.format != OutputFormat::text) return dump_file_json(path);
   out_.print("Dumping {}\n", path);
   const std::string name = base_name(path);
   const auto dot = name.rfind('.');
@@ -87,6 +79,7 @@ void Dumper::dump_file(const std::string& arg) {
 }
 
 int Dumper::finish() {
+  close_json();
   // Kafka's end-of-run summaries on stderr, in its order.
   for (const auto& p : index_mismatches_) {
     // Kafka 4.4 keeps these in a map keyed by index offset, descending.

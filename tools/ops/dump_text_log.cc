@@ -213,7 +213,7 @@ struct LogPrinter {
     line.clear();
     std::string_view prefix = "| ";
     if (!o.skip_record_metadata) {
-      // The stray '}' after the crc is Kafka's, kept for byte-compatibility.
+      // Kafka 4.4 no longer prints the stray "}" older releases put after the crc.
       fmt::format_to(std::back_inserter(line), "| offset: {} {}: {} keySize: {} valueSize: {} isValid: {} crc: {}",
                      rv.offset, ts_name, rv.timestamp, rv.key.size(), rv.value.size(), tf(valid), crc);
       prefix = " ";

@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "formats/log_entry.h"
 #include "lib/status.h"
 #include "tools/ops/dump.h"
@@ -28,6 +30,15 @@ class Dumper {
   void snapshot_text(const std::string& path);
   void txn_index_text(const std::string& path, const std::string& name);
 
+  // The JSON form (dump_json.cc).
+  void dump_file_json(const std::string& path);
+  void log_json(const std::string& path, int64_t base_offset);
+  void index_json(const std::string& path, int64_t base_offset, bool time);
+  void state_json(const std::string& path, bool snapshot);
+  void emit(const nlohmann::ordered_json& obj);
+  void emit_problem(const std::string& path, const Error& e);
+  void close_json();
+
   // Reports a problem on stderr, once, and marks the run as failed.
   void problem(const std::string& path, const Error& e);
   void io_problem(const std::string& path, const std::string& what);
@@ -41,6 +52,7 @@ class Dumper {
   Sink& out_;
   Sink& err_;
   int exit_ = kExitOk;
+  int64_t emitted_ = 0;  // JSON objects written so far
   struct Pairs {
     std::string file;  // absolute path, as Kafka prints it
     std::vector<std::pair<int64_t, int64_t>> pairs;

@@ -1,0 +1,260 @@
+#include "formats/schema.h"
+
+#include <bit>
+#include <cmath>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "formats/message_reader.h"
+
+namespace kseg::schema {
+
+namespace {
+
+// One message body being decoded. The first error wins; later reads are
+// skipped, so callers check `failed()` only where they branch on a value.
+class Decoder {
+ public:
+  Decoder(int16_t version, bool flexible, const Options& opts) : v_(version), flexible_(flexible), opts_(opts) {}
+
+  void decode_struct(const Struct& s, MessageReader& m, std::string& out);
+  bool failed() const { return !error_.empty(); }
+  const std::string& error() const { return error_; }
+
+ private:
+  void fail(std::string msg) {
+    if (error_.empty()) error_ = std::move(msg);
+  }
+  // Kafka's readers throw BufferUnderflowException, whose message is null.
+  bool check(MessageReader& m) {
+    if (!m.ok()) fail("null");
+    return !failed();
+  }
+  // Length prefix of a string, bytes or array; -1 is null. nullopt after an error.
+  std::optional<int32_t> length(MessageReader& m, bool wide) {
+    int32_t n = 0;
+    if (flexible_) n = static_cast<int32_t>(m.raw().uvarint()) - 1;
+    else n = wide ? m.i32() : m.i16();
+    if (!check(m)) return std::nullopt;
+    return n;
+  }
+  void value(const Field& f, MessageReader& m, std::string& out);
+  void scalar(const Field& f, MessageReader& m, std::string& out);
+  void text(const Field& f, MessageReader& m, std::string& out);
+  void binary(const Field& f, MessageReader& m, std::string& out);
+  void tagged_section(const Struct& s, MessageReader& m, std::vector<std::string>& values, std::vector<bool>& seen);
+
+  int16_t v_;
+  bool flexible_;
+  const Options& opts_;
+  std::string error_;
+};
+
+void Decoder::decode_struct(const Struct& s, MessageReader& m, std::string& out) {
+  std::vector<std::string> values(s.fields.size());
+  std::vector<bool> seen(s.fields.size(), false);
+  for (size_t i = 0; i < s.fields.size() && !failed(); ++i) {
+    const Field& f = s.fields[i];
+    if (f.tag >= 0 || !f.in(v_)) continue;
+    value(f, m, values[i]);
+    seen[i] = true;
+  }
+  if (flexible_ && !failed()) tagged_section(s, m, values, seen);
+  if (failed()) return;
+  out += '{';
+  bool first = true;
+  for (size_t i = 0; i < s.fields.size(); ++i) {
+    const Field& f = s.fields[i];
+    if (!seen[i] || (f.tag >= 0 && values[i] == f.tag_default)) continue;
+    if (!first) out += ',';
+    first = false;
+    append_json_string(out, f.name);
+    out += ':';
+    out += values[i];
+  }
+  out += '}';
+}
+
+void Decoder::tagged_section(const Struct& s, MessageReader& m, std::vector<std::string>& values,
+                             std::vector<bool>& seen) {
+  const uint32_t count = m.raw().uvarint();
+  if (!check(m)) return;
+  if (Length{static_cast<int64_t>(count)} > m.raw().remaining()) {
+    fail(fmt::format("Tried to read {} tagged fields, but there are only {} bytes remaining.", count,
+                     m.raw().remaining().bytes));
+    return;
+  }
+  for (uint32_t i = 0; i < count && !failed(); ++i) {
+    const uint32_t tag = m.raw().uvarint();
+    const uint32_t size = m.raw().uvarint();
+    if (!check(m)) return;
+    ByteReader body = m.raw().sub(Length{static_cast<int64_t>(size)});
+    if (!check(m)) return;
+    for (size_t k = 0; k < s.fields.size(); ++k) {
+      const Field& f = s.fields[k];
+      if (f.tag < 0 || static_cast<uint32_t>(f.tag) != tag || !f.in(v_)) continue;
+      MessageReader sub(body.rest(), true);
+      values[k].clear();
+      value(f, sub, values[k]);
+      seen[k] = true;
+    }
+  }
+}
+
+void Decoder::value(const Field& f, MessageReader& m, std::string& out) {
+  const bool nullable = v_ >= f.nullable_from;
+  if (f.array) {
+    const auto n = length(m, /*wide=*/true);
+    if (!n) return;
+    if (*n < 0) {
+      if (nullable) out += "null";
+      else fail(fmt::format("non-nullable field {} was serialized as null", f.name));
+      return;
+    }
+    if (Length{*n} > m.raw().remaining()) {
+      fail(fmt::format("Tried to allocate a collection of size {}, but there are only {} bytes remaining.", *n,
+                       m.raw().remaining().bytes));
+      return;
+    }
+    out += '[';
+    for (int32_t i = 0; i < *n && !failed(); ++i) {
+      if (i > 0) out += ',';
+      scalar(f, m, out);
+    }
+    out += ']';
+    return;
+  }
+  if (f.kind == Kind::strct && nullable) {
+    // A nullable struct carries a presence marker: an int8 (-1 = null) in
+    // the body, an unsigned varint (0 = null) inside a tagged field.
+    const bool present = f.tag >= 0 ? m.raw().uvarint() > 0 : m.i8() >= 0;
+    if (!check(m)) return;
+    if (!present) { out += "null"; return; }
+  }
+  scalar(f, m, out);
+}
+
+void Decoder::scalar(const Field& f, MessageReader& m, std::string& out) {
+  switch (f.kind) {
+    case Kind::boolean: out += m.boolean() ? "true" : "false"; break;
+    case Kind::int8: out += fmt::format("{}", m.i8()); break;
+    case Kind::int16: out += fmt::format("{}", m.i16()); break;
+    case Kind::uint16: out += fmt::format("{}", m.u16()); break;
+    case Kind::int32: out += fmt::format("{}", m.i32()); break;
+    case Kind::int64: out += fmt::format("{}", m.i64()); break;
+    case Kind::float64: out += java_double(std::bit_cast<double>(m.raw().u64())); break;
+    case Kind::uuid: {
+      std::string u = m.uuid();
+      out += '"' + u + '"';
+      break;
+    }
+    case Kind::string: text(f, m, out); return;
+    case Kind::bytes: binary(f, m, out); return;
+    case Kind::strct: decode_struct(*f.type, m, out); return;
+  }
+  check(m);
+}
+
+void Decoder::text(const Field& f, MessageReader& m, std::string& out) {
+  const auto n = length(m, /*wide=*/false);
+  if (!n) return;
+  if (*n < 0) {
+    // Array elements are never null; a nullable string field may be.
+    if (!f.array && v_ >= f.nullable_from) out += "null";
+    else fail(fmt::format("non-nullable field {} was serialized as null", f.name));
+    return;
+  }
+  if (*n > 0x7fff) { fail(fmt::format("string field {} had invalid length {}", f.name, *n)); return; }
+  if (Length{*n} > m.raw().remaining()) {
+    fail(fmt::format("Error reading byte array of {} byte(s): only {} byte(s) available", *n,
+                     m.raw().remaining().bytes));
+    return;
+  }
+  append_json_string(out, as_chars(m.raw().bytes(Length{*n})));
+}
+
+void Decoder::binary(const Field& f, MessageReader& m, std::string& out) {
+  const auto n = length(m, /*wide=*/true);
+  if (!n) return;
+  if (*n < 0) {
+    if (v_ >= f.nullable_from) out += "null";
+    else fail(fmt::format("non-nullable field {} was serialized as null", f.name));
+    return;
+  }
+  if (Length{*n} > m.raw().remaining()) {
+    fail(fmt::format("Error reading byte array of {} byte(s): only {} byte(s) available", *n,
+                     m.raw().remaining().bytes));
+    return;
+  }
+  const Bytes b = m.raw().bytes(Length{*n});
+  if (opts_.expand_embedded && f.embedded != nullptr && b.size() >= 2) {
+    // The embedded message starts with its int16 version; on any failure
+    // Kafka keeps the original bytes.
+    const auto version = static_cast<int16_t>(load_be16(b.data()));
+    auto inner = decode(*f.embedded, version, b.subspan(2));
+    if (inner.ok()) { out += inner.value().json; return; }
+  }
+  out += '"';
+  append_base64(out, b);
+  out += '"';
+}
+
+}  // namespace
+
+Result<Decoded> decode(const Message& msg, int16_t version, Bytes body, const Options& opts) {
+  MessageReader m(body, version >= msg.flexible_from);
+  Decoder d(version, version >= msg.flexible_from, opts);
+  Decoded out;
+  d.decode_struct(*msg.body, m, out.json);
+  if (d.failed()) return Error{Errc::bad_value, Position{-1}, d.error()};
+  out.consumed = static_cast<size_t>(m.raw().position().value);
+  return out;
+}
+
+void append_base64(std::string& out, Bytes b) {
+  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  size_t i = 0;
+  for (; i + 3 <= b.size(); i += 3) {
+    const uint32_t v = (uint32_t{b[i]} << 16) | (uint32_t{b[i + 1]} << 8) | b[i + 2];
+    for (int s = 18; s >= 0; s -= 6) out += kAlphabet[(v >> s) & 63];
+  }
+  const size_t left = b.size() - i;
+  if (left == 0) return;
+  const uint32_t v = (uint32_t{b[i]} << 16) | (left == 2 ? uint32_t{b[i + 1]} << 8 : 0u);
+  out += kAlphabet[(v >> 18) & 63];
+  out += kAlphabet[(v >> 12) & 63];
+  out += left == 2 ? kAlphabet[(v >> 6) & 63] : '=';
+  out += '=';
+}
+
+std::string java_double(double d) {
+  if (std::isnan(d)) return "\"NaN\"";  // Jackson quotes non-finite numbers by default
+  if (std::isinf(d)) return d > 0 ? "\"Infinity\"" : "\"-Infinity\"";
+  if (d == 0) return std::signbit(d) ? "-0.0" : "0.0";
+  // Shortest round-trip digits (as Java 19+ picks them), then Java's layout:
+  // plain notation for 1e-3 <= |d| < 1e7, else d.dddE<exp>.
+  const std::string sci = fmt::format("{:e}", d);
+  const size_t e = sci.find('e');
+  std::string mantissa = sci.substr(0, e);
+  const int exp = std::stoi(sci.substr(e + 1));
+  const bool negative = mantissa[0] == '-';
+  if (negative) mantissa.erase(0, 1);
+  std::string digits;
+  for (char c : mantissa) if (c != '.') digits += c;
+  std::string out = negative ? "-" : "";
+  if (exp >= -3 && exp < 7) {
+    if (exp < 0) {
+      out += "0." + std::string(static_cast<size_t>(-exp - 1), '0') + digits;
+    } else {
+      const auto int_len = static_cast<size_t>(exp + 1);
+      if (digits.size() <= int_len) out += digits + std::string(int_len - digits.size(), '0') + ".0";
+      else out += digits.substr(0, int_len) + "." + digits.substr(int_len);
+    }
+  } else {
+    out += digits.substr(0, 1) + "." + (digits.size() > 1 ? digits.substr(1) : "0") + "E" + std::to_string(exp);
+  }
+  return out;
+}
+
+}  // namespace kseg::schema
