@@ -233,15 +233,19 @@ std::string java_double(double d) {
   if (std::isinf(d)) return d > 0 ? "\"Infinity\"" : "\"-Infinity\"";
   if (d == 0) return std::signbit(d) ? "-0.0" : "0.0";
   // Shortest round-trip digits (as Java 19+ picks them), then Java's layout:
-  // plain notation for 1e-3 <= |d| < 1e7, else d.dddE<exp>.
-  const std::string sci = fmt::format("{:e}", d);
-  const size_t e = sci.find('e');
-  std::string mantissa = sci.substr(0, e);
-  const int exp = std::stoi(sci.substr(e + 1));
-  const bool negative = mantissa[0] == '-';
-  if (negative) mantissa.erase(0, 1);
+  // plain notation for 1e-3 <= |d| < 1e7, else d.dddE<exp>. fmt's "{}" gives
+  // the shortest digits in either plain or e-notation; normalize both.
+  const bool negative = d < 0;
+  const std::string shortest = fmt::format("{}", std::fabs(d));
+  const size_t e_at = shortest.find('e');
+  const std::string mantissa = shortest.substr(0, e_at);
+  int exp = e_at == std::string::npos ? 0 : std::stoi(shortest.substr(e_at + 1));
+  const size_t dot = mantissa.find('.');
+  exp += static_cast<int>(dot == std::string::npos ? mantissa.size() : dot) - 1;
   std::string digits;
   for (char c : mantissa) if (c != '.') digits += c;
+  while (digits.size() > 1 && digits.front() == '0') { digits.erase(0, 1); --exp; }
+  while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
   std::string out = negative ? "-" : "";
   if (exp >= -3 && exp < 7) {
     if (exp < 0) {
