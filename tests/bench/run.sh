@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Benchmarks kseg against Kafka's own tools on the same Kafka-written segments, in one run,
+# alternating the two sides, and reports medians, ratios, peak RSS and the physical limits
+# (page-cache read with cat; each codec's own decompression). Not a test: it asserts nothing
+# about time. Usage:
+#   tests/bench/run.sh [--size BYTES] [--runs N] [--workloads a,b] [--out DIR]
+# Defaults: 1 GiB segments, 3 runs, every workload, results in tests/bench/results/.
+# Segments are generated once with the Kafka 4.4.0 harness and cached in $KSEG_BENCH_DIR
+# (default /tmp/kseg-bench).
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+top="$(cd "$here/../.." && pwd)"
+source "$top/tests/kafka/lib.sh"
+size=$((1 << 30)) runs=3 out="$here/results"
+workloads="v2-none-small,v2-none-10k,v2-lz4,v2-zstd,v2-gzip,v2-snappy,v1-gzip"
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --size) size="$2"; shift 2 ;;
+    --runs) runs="$2"; shift 2 ;;
+    --workloads) workloads="$2"; shift 2 ;;
+    --out) out="$2"; shift 2 ;;
+    *) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+cache="${KSEG_BENCH_DIR:-/tmp/kseg-bench}"
+mkdir -p "$out" "$cache"
+build="$top/build-bench"
+cmake -S "$top" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$build" -j2 --target kseg-dump kseg_bench_decompress >/dev/null
+cp="$(oracle_classpath)"
+# kafka-dump-log.sh runs DumpLogSegments through kafka-run-class.sh with these JVM options.
+kafka_jvm=(java -Xmx256M -server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35
+  -XX:+ExplicitGCInvokesConcurrent -XX:MaxInlineLevel=15 -Djava.awt.headless=true -cp "$cp"
+  org.apache.kafka.tools.DumpLogSegments)
+
+# measure NAME CMD...: runs CMD with stdout to /dev/null, appends "NAME seconds maxrss_kib" to $raw.
+measure() {
+  local name="$1"; shift
+  /usr/bin/time -f "%e %M" -o "$tmp/t" "$@" >/dev/null 2>"$tmp/err" || true
+  echo "$name $(cat "$tmp/t")" >> "$raw"
+}
+tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
+raw="$out/raw.txt"; : > "$raw"
+echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB, $(lscpu | sed -n 's/^Model name: *//p')" > "$out/machine.txt"
+
+empty="$tmp/empty/00000000000000000000.log"; mkdir -p "$(dirname "$empty")"; : > "$empty"
+IFS=, read -r -a list <<< "$workloads"
+for w in "${list[@]}"; do
+  dir="$cache/$w-$size/bench-0"
+  if [[ ! -f "$dir/00000000000000000000.log" ]]; then
+    echo "generating $w ($size bytes) with Kafka 4.4.0" >&2
+    java -Xmx2g -XX:+UseSerialGC -cp "$cp" kseg.oracle.BigSegment "$dir" "$w" "$size"
+  fi
+  log="$dir/00000000000000000000.log" idx="$dir/00000000000000000000.index"
+  echo "benchmarking $w: $(stat -c %s "$log") bytes" >&2
+  cat "$log" > /dev/null  # warm the page cache
+  for ((r = 0; r < runs; r++)); do
+    measure "$w cat" cat "$log"
+    [[ "$w" == *none* ]] || measure "$w codec" "$build/tests/bench/kseg_bench_decompress" "$log"
+    measure "$w jvm-start" "${kafka_jvm[@]}" --files "$empty"
+    for mode in default deep idx; do
+      case "$mode" in
+        default) args=(--files "$log") ;;
+        deep) args=(--deep-iteration --print-data-log --files "$log") ;;
+        idx) args=(--verify-index-only --files "$idx") ;;
+      esac
+      # Alternate which side goes first so neither always gets the warmer cache.
+      if ((r % 2 == 0)); then
+        measure "$w $mode kseg" "$build/kseg-dump" "${args[@]}"
+        measure "$w $mode kafka" "${kafka_jvm[@]}" "${args[@]}"
+      else
+        measure "$w $mode kafka" "${kafka_jvm[@]}" "${args[@]}"
+        measure "$w $mode kseg" "$build/kseg-dump" "${args[@]}"
+      fi
+    done
+  done
+done
+python3 "$here/report.py" "$raw" "$out" "$size"

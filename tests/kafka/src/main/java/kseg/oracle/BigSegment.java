@@ -1,0 +1,81 @@
+package kseg.oracle;
+
+import java.io.File;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.record.internal.SimpleRecord;
+import org.apache.kafka.storage.internals.log.UnifiedLog;
+
+/** Writes one large segment for the benchmarks with Kafka's own log code.
+ *  Usage: BigSegment OUT_PARTITION_DIR WORKLOAD SIZE_BYTES
+ *  WORKLOAD: v2-none-small (~100 B records), v2-none-10k (10 KiB records), v2-lz4, v2-zstd,
+ *  v2-gzip, v2-snappy (~100 B records, batches of up to 16 KiB as a producer's batch.size),
+ *  v1-gzip (legacy wrappers, appended as a follower would). Broker defaults otherwise
+ *  (index.interval.bytes 4096). Text values from a seeded Random, so they compress as logs do. */
+public final class BigSegment {
+    private static final String[] WORDS = ("alpha bravo charlie delta echo foxtrot golf hotel india juliet "
+            + "kilo lima mike november oscar papa quebec romeo sierra tango uniform victor whiskey "
+            + "xray yankee zulu 0 1 2 3 4 5 6 7 8 9 user order item price status ok error").split(" ");
+
+    public static void main(String[] args) throws Exception {
+        File dir = new File(args[0]);
+        String workload = args[1];
+        long size = Long.parseLong(args[2]);
+        Generate.deleteTree(dir);
+        dir.mkdirs();
+        boolean legacy = workload.startsWith("v1");
+        boolean big = workload.endsWith("10k");
+        Compression codec = switch (workload.substring(workload.indexOf('-') + 1).replace("-small", "").replace("-10k", "")) {
+            case "none" -> Compression.NONE;
+            case "lz4" -> Compression.lz4().build();
+            case "zstd" -> Compression.zstd().build();
+            case "gzip" -> Compression.gzip().build();
+            case "snappy" -> Compression.snappy().build();
+            default -> throw new IllegalArgumentException("unknown workload " + workload);
+        };
+        FixedTime time = new FixedTime(1_700_000_000_000L);
+        Map<String, Object> config = Map.of("segment.bytes", Integer.MAX_VALUE,
+                "segment.index.bytes", 64 * 1024 * 1024, "max.message.bytes", 16 * 1024 * 1024,
+                "message.timestamp.after.max.ms", Long.MAX_VALUE, "message.timestamp.before.max.ms", Long.MAX_VALUE);
+        Random rnd = new Random(42);
+        try (UnifiedLog log = Kafka.open(dir, config, time, 0, 0, false, null)) {
+            long offset = 0;
+            while (log.size() < size) {
+                List<SimpleRecord> records = new ArrayList<>();
+                int bytes = 0;
+                while (bytes < 16 * 1024) {
+                    byte[] value = text(rnd, big ? 10 * 1024 : 60 + rnd.nextInt(80));
+                    byte[] key = ("key-" + rnd.nextInt(100_000)).getBytes();
+                    records.add(new SimpleRecord(time.milliseconds() + records.size(), key, value));
+                    bytes += value.length + key.length;
+                    if (big && records.size() >= 1) break;
+                }
+                if (legacy) {
+                    MemoryRecords batch = Kafka.batch(RecordBatch.MAGIC_VALUE_V1, codec, TimestampType.CREATE_TIME,
+                            offset, records);
+                    log.appendAsFollower(batch, 0);
+                } else {
+                    MemoryRecords batch = Kafka.batch(RecordBatch.MAGIC_VALUE_V2, codec, TimestampType.CREATE_TIME,
+                            0, records);
+                    log.appendAsLeader(batch, 0);
+                }
+                offset += records.size();
+                time.sleep(1);
+            }
+            log.flush(true);
+        }
+    }
+
+    private static byte[] text(Random rnd, int n) {
+        StringBuilder sb = new StringBuilder(n + 16);
+        while (sb.length() < n) sb.append(WORDS[rnd.nextInt(WORDS.length)]).append(' ');
+        sb.setLength(n);
+        return sb.toString().getBytes();
+    }
+}
