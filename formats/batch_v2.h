@@ -40,6 +40,12 @@ inline constexpr int64_t kRecordBatchOverhead = kRecordsCountOffset + kRecordsCo
 static_assert(kCrcOffset == 17 && kAttributesOffset == 21 && kRecordsCountOffset == 57);
 static_assert(kRecordBatchOverhead == 61);
 
+// Java's long addition, which wraps. Offsets and timestamps computed from
+// corrupt deltas must come out as Kafka would print them, not overflow (UB).
+inline int64_t wrapping_add(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+}
+
 enum class TimestampType { none = -1, create_time = 0, log_append_time = 1 };
 // Kafka's TimestampType names: NoTimestampType, CreateTime, LogAppendTime.
 const char* timestamp_type_name(TimestampType t);
@@ -66,7 +72,7 @@ struct BatchHeader {
   bool is_transactional() const { return (attributes & 0x10) != 0; }
   bool is_control() const { return (attributes & 0x20) != 0; }
   bool has_delete_horizon() const { return (attributes & 0x40) != 0; }
-  int64_t last_offset() const { return base_offset + last_offset_delta; }
+  int64_t last_offset() const { return wrapping_add(base_offset, last_offset_delta); }
   int32_t last_sequence() const;
   int64_t total_size() const { return kLogOverhead + batch_length; }
 };

@@ -88,10 +88,11 @@ Status inner_messages(const Message& wrapper, std::vector<uint8_t>& scratch, siz
       return Status::fail(Errc::bad_value, wrapper.position,
                           fmt::format("wrapper offset {} is less than the last inner offset {} and not zero",
                                       wrapper.offset, last_inner));
-    base = wrapper.offset - last_inner;
+    // Java's wrapping long subtraction: a corrupt negative last_inner must not overflow.
+    base = static_cast<int64_t>(static_cast<uint64_t>(wrapper.offset) - static_cast<uint64_t>(last_inner));
   }
   for (auto& im : out) {
-    im.absolute_offset = wrapper.magic > 0 ? base + im.message.offset : im.message.offset;
+    im.absolute_offset = wrapper.magic > 0 ? v2::wrapping_add(base, im.message.offset) : im.message.offset;
     im.timestamp_type = wrapper.timestamp_type();
     if (wrapper.magic == 0)
       im.timestamp = -1;

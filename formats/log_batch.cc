@@ -34,7 +34,8 @@ Status RecordWalker::walk(const EntryRef& e, const std::function<void(const Reco
   v2::Record rec;
   const bool append_time = h->timestamp_type() == v2::TimestampType::log_append_time;
   while (rr.next(rec))
-    fn({h->base_offset + rec.offset_delta, append_time ? h->max_timestamp : h->base_timestamp + rec.timestamp_delta});
+    fn({v2::wrapping_add(h->base_offset, rec.offset_delta),
+        append_time ? h->max_timestamp : v2::wrapping_add(h->base_timestamp, rec.timestamp_delta)});
   return rr.finish();
 }
 

@@ -32,6 +32,9 @@ MappedFile& MappedFile::operator=(MappedFile&& o) noexcept {
 
 MappedFile::~MappedFile() {
   if (mapped_) munmap(const_cast<uint8_t*>(data_), size_);
+  // release_before() works in large steps; drop the rest of what was read too.
+  if (drop_page_cache_ && fd_ >= 0 && size_ > released_)
+    posix_fadvise(fd_, static_cast<off_t>(released_), static_cast<off_t>(size_ - released_), POSIX_FADV_DONTNEED);
   if (fd_ >= 0) close(fd_);
 }
 

@@ -34,8 +34,14 @@ struct Position {
 struct Offset {
   int64_t value = 0;
   constexpr auto operator<=>(const Offset&) const = default;
-  constexpr Offset operator+(int64_t delta) const { return {value + delta}; }
-  constexpr int64_t operator-(Offset o) const { return value - o.value; }
+  // Java's wrapping long arithmetic: a base offset near INT64_MAX (a file
+  // name allows it) plus a corrupt relative offset must not overflow (UB).
+  constexpr Offset operator+(int64_t delta) const {
+    return {static_cast<int64_t>(static_cast<uint64_t>(value) + static_cast<uint64_t>(delta))};
+  }
+  constexpr int64_t operator-(Offset o) const {
+    return static_cast<int64_t>(static_cast<uint64_t>(value) - static_cast<uint64_t>(o.value));
+  }
 };
 
 inline int64_t format_as(Length l) { return l.bytes; }

@@ -1,9 +1,10 @@
-// kseg: the front end. `kseg dump ARGS` runs kseg-dump ARGS in-process.
+// kseg: the front end. `kseg dump ARGS` runs kseg-dump ARGS in-process, and so on.
 #include <cstdio>
 #include <cstring>
 
-#include "tools/ops/dump.h"
+#include "tools/ops/exit_codes.h"
 #include "tools/ops/dump_cli.h"
+#include "tools/ops/verify_cli.h"
 
 namespace {
 
@@ -15,6 +16,7 @@ struct Command {
 
 constexpr Command kCommands[] = {
     {"dump", kseg::dump_main, "print segment, index and state files (kafka-dump-log compatible, or JSON)"},
+    {"verify", kseg::verify_main, "check files, partitions or log dirs for corruption (exit 1 on problems)"},
 };
 
 void usage(std::FILE* f) {

@@ -8,17 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "tools/ops/exit_codes.h"
+
 namespace kseg {
 
 class Sink;
-
-// Exit codes shared by every kseg tool (documented in the man pages).
-enum ExitCode : int {
-  kExitOk = 0,        // ran to the end, found nothing wrong
-  kExitProblems = 1,  // ran to the end, found problems in the data
-  kExitUsage = 2,     // bad command line
-  kExitIo = 3,        // a file could not be read
-};
 
 enum class ValueDecoder { string, hex, base64, integer, long_int };
 enum class RecordParser { plain, offsets, transaction_log, cluster_metadata };

@@ -1,0 +1,95 @@
+// kseg-verify's command line: exit codes, text and JSON output (validated
+// against formats/kseg-verify.schema.json), and the code catalogue kept in
+// step with the schema and the man page.
+#include <filesystem>
+
+#include <catch2/catch.hpp>
+
+#include "tests/unit/json_schema.h"
+#include "tests/unit/run_tool.h"
+#include "tests/unit/verify_fixture.h"
+
+namespace fs = std::filesystem;
+using namespace kseg::test;
+
+namespace {
+const std::string kVerifyBin = std::string(KSEG_BINARY_DIR) + "/kseg-verify";
+const std::string kKsegBin = std::string(KSEG_BINARY_DIR) + "/kseg";
+const std::string kSrc = std::string(KSEG_SOURCE_DIR);
+const std::string kCases = kSrc + "/testdata/kafka/";
+
+nlohmann::json verify_schema() { return nlohmann::json::parse(read_text(kSrc + "/formats/kseg-verify.schema.json")); }
+}  // namespace
+
+TEST_CASE("verify exit codes: 0 clean, 1 problems, 2 usage, 3 unreadable", "[verify]") {
+  auto clean = run_tool(kVerifyBin, {"orders-0"}, kCases + "v2-zstd");
+  CHECK(clean.exit_code == 0);
+  CHECK(clean.out.find("orders-0: 2 segments, ") != std::string::npos);
+  CHECK(clean.out.find(": OK\n") != std::string::npos);
+  CHECK(clean.err.empty());  // not a terminal: no progress
+
+  auto bad = run_tool(kVerifyBin, {"orders-0"}, kCases + "crc-mismatch");
+  CHECK(bad.exit_code == 1);
+  CHECK(bad.out.rfind("ERROR log.crc_mismatch orders-0/00000000000000000000.log:4195: ", 0) == 0);
+  CHECK(bad.out.find("(expected 0x") != std::string::npos);
+
+  CHECK(run_tool(kVerifyBin, {}, ".").exit_code == 2);
+  CHECK(run_tool(kVerifyBin, {"--no-such-flag", "x"}, ".").exit_code == 2);
+  CHECK(run_tool(kVerifyBin, {"--quick", "--deep", "x"}, ".").exit_code == 2);
+  CHECK(run_tool(kVerifyBin, {"--fail-on", "sometimes", "x"}, ".").exit_code == 2);
+  auto missing = run_tool(kVerifyBin, {"no-such-dir"}, ".");
+  CHECK(missing.exit_code == 3);
+  CHECK(missing.err.find("no-such-dir") != std::string::npos);
+}
+
+TEST_CASE("verify --fail-on warning turns warnings into exit 1", "[verify]") {
+  CaseCopy copy("v2-none");
+  fs::copy_file(copy.path("orders-0/00000000000000000000.log"), copy.path("orders-0/00000000000000000000.log.swap"));
+  auto lenient = run_tool(kVerifyBin, {"orders-0"}, copy.dir());
+  CHECK(lenient.exit_code == 0);
+  CHECK(lenient.out.find("WARNING dir.leftover_swap orders-0/00000000000000000000.log.swap: ") != std::string::npos);
+  CHECK(run_tool(kVerifyBin, {"--fail-on", "warning", "orders-0"}, copy.dir()).exit_code == 1);
+  // Info findings (the preallocated active indexes) are counted, shown with -v.
+  auto quiet = run_tool(kVerifyBin, {"orders-0"}, kCases + "v2-none");
+  CHECK(quiet.out.find("INFO ") == std::string::npos);
+  auto verbose = run_tool(kVerifyBin, {"-v", "orders-0"}, kCases + "v2-none");
+  CHECK(verbose.out.find("INFO index.preallocated orders-0/00000000000000000259.index:8: ") != std::string::npos);
+  CHECK(run_tool(kVerifyBin, {"--fail-on", "info", "orders-0"}, kCases + "v2-none").exit_code == 1);
+}
+
+TEST_CASE("verify JSON validates against the schema, clean and damaged", "[verify]") {
+  const auto s = verify_schema();
+  for (const char* c : {"broker-log-dir", "transactions", "cluster-metadata", "zero-tail", "corrupt-size"}) {
+    INFO("case " << c);
+    CaseCopy copy(c);
+    auto run = verify_json({"--deep", "."}, copy.dir());
+    REQUIRE(!run.report.is_discarded());
+    CHECK(schema_violation(s, s, run.report) == "");
+    CHECK(run.report["summary"]["exit_code"] == run.exit_code);
+  }
+  // A single file, and a missing one (I/O error listed, exit 3).
+  auto one = verify_json({"orders-0/00000000000000000085.log", "nope.log"}, kCases + "crc-mismatch");
+  CHECK(one.exit_code == 3);
+  CHECK(schema_violation(s, s, one.report) == "");
+  CHECK(one.report["io_errors"].size() == 1);
+  CHECK(one.report["targets"][0]["kind"] == "file");
+}
+
+TEST_CASE("kseg verify equals kseg-verify; codes agree with schema and man page", "[verify]") {
+  auto a = run_tool(kVerifyBin, {"--deep", "."}, kCases + "transactions");
+  auto b = run_tool(kKsegBin, {"verify", "--deep", "."}, kCases + "transactions");
+  CHECK(a.out == b.out);
+  CHECK(a.exit_code == b.exit_code);
+  auto list = run_tool(kVerifyBin, {"--list-codes"}, ".");
+  CHECK(list.exit_code == 0);
+  const auto codes = verify_schema()["$defs"]["code"]["enum"];
+  const std::string man = read_text(kSrc + "/man/kseg-verify.1");
+  size_t lines = 0;
+  for (char ch : list.out) lines += ch == '\n';
+  CHECK(lines == codes.size());
+  for (const auto& c : codes) {
+    const std::string code = c;
+    CHECK(list.out.find(code + " ") != std::string::npos);
+    CHECK(man.find(".B " + code + "\n") != std::string::npos);
+  }
+}

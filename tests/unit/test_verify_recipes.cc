@@ -1,0 +1,197 @@
+// A catalogue of corruption recipes applied to copies of Kafka-written
+// cases; each must be reported with its code at the position the recipe
+// damaged. Positions come from Kafka's golden dumps and the recipe, never
+// from running kseg.
+#include <filesystem>
+
+#include <catch2/catch.hpp>
+
+#include "tests/unit/corrupt.h"
+#include "tests/unit/verify_fixture.h"
+
+namespace fs = std::filesystem;
+using namespace kseg::test;
+namespace corrupt = kseg::corrupt;
+
+namespace {
+
+const std::string kSeg0 = "orders-0/00000000000000000000";
+
+bool has(const VerifyRun& run, const std::string& code, const std::string& file_suffix, int64_t position) {
+  for (const auto& p : run.report["problems"]) {
+    const std::string f = p["file"];
+    const int64_t pos = p["position"].is_null() ? -1 : p["position"].get<int64_t>();
+    if (p["code"] == code && f.size() >= file_suffix.size() &&
+        f.compare(f.size() - file_suffix.size(), file_suffix.size(), file_suffix) == 0 && pos == position)
+      return true;
+  }
+  return false;
+}
+
+// Applies `damage` to a copy of `case_name` and verifies it (--deep).
+template <class F>
+VerifyRun damaged(const std::string& case_name, F damage) {
+  CaseCopy copy(case_name);
+  damage(copy);
+  return verify_json({"--deep", "."}, copy.dir());
+}
+
+void edit(const CaseCopy& c, const std::string& rel, const std::function<void(corrupt::Buf&)>& fn) {
+  auto b = read_bytes(c.path(rel));
+  fn(b);
+  write_bytes(c.path(rel), b);
+}
+
+}  // namespace
+
+TEST_CASE("recipes on a v2 segment: CRC, header, payload, truncation, zero tail", "[verify]") {
+  const auto batches = golden_batches("v2-none", "orders-0", "00000000000000000000");
+  REQUIRE(batches.size() > 12);
+  const auto& b = batches[10];
+  const size_t p = static_cast<size_t>(b.position);
+  const std::string log = kSeg0 + ".log";
+
+  SECTION("bit flip in the stored CRC") {
+    auto run = damaged("v2-none", [&](auto& c) { edit(c, log, [&](auto& x) { x[p + 17] ^= 0x10; }); });
+    CHECK(run.exit_code == 1);
+    CHECK(has(run, "log.crc_mismatch", log, b.position));
+  }
+  SECTION("bit flip in a header field covered by the CRC (lastOffsetDelta)") {
+    auto run = damaged("v2-none", [&](auto& c) { edit(c, log, [&](auto& x) { x[p + 26] ^= 0x01; }); });
+    CHECK(has(run, "log.crc_mismatch", log, b.position));
+  }
+  SECTION("header field changed and the CRC fixed: recordsCount one too many") {
+    auto run = damaged("v2-none", [&](auto& c) {
+      edit(c, log, [&](auto& x) {
+        corrupt::set_be32(x, p + 57, static_cast<uint32_t>(b.last_offset - b.base_offset + 2));
+        corrupt::fix_crc(x, p);
+      });
+    });
+    CHECK(has(run, "log.record_count", log, b.position + 57));
+  }
+  SECTION("magic byte (outside the v2 CRC) set to 3") {
+    auto run = damaged("v2-none", [&](auto& c) { edit(c, log, [&](auto& x) { x[p + 16] = 3; }); });
+    CHECK(has(run, "log.bad_magic", log, b.position + 16));
+  }
+  SECTION("bit flip in the payload") {
+    auto run = damaged("v2-none", [&](auto& c) { edit(c, log, [&](auto& x) { x[p + 70] ^= 0x04; }); });
+    CHECK(has(run, "log.crc_mismatch", log, b.position));
+  }
+  SECTION("payload damaged and the CRC fixed: the first record's length runs past the batch") {
+    auto run = damaged("v2-none", [&](auto& c) {
+      edit(c, log, [&](auto& x) {
+        x[p + 61] = 0xfe;  // length varint 0xfe 0x7f: zigzag 0x3ffe -> 8191 bytes,
+        x[p + 62] = 0x7f;  // far more than the batch holds
+        corrupt::fix_crc(x, p);
+      });
+    });
+    CHECK(has(run, "log.record_decode", log, b.position + 61));
+  }
+  SECTION("non-active segment cut in the middle of a batch") {
+    auto run = damaged("v2-none", [&](auto& c) {
+      fs::resize_file(c.path(log), static_cast<uintmax_t>(b.position + b.size / 2));
+    });
+    CHECK(has(run, "log.bad_size", log, b.position));
+  }
+  SECTION("active segment cut in the middle of its last batch") {
+    const auto active = golden_batches("v2-none", "orders-0", "00000000000000000259");
+    const auto& last = active.back();
+    auto run = damaged("v2-none", [&](auto& c) {
+      fs::resize_file(c.path("orders-0/00000000000000000259.log"), static_cast<uintmax_t>(last.position + last.size / 2));
+    });
+    CHECK(has(run, "log.torn_tail", "orders-0/00000000000000000259.log", last.position));
+  }
+  SECTION("active segment zeroed from a batch to the end, length kept") {
+    const auto active = golden_batches("v2-none", "orders-0", "00000000000000000259");
+    const auto& from = active[active.size() - 2];
+    auto run = damaged("v2-none", [&](auto& c) {
+      edit(c, "orders-0/00000000000000000259.log", [&](auto& x) {
+        std::fill(x.begin() + from.position, x.end(), 0);
+      });
+    });
+    CHECK(has(run, "log.zero_tail", "orders-0/00000000000000000259.log", from.position));
+  }
+}
+
+TEST_CASE("recipes on indexes", "[verify]") {
+  const auto batches = golden_batches("v2-none", "orders-0", "00000000000000000000");
+  const std::string index = kSeg0 + ".index", timeindex = kSeg0 + ".timeindex";
+  SECTION("an index entry pointing into the middle of a batch") {
+    // Golden entry 2 is "offset: 13 position: 1055".
+    auto run = damaged("v2-none", [&](auto& c) { edit(c, index, [&](auto& x) { corrupt::set_be32(x, 2 * 8 + 4, 1056); }); });
+    CHECK(has(run, "index.entry_mismatch", index, 16));
+  }
+  SECTION("an index entry naming the wrong offset for its batch") {
+    auto run = damaged("v2-none", [&](auto& c) { edit(c, index, [&](auto& x) { corrupt::set_be32(x, 2 * 8, 12); }); });
+    CHECK(has(run, "index.entry_mismatch", index, 16));
+  }
+  SECTION("a missing .index") {
+    auto run = damaged("v2-none", [&](auto& c) { fs::remove(c.path(index)); });
+    CHECK(run.exit_code == 0);  // a warning: the broker rebuilds it
+    CHECK(has(run, "index.missing", kSeg0 + ".log", -1));
+  }
+  SECTION("two time index entries swapped") {
+    auto run = damaged("v2-none", [&](auto& c) {
+      edit(c, timeindex, [&](auto& x) { std::swap_ranges(x.begin() + 24, x.begin() + 36, x.begin() + 36); });
+    });
+    CHECK(has(run, "timeindex.not_monotonic", timeindex, 36));
+  }
+  SECTION("a time index entry whose timestamp is not the log's running max") {
+    // Golden entry 1 is "timestamp: 1700000000071 offset: 10".
+    auto run = damaged("v2-none", [&](auto& c) { edit(c, timeindex, [&](auto& x) { corrupt::set_be64(x, 12, 1700000000070); }); });
+    CHECK(has(run, "timeindex.entry_mismatch", timeindex, 12));
+  }
+  SECTION("the final time index entry of a rolled segment removed") {
+    auto run = damaged("v2-none", [&](auto& c) {
+      fs::resize_file(c.path(timeindex), fs::file_size(c.path(timeindex)) - 12);
+    });
+    // 204 bytes = 17 entries; cut to 16, the last is at 15 * 12.
+    CHECK(has(run, "timeindex.final_entry", timeindex, 15 * 12));
+  }
+}
+
+TEST_CASE("recipes on producer state, transactions and checkpoints", "[verify]") {
+  SECTION("a producer snapshot with a bad CRC") {
+    auto run = damaged("idempotent", [&](auto& c) {
+      edit(c, "payments-0/00000000000000000104.snapshot", [&](auto& x) { x[20] ^= 0x01; });
+    });
+    CHECK(has(run, "snapshot.crc", "payments-0/00000000000000000104.snapshot", 2));
+  }
+  SECTION("a .txnindex missing an aborted transaction") {
+    // Golden: 91.txnindex entry 1 is pid 2000, first 107, last 117, LSO 113.
+    auto run = damaged("transactions", [&](auto& c) {
+      edit(c, "ledger-0/00000000000000000091.txnindex", [&](auto& x) { x.erase(x.begin() + 34, x.begin() + 68); });
+    });
+    CHECK(has(run, "txnindex.missing_abort", "ledger-0/00000000000000000091.txnindex", 34));
+  }
+  SECTION("a .txnindex entry with the wrong last stable offset") {
+    auto run = damaged("transactions", [&](auto& c) {
+      edit(c, "ledger-0/00000000000000000091.txnindex", [&](auto& x) { corrupt::set_be64(x, 34 + 26, 114); });
+    });
+    CHECK(has(run, "txnindex.entry_mismatch", "ledger-0/00000000000000000091.txnindex", 34));
+  }
+  SECTION("a recovery point past the log end") {
+    // broker-log-dir: orders-0 ends at 77 (its clean-shutdown snapshot).
+    auto run = damaged("broker-log-dir", [&](auto& c) {
+      write_bytes(c.path("recovery-point-offset-checkpoint"),
+                  corrupt::Buf{'0', '\n', '1', '\n', 'o', 'r', 'd', 'e', 'r', 's', ' ', '0', ' ', '9', '9', '\n'});
+    });
+    CHECK(has(run, "checkpoint.past_log_end", "recovery-point-offset-checkpoint", 4));
+  }
+  SECTION("a leader-epoch-checkpoint entry past the log end") {
+    auto run = damaged("v2-none", [&](auto& c) {
+      write_bytes(c.path("orders-0/leader-epoch-checkpoint"), corrupt::Buf{'0', '\n', '2', '\n', '0', ' ', '0', '\n',
+                                                                           '5', ' ', '9', '9', '9', '\n'});
+    });
+    CHECK(has(run, "epoch.past_log_end", "orders-0/leader-epoch-checkpoint", 8));
+  }
+  SECTION("a leftover .swap and an orphan index") {
+    auto run = damaged("v2-none", [&](auto& c) {
+      fs::copy_file(c.path(kSeg0 + ".log"), c.path(kSeg0 + ".log.swap"));
+      fs::copy_file(c.path(kSeg0 + ".index"), c.path("orders-0/00000000000000099999.index"));
+    });
+    CHECK(run.exit_code == 0);  // warnings only
+    CHECK(has(run, "dir.leftover_swap", kSeg0 + ".log.swap", -1));
+    CHECK(has(run, "dir.orphan_index", "orders-0/00000000000000099999.index", -1));
+  }
+}

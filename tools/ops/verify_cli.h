@@ -1,0 +1,8 @@
+// kseg-verify's command line, callable in-process by the `kseg` front end.
+#pragma once
+
+namespace kseg {
+
+int verify_main(int argc, char** argv);
+
+}  // namespace kseg

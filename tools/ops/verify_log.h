@@ -1,0 +1,67 @@
+// Checks of one segment file (.log, or a KRaft .checkpoint): walks the
+// batches as Kafka's FileLogInputStream does and keeps, per batch, the few
+// header fields the index, transaction and epoch checks need, so a segment
+// is read once.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "formats/log_entry.h"
+#include "lib/types.h"
+#include "tools/ops/verify.h"
+#include "tools/ops/verify_problem.h"
+
+namespace kseg {
+
+struct BatchInfo {
+  int64_t position = 0;
+  int64_t size = 0;            // whole entry, log overhead included
+  int64_t first_offset = 0;    // v2 baseOffset; legacy: first inner offset when known
+  int64_t last_offset = 0;     // Kafka's lastOffset()
+  int64_t max_timestamp = -1;  // Kafka's maxTimestamp() (header)
+  int32_t leader_epoch = -1;   // v2 only
+  int64_t producer_id = -1;
+  int16_t producer_epoch = -1;
+  int32_t last_sequence = -1;
+  int32_t last_offset_delta = 0;
+  int32_t records_count = 0;
+  int16_t control_type = -1;   // first control record's type, -1 if none/unknown
+  int8_t magic = 0;
+  bool transactional = false;
+  bool control = false;
+  bool crc_ok = true;
+};
+
+struct SegmentScan {
+  std::string file;
+  Offset base_offset;
+  bool last_segment = false;   // the active segment: benign endings are judged differently
+  int64_t file_size = 0;
+  int64_t valid_end = 0;       // position after the last whole batch
+  int64_t checked_bytes = 0;   // bytes read (less than file_size under --max-bytes)
+  bool damaged = false;        // a batch or the tail is corrupt
+  bool tail_damaged = false;   // the walk stopped before the end on corrupt or torn bytes
+  std::vector<BatchInfo> batches;
+  // Kafka's next offset after this segment (last batch's lastOffset + 1), or
+  // the base offset when the segment is empty.
+  int64_t next_offset() const { return batches.empty() ? base_offset.value : batches.back().last_offset + 1; }
+};
+
+struct LogCheckOptions {
+  VerifyDepth depth = VerifyDepth::normal;
+  size_t max_decompressed_bytes = 256u << 20;
+  int64_t max_bytes = INT64_MAX;
+};
+
+// Reads `scan.file` (base offset and last_segment already set) and fills the
+// rest. Returns false on an I/O error (recorded in `findings`).
+bool scan_segment(const LogCheckOptions& opts, SegmentScan& scan, Findings& findings);
+
+// Record-level checks of one batch (verify_records.cc); may refine
+// b.first_offset for legacy wrappers.
+void check_records(const EntryRef& e, BatchInfo& b, const LogCheckOptions& opts, const std::string& file,
+                   std::vector<uint8_t>& scratch, Findings& findings);
+
+}  // namespace kseg
