@@ -3,8 +3,9 @@
 #   1. build with warnings as errors; unit tests, the Kafka golden driver,
 #      fuzz-input replay (ctest)
 #   2. the same suite built with ASan+UBSan
-#   3. Kafka tier: the load-check self-test and the differential run
-#      (fresh Kafka-written cases with a new seed: DumpLogSegments vs kseg-dump)
+#   3. Kafka tier: the load-check self-test, the differential run
+#      (fresh Kafka-written cases with a new seed: DumpLogSegments vs kseg-dump) and
+#      the reindex oracle (kseg-reindex vs Kafka's own recovery, damaged cases, crash points)
 # Set KSEG_SKIP_KAFKA=1 to leave out tier 3 (it needs Maven Central).
 set -uo pipefail
 top="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -29,6 +30,7 @@ tier "unit+golden+fuzz-replay (asan+ubsan)" suite "$top/build-asan"
 if [[ "${KSEG_SKIP_KAFKA:-0}" != 1 ]]; then
   tier "kafka load-check self-test" "$top/tests/kafka/loadcheck-selftest.sh"
   tier "kafka differential" "$top/tests/kafka/differential.sh" "$top/build/kseg-dump"
+  tier "kafka reindex oracle" "$top/tests/kafka/reindex-oracle.sh" "$top/build/kseg-reindex"
 fi
 echo "tiers: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

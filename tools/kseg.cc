@@ -5,6 +5,7 @@
 #include "tools/ops/exit_codes.h"
 #include "tools/ops/dump_cli.h"
 #include "tools/ops/verify_cli.h"
+#include "tools/ops/reindex_cli.h"
 
 namespace {
 
@@ -17,6 +18,7 @@ struct Command {
 constexpr Command kCommands[] = {
     {"dump", kseg::dump_main, "print segment, index and state files (kafka-dump-log compatible, or JSON)"},
     {"verify", kseg::verify_main, "check files, partitions or log dirs for corruption (exit 1 on problems)"},
+    {"reindex", kseg::reindex_main, "rebuild .index/.timeindex as Kafka's recovery does; --recover cuts at the first bad batch"},
 };
 
 void usage(std::FILE* f) {

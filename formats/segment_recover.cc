@@ -1,0 +1,246 @@
+#include "formats/segment_recover.h"
+
+#include <vector>
+
+#include "formats/batch_v2.h"
+#include "formats/control.h"
+#include "formats/legacy.h"
+#include "formats/log_entry.h"
+#include "formats/offset_index.h"
+#include "formats/time_index.h"
+
+namespace kseg::recover {
+
+const char* stop_name(Stop s) {
+  switch (s) {
+    case Stop::end_of_file: return "end_of_file";
+    case Stop::short_tail: return "short_tail";
+    case Stop::partial_tail: return "partial_tail";
+    case Stop::zero_tail: return "zero_tail";
+    case Stop::bad_size: return "bad_size";
+    case Stop::too_small: return "too_small";
+    case Stop::bad_crc: return "bad_crc";
+    case Stop::bad_control: return "bad_control";
+  }
+  return "unknown";
+}
+
+namespace {
+
+// What recover needs from one batch, read from its header only (Kafka's
+// FileChannelRecordBatch never decompresses here).
+struct BatchFacts {
+  Offset base_offset;
+  Offset last_offset;
+  int64_t max_timestamp_ms = -1;
+  bool needs_marker_check = false;  // v2 control batch with a producer id and records
+};
+
+// RecordBatch.ensureValid; on failure sets `stop`/`detail` and returns nullopt.
+std::optional<BatchFacts> validate(const EntryRef& e, Stop& stop, std::string& detail) {
+  BatchFacts f;
+  if (e.magic >= 2) {
+    if (e.total().bytes < v2::kRecordBatchOverhead) {
+      stop = Stop::too_small;
+      detail = fmt::format("record batch is {} bytes, smaller than the minimum of {}", e.total(),
+                           v2::kRecordBatchOverhead);
+      return std::nullopt;
+    }
+    auto h = v2::decode_header(e);
+    const uint32_t computed = v2::compute_crc(e.bytes);
+    if (!h.ok() || h->crc != computed) {
+      stop = Stop::bad_crc;
+      detail = fmt::format("CRC-32C mismatch: stored 0x{:08x}, computed 0x{:08x}", h.ok() ? h->crc : 0u, computed);
+      return std::nullopt;
+    }
+    f.base_offset = Offset{h->base_offset};
+    f.last_offset = Offset{h->last_offset()};
+    f.max_timestamp_ms = h->max_timestamp;
+    f.needs_marker_check = h->is_control() && h->producer_id >= 0 && h->records_count > 0;
+    return f;
+  }
+  const uint32_t stored = load_be32(e.bytes.data() + legacy::kCrcOffset);
+  const uint32_t computed = legacy::compute_crc(e.bytes);
+  if (stored != computed) {
+    stop = Stop::bad_crc;
+    detail = fmt::format("CRC-32 mismatch: stored 0x{:08x}, computed 0x{:08x}", stored, computed);
+    return std::nullopt;
+  }
+  f.base_offset = f.last_offset = Offset{e.offset};
+  // v1: the outer message's timestamp; v0 has none (Kafka's NO_TIMESTAMP).
+  if (e.magic == 1 && e.total().bytes >= legacy::kTimestampOffsetV1 + 8)
+    f.max_timestamp_ms = static_cast<int64_t>(load_be64(e.bytes.data() + legacy::kTimestampOffsetV1));
+  return f;
+}
+
+// ProducerAppendInfo reads the first control record as an EndTransactionMarker.
+Status check_marker(const EntryRef& e, size_t max_decompressed) {
+  auto h = v2::decode_header(e);
+  if (!h.ok()) return h.status();
+  std::vector<uint8_t> scratch;
+  auto records = v2::records_bytes(e, *h, scratch, max_decompressed);
+  if (!records.ok()) return records.status();
+  const Position base = h->codec_id() == 0 ? e.position + Length{v2::kRecordBatchOverhead} : Position{0};
+  v2::RecordReader reader(*records, base, h->records_count);
+  v2::Record rec;
+  if (!reader.next(rec)) return reader.status().ok() ? Status::fail(Errc::truncated, e.position, "no record") : reader.status();
+  auto key = control::decode_key(rec.key);
+  if (!key.ok()) return key.status();
+  if (key->type != static_cast<int16_t>(control::Type::abort) && key->type != static_cast<int16_t>(control::Type::commit))
+    return Status::fail(Errc::usage, e.position,
+                        fmt::format("control batch of producer {} holds a {} record, not a transaction marker: Kafka "
+                                    "fails loading the log",
+                                    h->producer_id, control::type_name(key->type)));
+  return control::decode_end_txn_marker(rec.value).status();
+}
+
+Stop stop_from_scan(ScanEnd end) {
+  switch (end) {
+    case ScanEnd::short_tail: return Stop::short_tail;
+    case ScanEnd::partial_tail: return Stop::partial_tail;
+    case ScanEnd::zero_tail: return Stop::zero_tail;
+    case ScanEnd::bad_size: return Stop::bad_size;
+    default: return Stop::end_of_file;
+  }
+}
+
+// The running state of one recover() call.
+struct Rebuilder {
+  Offset base;
+  const Config& config;
+  offset_index::Writer offsets{base};
+  time_index::Writer times{base};
+  int64_t max_ts = -1;
+  Offset max_ts_offset = base;
+  Position last_indexed{0};
+
+  int64_t offset_capacity() const { return config.segment_index_bytes / offset_index::kEntrySize; }
+  int64_t time_capacity() const { return config.segment_index_bytes / time_index::kEntrySize; }
+
+  Status add(const EntryRef& e, const BatchFacts& f) {
+    const int64_t relative = f.last_offset - base;
+    if (relative < 0 || relative > INT32_MAX)
+      return Status::fail(Errc::usage, e.position,
+                          fmt::format("batch last offset {} is not representable relative to base offset {} "
+                                      "(LogSegmentOffsetOverflowException: Kafka splits or fails the segment)",
+                                      f.last_offset, base));
+    if (f.max_timestamp_ms > max_ts) {
+      max_ts = f.max_timestamp_ms;
+      max_ts_offset = f.last_offset;
+    }
+    if ((e.position - last_indexed).bytes > config.index_interval_bytes) {
+      if (offsets.entries() >= offset_capacity() || times.entries() >= time_capacity() - 1)
+        return Status::fail(Errc::usage, e.position,
+                            fmt::format("index full at segment.index.bytes={}: Kafka fails loading this segment",
+                                        config.segment_index_bytes));
+      KSEG_RETURN_IF_ERROR(offsets.append(f.last_offset, static_cast<int32_t>(e.position.value)));
+      KSEG_RETURN_IF_ERROR(times.maybe_append(max_ts, max_ts_offset).status());
+      last_indexed = e.position;
+    }
+    return {};
+  }
+};
+
+}  // namespace
+
+Result<SegmentRecovery> recover_segment(Bytes log, Offset base_offset, const Config& config) {
+  SegmentRecovery out;
+  out.file_size = Length{static_cast<int64_t>(log.size())};
+  Rebuilder rb{base_offset, config};
+  EntryScanner scanner(log, Position{0});
+  bool stopped_early = false;
+  while (auto e = scanner.next()) {
+    auto facts = validate(*e, out.stop, out.stop_detail);
+    if (!facts) {
+      out.valid_end = e->position;
+      stopped_early = true;
+      break;
+    }
+    KSEG_RETURN_IF_ERROR(rb.add(*e, *facts));
+    if (!out.first_offset) out.first_offset = facts->base_offset;
+    out.last_offset = facts->last_offset;
+    out.valid_batches++;
+    // Kafka counts the batch into validBytes and indexes it before producer
+    // state parses the marker, so a bad marker keeps its batch and ends the scan.
+    if (facts->needs_marker_check) {
+      Status m = check_marker(*e, config.max_decompressed_bytes);
+      if (!m.ok() && m.error().code == Errc::usage) return m.error();
+      if (!m.ok()) {
+        out.stop = Stop::bad_control;
+        out.stop_detail = "control record is not a valid end-transaction marker: " + m.error().message;
+        out.valid_end = e->position + e->total();
+        stopped_early = true;
+        break;
+      }
+    }
+  }
+  if (!stopped_early) {
+    out.valid_end = scanner.valid_end();
+    out.stop = stop_from_scan(scanner.end());
+    if (out.stop == Stop::partial_tail)
+      out.stop_detail = fmt::format("entry of size {} runs past the end of the file ({} bytes left)",
+                                    scanner.stop_size(), scanner.trailing());
+    else if (out.stop == Stop::bad_size || out.stop == Stop::zero_tail)
+      out.stop_detail = fmt::format("size field {} is below the minimum of {}", scanner.stop_size(), kMinRecordOverhead);
+    else if (out.stop == Stop::short_tail)
+      out.stop_detail = fmt::format("{} bytes left, too few for an entry header", scanner.trailing());
+  }
+  // The final entry (roll/close/recover): appended iff the max increased.
+  auto final_entry = rb.times.maybe_append(rb.max_ts, rb.max_ts_offset);
+  if (!final_entry.ok()) return final_entry.error();
+  out.offset_index = rb.offsets.bytes();
+  out.time_index = rb.times.bytes();
+  out.max_timestamp_ms = rb.max_ts;
+  return out;
+}
+
+namespace {
+
+// A position where a whole entry with a valid checksum starts (used to read
+// past a region the scanner cannot cross, e.g. a corrupt size field).
+bool valid_entry_at(Bytes log, size_t pos) {
+  if (log.size() - pos <= static_cast<size_t>(kHeaderSizeUpToMagic)) return false;
+  const uint8_t* p = log.data() + pos;
+  const int64_t size = static_cast<int32_t>(load_be32(p + kOffsetFieldBytes));
+  const int8_t magic = static_cast<int8_t>(p[kMagicOffset]);
+  if (magic < 0 || magic > 2 || size < kMinRecordOverhead) return false;
+  if (static_cast<uint64_t>(kLogOverhead + size) > log.size() - pos) return false;
+  const Bytes entry = log.subspan(pos, static_cast<size_t>(kLogOverhead + size));
+  if (magic == 2)
+    return size + kLogOverhead >= v2::kRecordBatchOverhead && load_be32(p + v2::kCrcOffset) == v2::compute_crc(entry);
+  return load_be32(p + legacy::kCrcOffset) == legacy::compute_crc(entry);
+}
+
+void note(RemovedRange& r, Offset first, Offset last) {
+  if (!r.first_offset || first < *r.first_offset) r.first_offset = first;
+  if (!r.last_offset || last > *r.last_offset) r.last_offset = last;
+  r.entries++;
+}
+
+}  // namespace
+
+RemovedRange describe_removed(Bytes log, Position valid_end) {
+  RemovedRange r;
+  size_t pos = static_cast<size_t>(valid_end.value);
+  while (pos < log.size()) {
+    EntryScanner scanner(log.subspan(pos), Position{static_cast<int64_t>(pos)});
+    while (auto e = scanner.next()) {
+      Offset last{e->offset};
+      if (e->magic >= 2 && e->total().bytes >= v2::kRecordBatchOverhead) {
+        auto h = v2::decode_header(*e);
+        if (h.ok()) last = Offset{h->last_offset()};
+      }
+      note(r, Offset{e->offset}, last);
+    }
+    if (scanner.end() == ScanEnd::clean || scanner.end() == ScanEnd::zero_tail) break;
+    // A torn or impossible entry still names its base offset; then look for
+    // the next entry with a valid checksum after it.
+    if (scanner.end() == ScanEnd::partial_tail || scanner.end() == ScanEnd::bad_size)
+      note(r, Offset{scanner.stop_offset()}, Offset{scanner.stop_offset()});
+    pos = static_cast<size_t>(scanner.valid_end().value) + 1;
+    while (pos < log.size() && !valid_entry_at(log, pos)) pos++;
+  }
+  return r;
+}
+
+}  // namespace kseg::recover

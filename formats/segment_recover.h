@@ -1,0 +1,84 @@
+// Kafka's LogSegment.recover over the bytes of one .log file: which batches
+// are valid, where the valid data ends, and the .index / .timeindex images
+// the broker's recovery writes (trimmed, as it leaves them after
+// trimToValidSize). Pure: no file I/O. The algorithm and every rule are in
+// ../shared/spec/recovery-and-reindex.md §3.
+//
+// Per batch, in file order (FileLogInputStream iteration, see log_entry.h):
+//   1. ensureValid: v2 size >= 61 and CRC-32C; v0/v1 CRC-32. Fail -> stop.
+//   2. lastOffset - base in [0, INT32_MAX], else Kafka throws (not caught).
+//   3. running max timestamp (strict >, so the earliest batch holding it wins).
+//   4. index point iff position - lastIndexedPosition > index.interval.bytes:
+//      offset entry (lastOffset, position), time maybeAppend(runningMax).
+//   5. v2 control batch with a producer id: its first record must parse as an
+//      end-transaction marker (ProducerAppendInfo), else stop.
+// After the loop: the final time entry (running max, full check skipped).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lib/byte_reader.h"
+#include "lib/status.h"
+#include "lib/types.h"
+
+namespace kseg::recover {
+
+inline constexpr int32_t kDefaultIndexIntervalBytes = 4096;      // index.interval.bytes
+inline constexpr int32_t kDefaultSegmentIndexBytes = 10485760;   // segment.index.bytes
+
+struct Config {
+  int32_t index_interval_bytes = kDefaultIndexIntervalBytes;
+  int32_t segment_index_bytes = kDefaultSegmentIndexBytes;
+  // Bound for decompressing a control batch's first record (a compressed
+  // control batch is legal but never written by Kafka).
+  size_t max_decompressed_bytes = 256u << 20;
+};
+
+// Why the valid data ends where it does. Everything but end_of_file means
+// bytes after valid_end that Kafka's recovery truncates away.
+enum class Stop {
+  end_of_file,     // every byte belongs to a valid batch
+  short_tail,      // 1..17 bytes left
+  partial_tail,    // the last entry's declared size runs past the end (torn write)
+  zero_tail,       // size field < 14 and only zeros follow (preallocation, lost write)
+  bad_size,        // size field < 14 with non-zero bytes after it
+  too_small,       // v2 batch smaller than its 61-byte header
+  bad_crc,         // checksum mismatch
+  bad_control,     // control batch with an unparsable first record: kept, scan ends after it
+};
+const char* stop_name(Stop s);
+
+struct SegmentRecovery {
+  std::vector<uint8_t> offset_index;  // exactly 8 x entries bytes
+  std::vector<uint8_t> time_index;    // exactly 12 x entries bytes
+  Position valid_end;                 // Kafka's validBytes
+  Length file_size;
+  int64_t valid_batches = 0;
+  std::optional<Offset> first_offset;  // base offset of the first valid batch
+  std::optional<Offset> last_offset;   // last offset of the last valid batch
+  int64_t max_timestamp_ms = -1;       // segment max timestamp (-1: none)
+  Stop stop = Stop::end_of_file;
+  std::string stop_detail;             // expected vs found, at valid_end
+  bool truncates() const { return valid_end.value < file_size.bytes; }
+};
+
+// Fails (Errc::usage) where Kafka's recover throws an exception it does not
+// catch (offset overflow, non-increasing index offsets, index capacity):
+// the broker then fails or splits the segment, so a tool must refuse.
+Result<SegmentRecovery> recover_segment(Bytes log, Offset base_offset, const Config& config);
+
+// What the bytes after valid_end declare, for the report of what --recover
+// removes: the offsets named by the entries that parse there (no CRC check),
+// resuming after an entry the scanner cannot cross at the next position
+// where an entry with a valid checksum starts.
+struct RemovedRange {
+  std::optional<Offset> first_offset;
+  std::optional<Offset> last_offset;
+  int64_t entries = 0;
+};
+RemovedRange describe_removed(Bytes log, Position valid_end);
+
+}  // namespace kseg::recover

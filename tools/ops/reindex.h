@@ -1,0 +1,50 @@
+// kseg-reindex: rebuild .index and .timeindex files from the .log exactly as
+// Kafka's LogSegment.recover writes them, and with --recover cut a partition
+// at its first invalid batch as Kafka's unclean-shutdown recovery does
+// (truncate that segment, delete every later one). All writes go through
+// safe_write.h. See man/kseg-reindex.1.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "formats/segment_recover.h"
+#include "tools/ops/safe_write.h"
+
+namespace kseg {
+
+class Sink;
+
+struct ReindexOptions {
+  std::vector<std::string> paths;  // .log files, partition directories or log directories
+  std::optional<int32_t> index_interval_bytes;
+  std::optional<int32_t> segment_index_bytes;
+  std::string topic_config;  // a properties file (index.interval.bytes, segment.index.bytes)
+  bool recover = false;      // truncate at the first invalid batch, delete later segments
+  bool dry_run = false;
+  bool backup = true;
+  std::string backup_dir;
+};
+
+// The plan for one partition directory, and what it cannot fix.
+struct PartitionPlan {
+  safe::Plan plan;
+  std::vector<std::string> problems;  // left as they are (e.g. invalid bytes without --recover)
+  bool refused = false;               // Kafka would fail on it: nothing planned
+  int64_t segments = 0;
+};
+
+// `only_base`: plan just that segment (a .log path was given).
+Result<PartitionPlan> plan_partition(const std::string& dir, const recover::Config& config, bool recover,
+                                     std::optional<Offset> only_base = std::nullopt);
+
+// Reads index.interval.bytes and segment.index.bytes from a Java properties
+// file into `config` (keys absent: unchanged).
+Status read_topic_config(const std::string& path, recover::Config& config);
+
+// Runs a whole reindex; returns the exit code.
+int run_reindex(const ReindexOptions& options, Sink& out, Sink& err);
+
+}  // namespace kseg

@@ -1,0 +1,8 @@
+// kseg-reindex's entry point, callable in-process by tests and by `kseg`.
+#pragma once
+
+namespace kseg {
+
+int reindex_main(int argc, char** argv);
+
+}  // namespace kseg

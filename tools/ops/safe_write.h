@@ -1,0 +1,103 @@
+// The write protocol shared by every kseg tool that changes a partition
+// directory (STYLE.md points 10-12). A tool builds a Plan of whole-file
+// actions; apply() carries it out so that a crash at any step leaves a
+// directory Kafka loads with nothing lost:
+//
+//   1. refuse if <log dir>/.lock is locked by another process (a running
+//      broker holds a FileChannel.tryLock = fcntl lock on it), and hold our
+//      own lock on it while writing so a broker cannot start meanwhile;
+//   2. write every new file as <name>.kseg-tmp beside the old one and fsync it
+//      (Kafka's loader acts only on .log/.index/.timeindex/.txnindex/
+//      .snapshot/.deleted/.cleaned/.swap names, so it ignores these);
+//   3. back up: hard-link each file to be replaced, and rename each file to be
+//      removed, into the backup directory (a sub-directory of the partition
+//      directory: LogLoader lists regular files only); fsync it;
+//   4. unlink the files marked `hide` (a segment's .index, which makes Kafka's
+//      loader recover that segment whatever the shutdown state, so a crash
+//      from here on is finished by the broker's own recovery); remove files
+//      (whole segments, .log first so a crash leaves orphan indexes, which
+//      Kafka deletes); rename each tmp file over its target in plan order
+//      (the planner puts a .index last); fsync the partition directory.
+// At every point each Kafka file name holds either the complete old or the
+// complete new content. Re-running after a crash redoes the plan from scratch
+// (stale .kseg-tmp files are replaced).
+//
+// Test hook: KSEG_CRASH_AT=<step> makes the process _exit(86) at that step
+// (steps: tmp-partial, tmp-written, backup-partial, backup-done, hidden,
+// remove-partial, removed, rename-partial, renamed, done).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lib/status.h"
+
+namespace kseg {
+
+class Sink;
+
+namespace safe {
+
+inline constexpr const char* kTmpSuffix = ".kseg-tmp";
+inline constexpr const char* kBackupPrefix = ".kseg-backup-";
+inline constexpr int kCrashExitCode = 86;
+
+struct Action {
+  // hide: unlink before removals and renames; a later write action of the
+  // same name puts the new content there.
+  enum class Kind { write, truncate_copy, remove, hide };
+  Kind kind = Kind::write;
+  std::string name;               // file name inside the partition directory
+  std::vector<uint8_t> bytes;     // write: the complete new content
+  int64_t keep_bytes = 0;         // truncate_copy: new file = first keep_bytes of the old
+  std::string why;                // one line for the plan
+};
+
+struct Plan {
+  std::string partition_dir;
+  std::vector<Action> actions;
+  bool empty() const { return actions.empty(); }
+};
+
+struct ApplyOptions {
+  bool dry_run = false;
+  bool backup = true;
+  // empty: <partition>/.kseg-backup-<UTC time>; else <backup_dir>/<partition name>-<UTC time>
+  std::string backup_dir;
+};
+
+// Fails with Errc::io naming the holder when another process holds a lock on
+// <log_dir>/.lock. A missing .lock is not an error (no broker has used it).
+Status check_unlocked(const std::string& log_dir);
+
+// Holds an fcntl write lock on <log_dir>/.lock while alive (if the file exists).
+class DirLock {
+ public:
+  static Result<DirLock> acquire(const std::string& log_dir);
+  DirLock(DirLock&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
+  DirLock(const DirLock&) = delete;
+  DirLock& operator=(const DirLock&) = delete;
+  ~DirLock();
+
+ private:
+  explicit DirLock(int fd) : fd_(fd) {}
+  int fd_ = -1;
+};
+
+// Prints the plan (one line per action) to `out`.
+void print_plan(const Plan& plan, Sink& out);
+
+// Carries out the plan (nothing under dry_run). Returns the backup directory
+// used ("" when none).
+Result<std::string> apply(const Plan& plan, const ApplyOptions& options);
+
+// The test hook: exits the process if KSEG_CRASH_AT names `step`.
+void crash_point(const char* step);
+
+// fsync of a file or directory by path.
+Status fsync_path(const std::string& path);
+
+}  // namespace safe
+}  // namespace kseg
