@@ -30,6 +30,9 @@ tier "unit+golden+fuzz-replay (asan+ubsan)" suite "$top/build-asan"
 if [[ "${KSEG_SKIP_KAFKA:-0}" != 1 ]]; then
   tier "kafka load-check self-test" "$top/tests/kafka/loadcheck-selftest.sh"
   tier "kafka differential" "$top/tests/kafka/differential.sh" "$top/build/kseg-dump"
+  # Benchmark smoke run: tiny segments, one run, asserts nothing about time.
+  tier "benchmark smoke" "$top/tests/bench/run.sh" --size 300000 --runs 1 --workloads v2-none-small,v2-lz4 \
+    --out "$(mktemp -d)" --build "$top/build"
   tier "kafka reindex oracle" "$top/tests/kafka/reindex-oracle.sh" "$top/build/kseg-reindex"
 fi
 echo "tiers: $passed passed, $failed failed"

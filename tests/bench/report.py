@@ -41,15 +41,21 @@ lines = [
     "Ratio = kafka / kseg (higher is better for kseg).",
     "",
     "| workload | cat | codec only | JVM start | dump kseg | dump kafka | ratio | deep+print kseg | deep+print kafka | ratio | "
-    "verify-index kseg | verify-index kafka | ratio | kseg peak RSS (MiB) |",
-    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    "verify-index kseg | verify-index kafka | ratio | verify --deep kseg | kafka --deep-iteration | ratio | "
+    "verify time / cat time | verify time / codec time | reindex kseg | reindex kafka (in-process) | ratio | kseg peak RSS (MiB) |",
+    "|" + "---|" * 22,
 ]
 for w in order:
     row = [w, s(med(w, "cat")), s(med(w, "codec")), s(med(w, "jvm-start"))]
-    for mode in ("default", "deep", "idx"):
+    for mode in ("default", "deep", "idx", "verify"):
         k, j = med(w, f"{mode} kseg"), med(w, f"{mode} kafka")
         row += [s(k), s(j), ratio(k, j)]
-    peak = max((max(rss[(w, f"{m} kseg")]) for m in ("default", "deep", "idx") if rss.get((w, f"{m} kseg"))), default=0)
+    v = med(w, "verify kseg")
+    row += [ratio(med(w, "cat"), v) if v else "-", ratio(med(w, "codec"), v) if v else "-"]
+    k, j = med(w, "reindex kseg"), med(w, "reindex kafka")
+    row += [s(k), s(j), ratio(k, j)]
+    modes = ("default", "deep", "idx", "verify", "reindex")
+    peak = max((max(rss[(w, f"{m} kseg")]) for m in modes if rss.get((w, f"{m} kseg"))), default=0)
     row.append(f"{peak / 1024:.1f}")
     lines.append("| " + " | ".join(row) + " |")
 open(f"{out}/results.md", "w").write("\n".join(lines) + "\n")

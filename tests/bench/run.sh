@@ -3,15 +3,16 @@
 # alternating the two sides, and reports medians, ratios, peak RSS and the physical limits
 # (page-cache read with cat; each codec's own decompression). Not a test: it asserts nothing
 # about time. Usage:
-#   tests/bench/run.sh [--size BYTES] [--runs N] [--workloads a,b] [--out DIR]
-# Defaults: 1 GiB segments, 3 runs, every workload, results in tests/bench/results/.
+#   tests/bench/run.sh [--size BYTES] [--runs N] [--workloads a,b] [--out DIR] [--build DIR]
+# Defaults: 1 GiB segments, 3 runs, every workload, results in tests/bench/results/, a
+# Release build in build-bench/ (--build reuses another build dir, as the smoke tier does).
 # Segments are generated once with the Kafka 4.4.0 harness and cached in $KSEG_BENCH_DIR
 # (default /tmp/kseg-bench).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 top="$(cd "$here/../.." && pwd)"
 source "$top/tests/kafka/lib.sh"
-size=$((1 << 30)) runs=3 out="$here/results"
+size=$((1 << 30)) runs=3 out="$here/results" build="$top/build-bench"
 workloads="v2-none-small,v2-none-10k,v2-lz4,v2-zstd,v2-gzip,v2-snappy,v1-gzip"
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -19,14 +20,14 @@ while [[ $# -gt 0 ]]; do
     --runs) runs="$2"; shift 2 ;;
     --workloads) workloads="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
+    --build) build="$2"; shift 2 ;;
     *) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
 cache="${KSEG_BENCH_DIR:-/tmp/kseg-bench}"
 mkdir -p "$out" "$cache"
-build="$top/build-bench"
-cmake -S "$top" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$build" -j2 --target kseg-dump kseg_bench_decompress >/dev/null
+[[ -f "$build/CMakeCache.txt" ]] || cmake -S "$top" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$build" -j2 --target kseg-dump kseg-verify kseg-reindex kseg_bench_decompress >/dev/null
 cp="$(oracle_classpath)"
 # kafka-dump-log.sh runs DumpLogSegments through kafka-run-class.sh with these JVM options.
 kafka_jvm=(java -Xmx256M -server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35
@@ -58,6 +59,26 @@ for w in "${list[@]}"; do
     measure "$w cat" cat "$log"
     [[ "$w" == *none* ]] || measure "$w codec" "$build/tests/bench/kseg_bench_decompress" "$log"
     measure "$w jvm-start" "${kafka_jvm[@]}" --files "$empty"
+    # kseg-verify --deep against kafka-dump-log --deep-iteration: a full check vs Kafka's reader.
+    if ((r % 2 == 0)); then
+      measure "$w verify kseg" "$build/kseg-verify" --deep "$log"
+      measure "$w verify kafka" "${kafka_jvm[@]}" --deep-iteration --files "$log"
+    else
+      measure "$w verify kafka" "${kafka_jvm[@]}" --deep-iteration --files "$log"
+      measure "$w verify kseg" "$build/kseg-verify" --deep "$log"
+    fi
+    # Index rebuild: kseg-reindex vs Kafka's LogLoader recovery, each on a fresh directory that
+    # hard-links the segment and has no indexes. Kafka's time is taken in-process (no JVM start).
+    for side in kseg kafka; do
+      rb="$tmp/rebuild-$side/bench-0"; rm -rf "$tmp/rebuild-$side"; mkdir -p "$rb"; ln "$log" "$rb/"
+      if [[ $side == kseg ]]; then
+        measure "$w reindex kseg" "$build/kseg-reindex" --no-backup "$rb"
+      else
+        java -Xmx1g -cp "$cp" kseg.oracle.TimeRebuild "$rb" > "$tmp/rebuild.out"
+        echo "$w reindex kafka $(awk '{print $3 / 1000}' "$tmp/rebuild.out") 0" >> "$raw"
+      fi
+      rm -rf "$tmp/rebuild-$side"
+    done
     for mode in default deep idx; do
       case "$mode" in
         default) args=(--files "$log") ;;
