@@ -111,9 +111,9 @@ void Dumper::log_json(const std::string& path, int64_t base_offset) {
                           h->records_count < 0 ? 0 : h->records_count);
       v2::Record rec;
       while (rr.next(rec)) {
-        RecordView rv{h->base_offset + rec.offset_delta,
+        RecordView rv{v2::wrapping_add(h->base_offset, rec.offset_delta),
                       h->timestamp_type() == v2::TimestampType::log_append_time ? h->max_timestamp
-                                                                                : h->base_timestamp + rec.timestamp_delta,
+                                                                                : v2::wrapping_add(h->base_timestamp, rec.timestamp_delta),
                       rec.key, rec.value};
         json r = {{"type", "record"}};
         r[compressed ? "stream_position" : "position"] = rec.position.value;

@@ -122,9 +122,9 @@ struct LogPrinter {
     v2::Record rec;
     while (rr.next(rec)) {
       RecordView rv;
-      rv.offset = h.base_offset + rec.offset_delta;
+      rv.offset = v2::wrapping_add(h.base_offset, rec.offset_delta);
       rv.timestamp = h.timestamp_type() == v2::TimestampType::log_append_time ? h.max_timestamp
-                                                                               : h.base_timestamp + rec.timestamp_delta;
+                                                                               : v2::wrapping_add(h.base_timestamp, rec.timestamp_delta);
       rv.key = rec.key;
       rv.value = rec.value;
       note_offset(rv.offset);

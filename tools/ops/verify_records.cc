@@ -44,7 +44,7 @@ void check_v2(const EntryRef& e, const LogCheckOptions& opts, const std::string&
       return;
     }
     prev_delta = rec.offset_delta;
-    max_ts = std::max(max_ts, h->base_timestamp + rec.timestamp_delta);
+    max_ts = std::max(max_ts, v2::wrapping_add(h->base_timestamp, rec.timestamp_delta));
     ++n;
   }
   const Status st = rr.finish();
