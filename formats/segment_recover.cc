@@ -143,7 +143,8 @@ struct Rebuilder {
 
 }  // namespace
 
-Result<SegmentRecovery> recover_segment(Bytes log, Offset base_offset, const Config& config) {
+Result<SegmentRecovery> recover_segment(Bytes log, Offset base_offset, const Config& config,
+                                        const std::function<void(Position)>& scanned) {
   SegmentRecovery out;
   out.file_size = Length{static_cast<int64_t>(log.size())};
   Rebuilder rb{base_offset, config};
@@ -160,6 +161,7 @@ Result<SegmentRecovery> recover_segment(Bytes log, Offset base_offset, const Con
     if (!out.first_offset) out.first_offset = facts->base_offset;
     out.last_offset = facts->last_offset;
     out.valid_batches++;
+    if (scanned) scanned(e->position);
     // Kafka counts the batch into validBytes and indexes it before producer
     // state parses the marker, so a bad marker keeps its batch and ends the scan.
     if (facts->needs_marker_check) {

@@ -15,6 +15,8 @@
 // After the loop: the final time entry (running max, full check skipped).
 #pragma once
 
+#include <functional>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -68,7 +70,11 @@ struct SegmentRecovery {
 // Fails (Errc::usage) where Kafka's recover throws an exception it does not
 // catch (offset overflow, non-increasing index offsets, index capacity):
 // the broker then fails or splits the segment, so a tool must refuse.
-Result<SegmentRecovery> recover_segment(Bytes log, Offset base_offset, const Config& config);
+// `scanned(pos)`, if given, is told after each batch that the bytes before
+// `pos` will not be read again, so a caller holding a memory map can release
+// them and keep resident memory flat on large segments.
+Result<SegmentRecovery> recover_segment(Bytes log, Offset base_offset, const Config& config,
+                                        const std::function<void(Position)>& scanned = {});
 
 // What the bytes after valid_end declare, for the report of what --recover
 // removes: the offsets named by the entries that parse there (no CRC check),

@@ -155,7 +155,7 @@ Result<PartitionPlan> plan_partition(const std::string& dir, const recover::Conf
     Segment s{base, file_name(base, file_names::FileKind::log), {}};
     auto log = MappedFile::open(dir + "/" + s.log_name);
     if (!log.ok()) return log.error();
-    auto r = recover::recover_segment(log->bytes(), base, config);
+    auto r = recover::recover_segment(log->bytes(), base, config, [&](Position p) { log->release_before(p); });
     if (!r.ok()) {
       out.problems.push_back(fmt::format("{}/{}: refused: {} (at position {})", dir, s.log_name, r.error().message,
                                          r.error().position));
