@@ -141,6 +141,35 @@ class HeaderReader {
   bool ok_ = true;
 };
 
+// A tight walk over `count` records that accepts exactly what RecordReader
+// (then finish()) accepts, without positions or error detail: `f(offset_delta,
+// timestamp_delta)` is called per record and may return false to stop. Returns
+// false on any fault; walk with RecordReader to say what and where.
+template <class F>
+bool for_each_record(Bytes records, int32_t count, F&& f) {
+  ByteReader r(records, Position{0});
+  for (int32_t i = 0; i < count; ++i) {
+    const int32_t length = r.varint();
+    if (!r.ok() || length < 0 || Length{length} > r.remaining()) return false;
+    ByteReader body = r.sub(Length{length});
+    body.skip(Length{1});  // attributes
+    const int64_t timestamp_delta = body.varlong();
+    const int32_t offset_delta = body.varint();
+    for (int blob = 0; blob < 2; ++blob)  // key, value: negative is null
+      if (const int32_t n = body.varint(); n > 0) body.skip(Length{n});
+    const int32_t headers = body.varint();
+    if (!body.ok() || headers < 0 || Length{headers} > body.remaining()) return false;
+    for (int32_t h = 0; h < headers; ++h) {
+      const int32_t key = body.varint();
+      if (key < 0) return false;
+      body.skip(Length{key});
+      if (const int32_t n = body.varint(); n > 0) body.skip(Length{n});
+    }
+    if (!body.ok() || !body.at_end() || !f(offset_delta, timestamp_delta)) return false;
+  }
+  return r.ok() && r.at_end();
+}
+
 // The records region of a batch: the raw bytes for codec none, otherwise
 // the decompressed stream in `scratch`. The codec is checked (ids 5..7 fail).
 Result<Bytes> records_bytes(const EntryRef& entry, const BatchHeader& h, std::vector<uint8_t>& scratch,

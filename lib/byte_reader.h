@@ -48,17 +48,37 @@ class ByteReader {
 
   // Kafka's zigzag varint (at most 5 bytes) and varlong (at most 10 bytes).
   // An overlong encoding fails the reader like an underflow does.
-  int32_t varint();
-  int64_t varlong();
+  // Inline, with a one-byte fast path: record walking is mostly varints.
+  int32_t varint() {
+    const auto u = static_cast<uint32_t>(raw_varint(5));  // Java drops bits past 32 first
+    return static_cast<int32_t>((u >> 1) ^ (~(u & 1) + 1));
+  }
+  int64_t varlong() {
+    const uint64_t u = raw_varint(10);
+    return static_cast<int64_t>((u >> 1) ^ (~(u & 1) + 1));
+  }
   // Kafka's unsigned varint (used by KRaft metadata framing).
-  uint32_t uvarint();
+  uint32_t uvarint() { return static_cast<uint32_t>(raw_varint(5)); }
 
-  Bytes bytes(Length n);
+  Bytes bytes(Length n) {
+    if (failed_ || n.bytes < 0 || static_cast<uint64_t>(n.bytes) > data_.size() - pos_) {
+      fail_at(pos_);
+      return {};
+    }
+    Bytes out = data_.subspan(pos_, static_cast<size_t>(n.bytes));
+    pos_ += static_cast<size_t>(n.bytes);
+    return out;
+  }
   void skip(Length n) { (void)bytes(n); }
 
   // A reader over the next n bytes; this reader advances by exactly n.
   // If fewer than n remain, both readers are failed.
-  ByteReader sub(Length n);
+  ByteReader sub(Length n) {
+    const Position at = position();
+    ByteReader r(bytes(n), at);
+    if (failed_) r.fail();
+    return r;
+  }
 
   void fail() { fail_at(pos_); }
 
@@ -75,7 +95,17 @@ class ByteReader {
     if (!failed_) fail_pos_ = base_ + Length{static_cast<int64_t>(at)};
     failed_ = true;
   }
-  uint64_t raw_varint(int max_bytes);
+  // Up to three bytes without bounds checks when the buffer has room; longer
+  // or near-the-end encodings (and every failure) take the checked loop.
+  uint64_t raw_varint(int max_bytes) {
+    if (failed_ || data_.size() - pos_ < 3) return raw_varint_slow(max_bytes);
+    const uint8_t* p = data_.data() + pos_;
+    if (p[0] < 0x80) { pos_ += 1; return p[0]; }
+    if (p[1] < 0x80) { pos_ += 2; return (p[0] & 0x7fu) | (uint64_t{p[1]} << 7); }
+    if (p[2] < 0x80) { pos_ += 3; return (p[0] & 0x7fu) | (uint64_t{p[1] & 0x7fu} << 7) | (uint64_t{p[2]} << 14); }
+    return raw_varint_slow(max_bytes);
+  }
+  uint64_t raw_varint_slow(int max_bytes);
 
   Bytes data_;
   Position base_{0};

@@ -5,6 +5,8 @@
 // window limit stays at libzstd's default (2^27), as in Kafka.
 #include <zstd.h>
 
+#include <algorithm>
+
 #include "lib/codec_internal.h"
 
 namespace kseg::codec_detail {
@@ -36,7 +38,11 @@ Status zstd_decompress(Bytes in, Position in_position, OutputBuffer& out) {
   if (dctx.ctx == nullptr) return codec_error(in_position, 0, "zstd: cannot create a decompression context");
   ZSTD_DCtx_reset(dctx.ctx, ZSTD_reset_session_only);
   ZSTD_inBuffer src{in.data(), in.size(), 0};
-  size_t want = size_hint(in, out.limit()) + 1;  // +1: see the end without a second pass
+  // Kafka's producer writes no content size; then guess 4x the input, and
+  // double after, not ZSTD_DStreamOutSize(): every byte the output grows by
+  // is zero-filled, per batch.
+  const size_t hint = size_hint(in, out.limit());
+  size_t want = hint > 0 ? hint + 1 : std::max<size_t>(4096, 4 * in.size());  // +1: see the end in one pass
   bool between_frames = true;  // libzstd returned 0: the last frame is complete and flushed
   for (;;) {
     if (between_frames && src.pos == src.size) return {};
@@ -50,7 +56,7 @@ Status zstd_decompress(Bytes in, Position in_position, OutputBuffer& out) {
                          fmt::format("zstd: {} at compressed byte {}", ZSTD_getErrorName(rc), src.pos));
     if (probing && dst.pos > 0) return too_large_error("zstd", in_position, src.pos, out.limit());
     if (!probing) out.commit(dst.pos);
-    want = ZSTD_DStreamOutSize();
+    want = std::max<size_t>(4096, out.size());
     between_frames = rc == 0;
     if (!between_frames && src.pos == src.size && dst.pos < dst.size)  // waiting for input that is not there
       return codec_error(in_position, in.size(),

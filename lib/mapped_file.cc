@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <algorithm>
 #include <utility>
 
 #include <fmt/format.h>
@@ -27,14 +28,14 @@ MappedFile& MappedFile::operator=(MappedFile&& o) noexcept {
   std::swap(fd_, o.fd_);
   std::swap(mapped_, o.mapped_);
   std::swap(drop_page_cache_, o.drop_page_cache_);
+  std::swap(was_cached_, o.was_cached_);
   return *this;
 }
 
 MappedFile::~MappedFile() {
   if (mapped_) munmap(const_cast<uint8_t*>(data_), size_);
   // release_before() works in large steps; drop the rest of what was read too.
-  if (drop_page_cache_ && fd_ >= 0 && size_ > released_)
-    posix_fadvise(fd_, static_cast<off_t>(released_), static_cast<off_t>(size_ - released_), POSIX_FADV_DONTNEED);
+  if (size_ > released_) drop_cached(released_, size_);
   if (fd_ >= 0) close(fd_);
 }
 
@@ -62,9 +63,40 @@ void MappedFile::release_before(Position pos) {
   const size_t upto = std::min(size_, static_cast<size_t>(pos.value)) / page * page;
   if (upto < released_ + kReleaseChunk) return;
   madvise(const_cast<uint8_t*>(data_) + released_, upto - released_, MADV_DONTNEED);
-  if (drop_page_cache_)
-    posix_fadvise(fd_, static_cast<off_t>(released_), static_cast<off_t>(upto - released_), POSIX_FADV_DONTNEED);
+  drop_cached(released_, upto);
   released_ = upto;
+}
+
+void MappedFile::set_drop_page_cache(bool on) {
+  drop_page_cache_ = on;
+  was_cached_.clear();
+  if (!on || !mapped_) return;
+  // Linux reports page-cache residency of a file mapping only to a caller
+  // that may write the file; otherwise pages read as not cached and are
+  // dropped as before.
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  was_cached_.resize((size_ + page - 1) / page);
+  if (mincore(const_cast<uint8_t*>(data_), size_, was_cached_.data()) != 0) was_cached_.assign(was_cached_.size(), 0);
+}
+
+// posix_fadvise(DONTNEED) on the runs of pages in [from, to) that were not
+// cached before the scan.
+void MappedFile::drop_cached(size_t from, size_t to) {
+  if (!drop_page_cache_ || fd_ < 0 || from >= to) return;
+  if (was_cached_.empty()) {
+    posix_fadvise(fd_, static_cast<off_t>(from), static_cast<off_t>(to - from), POSIX_FADV_DONTNEED);
+    return;
+  }
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  size_t p = from / page;
+  const size_t end = std::min((to + page - 1) / page, was_cached_.size());
+  while (p < end) {
+    while (p < end && (was_cached_[p] & 1)) p++;
+    const size_t run = p;
+    while (p < end && !(was_cached_[p] & 1)) p++;
+    if (p > run)
+      posix_fadvise(fd_, static_cast<off_t>(run * page), static_cast<off_t>((p - run) * page), POSIX_FADV_DONTNEED);
+  }
 }
 
 }  // namespace kseg

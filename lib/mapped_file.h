@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "lib/byte_reader.h"
 #include "lib/status.h"
@@ -30,8 +31,10 @@ class MappedFile {
   // Tells the kernel the bytes before `pos` will not be read again.
   void release_before(Position pos);
   // Also evict released pages from the page cache (for scans of a live
-  // broker's disk); off by default so repeated runs stay warm.
-  void set_drop_page_cache(bool on) { drop_page_cache_ = on; }
+  // broker's disk), but only those that were not cached when this was
+  // called: a scan neither pollutes the cache nor evicts what a broker's
+  // consumers are reading. Off by default.
+  void set_drop_page_cache(bool on);
 
  private:
   const uint8_t* data_ = nullptr;
@@ -40,7 +43,10 @@ class MappedFile {
   int64_t file_size_ = 0;
   int fd_ = -1;
   bool mapped_ = false;
+  void drop_cached(size_t from, size_t to);
+
   bool drop_page_cache_ = false;
+  std::vector<unsigned char> was_cached_;  // mincore() per page at set_drop_page_cache
 };
 
 // errno as text, for I/O error messages.

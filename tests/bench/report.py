@@ -58,6 +58,18 @@ for w in order:
     peak = max((max(rss[(w, f"{m} kseg")]) for m in modes if rss.get((w, f"{m} kseg"))), default=0)
     row.append(f"{peak / 1024:.1f}")
     lines.append("| " + " | ".join(row) + " |")
+
+# Peak RSS of every command (max over runs, MiB); Kafka's in-process rebuild
+# is not measured by /usr/bin/time.
+cmds = [("cat", "cat"), ("codec", "codec"), ("jvm-start", "JVM start")] + [
+    (f"{m} {side}", f"{label} {side}") for m, label in
+    (("default", "dump"), ("deep", "deep+print"), ("idx", "verify-index"), ("verify", "verify --deep"),
+     ("reindex", "reindex")) for side in ("kseg", "kafka") if (m, side) != ("reindex", "kafka")]
+lines += ["", "Peak RSS per command, MiB (largest of the runs):", "",
+          "| workload | " + " | ".join(label for _, label in cmds) + " |", "|" + "---|" * (len(cmds) + 1)]
+for w in order:
+    cells = [f"{max(rss[(w, k)]) / 1024:.1f}" if rss.get((w, k)) else "-" for k, _ in cmds]
+    lines.append("| " + w + " | " + " | ".join(cells) + " |")
 open(f"{out}/results.md", "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
 

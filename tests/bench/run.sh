@@ -35,8 +35,11 @@ kafka_jvm=(java -Xmx256M -server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:Initia
   org.apache.kafka.tools.DumpLogSegments)
 
 # measure NAME CMD...: runs CMD with stdout to /dev/null, appends "NAME seconds maxrss_kib" to $raw.
+# The segment is read into the page cache first, so every command starts warm
+# whatever the one before it left (kseg-verify evicts what it brought in).
 measure() {
   local name="$1"; shift
+  cat "$log" > /dev/null
   /usr/bin/time -f "%e %M" -o "$tmp/t" "$@" >/dev/null 2>"$tmp/err" || true
   echo "$name $(cat "$tmp/t")" >> "$raw"
 }
@@ -54,7 +57,6 @@ for w in "${list[@]}"; do
   fi
   log="$dir/00000000000000000000.log" idx="$dir/00000000000000000000.index"
   echo "benchmarking $w: $(stat -c %s "$log") bytes" >&2
-  cat "$log" > /dev/null  # warm the page cache
   for ((r = 0; r < runs; r++)); do
     measure "$w cat" cat "$log"
     [[ "$w" == *none* ]] || measure "$w codec" "$build/tests/bench/kseg_bench_decompress" "$log"
@@ -74,6 +76,7 @@ for w in "${list[@]}"; do
       if [[ $side == kseg ]]; then
         measure "$w reindex kseg" "$build/kseg-reindex" --no-backup "$rb"
       else
+        cat "$log" > /dev/null
         java -Xmx1g -cp "$cp" kseg.oracle.TimeRebuild "$rb" > "$tmp/rebuild.out"
         echo "$w reindex kafka $(awk '{print $3 / 1000}' "$tmp/rebuild.out") 0" >> "$raw"
       fi

@@ -433,3 +433,39 @@ TEST_CASE("corrupt helpers: flip, set, cut and fix_crc round trip", "[sweep]") {
     CHECK(corrupt::cut(corrupt::view(one), 5).size() == 5);
   }
 }
+
+// v2::for_each_record is the fast path of kseg-verify; it must accept exactly
+// what RecordReader and finish() accept, under every flip of every records byte.
+TEST_CASE("the fast record walk accepts exactly what RecordReader accepts", "[sweep]") {
+  auto slow_ok = [](Bytes records, int32_t count) {
+    v2::RecordReader rr(records, Position{0}, count);
+    v2::Record rec;
+    while (rr.next(rec)) {}
+    return rr.finish().ok();
+  };
+  auto fast_ok = [](Bytes records, int32_t count) {
+    return v2::for_each_record(records, count, [](int32_t, int64_t) { return true; });
+  };
+  int64_t accepted = 0, rejected = 0;
+  for (const char* input : {"v2-none", "transactions"}) {
+    const Buf file = first_entries(input, 40);
+    EntryScanner scan(corrupt::view(file), Position{0});
+    while (auto e = scan.next()) {
+      auto h = v2::decode_header(*e);
+      REQUIRE(h.ok());
+      if (h->codec_id() != 0) continue;
+      const Bytes records = e->bytes.subspan(v2::kRecordBatchOverhead);
+      REQUIRE(fast_ok(records, h->records_count));
+      for (int32_t delta : {-1, 1}) CHECK(fast_ok(records, h->records_count + delta) == slow_ok(records, h->records_count + delta));
+      for (size_t at = 0; at < records.size(); ++at)
+        for (uint8_t mask : {uint8_t{0x01}, uint8_t{0x40}, uint8_t{0x80}, uint8_t{0xFF}}) {
+          const Buf m = corrupt::flip(records, at, mask);
+          const bool slow = slow_ok(corrupt::view(m), h->records_count);
+          if (fast_ok(corrupt::view(m), h->records_count) != slow) FAIL(input << " byte " << at << " mask " << int(mask));
+          (slow ? accepted : rejected)++;
+        }
+    }
+  }
+  CHECK(accepted > 0);
+  CHECK(rejected > 0);
+}

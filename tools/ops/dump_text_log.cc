@@ -1,4 +1,6 @@
 // Text dump of .log and KRaft .checkpoint files, as DumpLogSegments prints them.
+#include <tuple>
+
 #include <fmt/format.h>
 
 #include "formats/batch_v2.h"
@@ -11,6 +13,8 @@
 #include "tools/ops/record_text.h"
 
 namespace kseg {
+
+using namespace std::string_view_literals;  // appends of literals without strlen
 
 namespace {
 const char* tf(bool b) { return b ? "true" : "false"; }
@@ -48,7 +52,24 @@ struct LogPrinter {
   // The key/payload part and the newline of a record line. `prefix` is what
   // Kafka's running prefix holds at this point.
   bool finish_record(const RecordView& rv, bool control, std::string_view prefix) {
-    if (o.print_data_log && !control) {
+    if (o.print_data_log && !control && o.parser == RecordParser::plain) {
+      // The common case, decoded straight into the line.
+      const size_t bare = line.size();
+      for (const auto& [blob, name, label, decoder] :
+           {std::tuple{&rv.key, "key", "key: "sv, o.key_decoder}, std::tuple{&rv.value, "value", "payload: "sv, o.value_decoder}}) {
+        if (blob->null) continue;
+        line += prefix;
+        line += label;
+        prefix = " ";
+        if (!append_decoded(line, decoder, blob->bytes)) {
+          line.resize(bare);
+          line += '\n';
+          out.write(line);
+          d.problem(path, decoder_error(rv.offset, name, blob->bytes.size()));
+          return false;
+        }
+      }
+    } else if (o.print_data_log && !control) {
       parse_record(o, rv, parsed);
       if (parsed.error) {
         line += '\n';
@@ -60,13 +81,13 @@ struct LogPrinter {
       // keyless record under --skip-record-metadata starts "| payload:".
       if (parsed.key) {
         line += prefix;
-        line += "key: ";
+        line += "key: "sv;
         line += *parsed.key;
         prefix = " ";
       }
       if (parsed.payload) {
         line += prefix;
-        line += "payload: ";
+        line += "payload: "sv;
         line += *parsed.payload;
       }
     }
@@ -84,20 +105,24 @@ struct LogPrinter {
     }
     const v2::BatchHeader& h = *hr;
     const char* codec = codec_name(h.codec_id());
-    std::string horizon =
-        h.has_delete_horizon() ? fmt::format("OptionalLong[{}]", h.base_timestamp) : "OptionalLong.empty";
+    fmt::basic_memory_buffer<char, 48> horizon;  // no allocation per batch
+    if (h.has_delete_horizon())
+      fmt::format_to(fmt::appender(horizon), FMT_COMPILE("OptionalLong[{}]"), h.base_timestamp);
+    else
+      horizon.append(std::string_view("OptionalLong.empty"));
     out.print(
-        "baseOffset: {} lastOffset: {} count: {} baseSequence: {} lastSequence: {} producerId: {} producerEpoch: {} "
-        "partitionLeaderEpoch: {} isTransactional: {} isControl: {} deleteHorizonMs: {}",
+        FMT_COMPILE("baseOffset: {} lastOffset: {} count: {} baseSequence: {} lastSequence: {} producerId: {} "
+                    "producerEpoch: {} partitionLeaderEpoch: {} isTransactional: {} isControl: {} deleteHorizonMs: {}"),
         h.base_offset, h.last_offset(), h.records_count, h.base_sequence, h.last_sequence(), h.producer_id,
-        h.producer_epoch, h.partition_leader_epoch, tf(h.is_transactional()), tf(h.is_control()), horizon);
+        h.producer_epoch, h.partition_leader_epoch, tf(h.is_transactional()), tf(h.is_control()),
+        std::string_view(horizon.data(), horizon.size()));
     if (codec == nullptr) {
       d.problem(path, Error{Errc::bad_codec, e.position + Length{v2::kAttributesOffset},
                             fmt::format("unknown compression type id {} in batch attributes", h.codec_id())});
       return false;
     }
     const bool valid = v2::compute_crc(e.bytes) == h.crc;
-    out.print(" position: {} {}: {} size: {} magic: {} compresscodec: {} crc: {} isvalid: {}\n", position,
+    out.print(FMT_COMPILE(" position: {} {}: {} size: {} magic: {} compresscodec: {} crc: {} isvalid: {}\n"), position,
               v2::timestamp_type_name(h.timestamp_type()), h.max_timestamp, e.bytes.size(), h.magic, codec, h.crc,
               tf(valid));
     if (!valid)
@@ -132,9 +157,13 @@ struct LogPrinter {
       std::string_view prefix = "| ";
       if (!o.skip_record_metadata) {
         const int32_t seq = h.base_sequence >= 0 ? v2::increment_sequence(h.base_sequence, rec.offset_delta) : -1;
-        fmt::format_to(std::back_inserter(line), "| offset: {} {}: {} keySize: {} valueSize: {} sequence: {} headerKeys: [",
-                       rv.offset, v2::timestamp_type_name(h.timestamp_type()), rv.timestamp, rec.key.size(),
-                       rec.value.size(), seq);
+        // Compiled format into a stack buffer, one append: printed per record.
+        fmt::basic_memory_buffer<char, 256> head;
+        fmt::format_to(fmt::appender(head),
+                       FMT_COMPILE("| offset: {} {}: {} keySize: {} valueSize: {} sequence: {} headerKeys: ["),
+                       rv.offset, std::string_view(v2::timestamp_type_name(h.timestamp_type())), rv.timestamp,
+                       rec.key.size(), rec.value.size(), seq);
+        line.append(head.data(), head.size());
         v2::HeaderReader hr2(rec);
         v2::Header hdr;
         bool first = true;
@@ -185,7 +214,7 @@ struct LogPrinter {
     }
     const bool valid = legacy::compute_crc(e.bytes) == m.crc;
     const char* ts_name = v2::timestamp_type_name(m.timestamp_type());
-    out.print("offset: {} position: {} {}: {} size: {} magic: {} compresscodec: {} crc: {} isvalid: {}\n", m.offset,
+    out.print(FMT_COMPILE("offset: {} position: {} {}: {} size: {} magic: {} compresscodec: {} crc: {} isvalid: {}\n"), m.offset,
               position, ts_name, m.timestamp, e.bytes.size(), m.magic, codec, m.crc, tf(valid));
     if (!valid)
       d.problem(path, Error{Errc::bad_crc, e.position,
@@ -214,8 +243,12 @@ struct LogPrinter {
     std::string_view prefix = "| ";
     if (!o.skip_record_metadata) {
       // Kafka 4.4 no longer prints the stray "}" older releases put after the crc.
-      fmt::format_to(std::back_inserter(line), "| offset: {} {}: {} keySize: {} valueSize: {} isValid: {} crc: {}",
-                     rv.offset, ts_name, rv.timestamp, rv.key.size(), rv.value.size(), tf(valid), crc);
+      fmt::basic_memory_buffer<char, 256> head;
+      fmt::format_to(fmt::appender(head),
+                     FMT_COMPILE("| offset: {} {}: {} keySize: {} valueSize: {} isValid: {} crc: {}"), rv.offset,
+                     std::string_view(ts_name), rv.timestamp, rv.key.size(), rv.value.size(), std::string_view(tf(valid)),
+                     crc);
+      line.append(head.data(), head.size());
       prefix = " ";
     }
     return finish_record(rv, false, prefix);

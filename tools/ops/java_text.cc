@@ -1,5 +1,7 @@
 #include "tools/ops/java_text.h"
 
+#include <cstring>
+
 namespace kseg {
 
 namespace {
@@ -23,8 +25,12 @@ void append_java_utf8(std::string& out, Bytes in) {
   while (i < n) {
     const uint8_t b1 = in[i];
     if (b1 < 0x80) {
-      // Copy the whole ASCII run at once: the common case.
+      // Copy the whole ASCII run at once (the common case), 8 bytes a step.
       size_t j = i + 1;
+      for (uint64_t w; j + 8 <= n; j += 8) {
+        std::memcpy(&w, in.data() + j, 8);
+        if (w & 0x8080808080808080u) break;
+      }
       while (j < n && in[j] < 0x80) ++j;
       out.append(reinterpret_cast<const char*>(in.data() + i), j - i);
       i = j;

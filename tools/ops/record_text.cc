@@ -6,29 +6,27 @@
 
 namespace kseg {
 
-namespace {
-
-// Decodes with one of the Decoder classes; nullopt where Kafka's decoder
-// would throw (Integer/LongDecoder on too few bytes).
-std::optional<std::string> decode_with(ValueDecoder d, Bytes b) {
-  std::string s;
+bool append_decoded(std::string& out, ValueDecoder d, Bytes b) {
   switch (d) {
-    case ValueDecoder::string: append_java_utf8(s, b); break;
-    case ValueDecoder::hex: append_hex(s, b); break;
-    case ValueDecoder::base64: append_base64(s, b); break;
+    case ValueDecoder::string: append_java_utf8(out, b); break;
+    case ValueDecoder::hex: append_hex(out, b); break;
+    case ValueDecoder::base64: append_base64(out, b); break;
     case ValueDecoder::integer:
-      if (b.size() < 4) return std::nullopt;
-      s = fmt::format("{}", static_cast<int32_t>(load_be32(b.data())));
+      if (b.size() < 4) return false;
+      out += fmt::format_int(static_cast<int32_t>(load_be32(b.data()))).c_str();
       break;
     case ValueDecoder::long_int:
-      if (b.size() < 8) return std::nullopt;
-      s = fmt::format("{}", static_cast<int64_t>(load_be64(b.data())));
+      if (b.size() < 8) return false;
+      out += fmt::format_int(static_cast<int64_t>(load_be64(b.data()))).c_str();
       break;
   }
-  return s;
+  return true;
 }
 
-}  // namespace
+Error decoder_error(int64_t offset, const char* what, size_t size) {
+  return Error{Errc::bad_value, Position{-1},
+               fmt::format("record at offset {}: {} of {} bytes is too short for the decoder", offset, what, size)};
+}
 
 void parse_record(const DumpOptions& o, const RecordView& r, ParsedRecord& out) {
   out = ParsedRecord{};
@@ -39,20 +37,19 @@ void parse_record(const DumpOptions& o, const RecordView& r, ParsedRecord& out) 
     case RecordParser::plain: break;
   }
   if (!r.key.null) {
-    out.key = decode_with(o.key_decoder, r.key.bytes);
-    if (!out.key) {
-      out.error = Error{Errc::bad_value, Position{-1},
-                        fmt::format("record at offset {}: key of {} bytes is too short for the decoder", r.offset,
-                                    r.key.bytes.size())};
+    out.key.emplace();
+    if (!append_decoded(*out.key, o.key_decoder, r.key.bytes)) {
+      out.key.reset();
+      out.error = decoder_error(r.offset, "key", r.key.bytes.size());
       return;
     }
   }
   if (!r.value.null) {
-    out.payload = decode_with(o.value_decoder, r.value.bytes);
-    if (!out.payload)
-      out.error = Error{Errc::bad_value, Position{-1},
-                        fmt::format("record at offset {}: value of {} bytes is too short for the decoder", r.offset,
-                                    r.value.bytes.size())};
+    out.payload.emplace();
+    if (!append_decoded(*out.payload, o.value_decoder, r.value.bytes)) {
+      out.payload.reset();
+      out.error = decoder_error(r.offset, "value", r.value.bytes.size());
+    }
   }
 }
 

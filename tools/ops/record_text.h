@@ -26,6 +26,12 @@ struct ParsedRecord {
 
 void parse_record(const DumpOptions& o, const RecordView& r, ParsedRecord& out);
 
+// Appends `b` as Decoder `d` prints it; false (nothing appended) where
+// Kafka's decoder throws (Integer/LongDecoder on too few bytes).
+bool append_decoded(std::string& out, ValueDecoder d, Bytes b);
+// The error for a key or value `append_decoded` refused.
+Error decoder_error(int64_t offset, const char* what, size_t size);
+
 // Topic-specific parsers (internal_topics.cc). Each fills `out` exactly as
 // the matching DumpLogSegments parser prints, or sets out.error where Kafka
 // would abort.

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string_view>
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 namespace kseg {
@@ -27,6 +28,13 @@ class Sink {
   template <class... Args>
   void print(fmt::format_string<Args...> f, Args&&... args) {
     fmt::format_to(std::back_inserter(buf_), f, std::forward<Args>(args)...);
+    if (buf_.size() >= kFlushAt) flush();
+  }
+  // A format string compiled with FMT_COMPILE: no parsing per call, for
+  // lines printed per batch.
+  template <class S, class... Args, std::enable_if_t<fmt::detail::is_compiled_string<S>::value, int> = 0>
+  void print(const S& f, Args&&... args) {
+    fmt::format_to(fmt::appender(buf_), f, std::forward<Args>(args)...);
     if (buf_.size() >= kFlushAt) flush();
   }
   void flush() {

@@ -1,6 +1,8 @@
 #include "tools/ops/verify_log.h"
 
+#include <atomic>
 #include <climits>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -153,6 +155,38 @@ void check_end(const EntryScanner& sc, const SegmentScan& s, int64_t mapped, int
   }
 }
 
+// One entry of a chunk, examined (header, CRC, records) on any thread.
+struct EntryWork {
+  EntryRef e;
+  BatchInfo b;
+  bool ok = false;
+  unsigned thread = 0;
+  size_t first_problem = 0, end_problem = 0;  // in that thread's findings
+};
+
+void examine_entry(const LogCheckOptions& opts, const std::string& file, EntryWork& w, std::vector<uint8_t>& scratch,
+                   Findings& f) {
+  const EntryRef& e = w.e;
+  BatchInfo& b = w.b;
+  w.first_problem = f.problems.size();
+  b.position = e.position.value;
+  b.size = e.total().bytes;
+  b.magic = e.magic;
+  if (e.magic < 0 || e.magic > 2) {
+    f.add("log.bad_magic", file, e.position + Length{kMagicOffset}, "unknown magic", "0, 1 or 2",
+          std::to_string(e.magic));
+  } else {
+    w.ok = e.magic == 2 ? examine_v2(e, b, file, scratch, f) : examine_legacy(e, b, file, f);
+    if (w.ok && b.crc_ok) check_records(e, b, opts, file, scratch, f);
+  }
+  w.end_problem = f.problems.size();
+}
+
+// Entries are examined a chunk at a time, spread over the threads; the
+// offset checks, which need the previous batch, then run in file order.
+constexpr size_t kChunkEntries = 4096;
+constexpr int64_t kChunkBytes = 8 << 20;
+
 }  // namespace
 
 bool scan_segment(const LogCheckOptions& opts, SegmentScan& s, Findings& f) {
@@ -164,29 +198,47 @@ bool scan_segment(const LogCheckOptions& opts, SegmentScan& s, Findings& f) {
   mf->set_drop_page_cache(true);  // safe on a live broker: leave its page cache alone
   s.file_size = mf->file_size();
   const size_t before = f.problems.size();
-  std::vector<uint8_t> scratch;
+  // Quick checks are CRCs only, memory-bound: extra threads do not pay.
+  const unsigned threads = opts.depth == VerifyDepth::quick ? 1u : std::max(1u, opts.segment_threads);
+  std::vector<Findings> local(threads);
+  std::vector<std::vector<uint8_t>> scratch(threads);
+  std::vector<EntryWork> chunk;
   EntryScanner sc(mf->bytes(), Position{0});
   int64_t prev_last = INT64_MIN;
-  while (auto e = sc.next()) {
-    BatchInfo b;
-    b.position = e->position.value;
-    b.size = e->total().bytes;
-    b.magic = e->magic;
-    bool ok;
-    if (e->magic < 0 || e->magic > 2) {
-      f.add("log.bad_magic", s.file, e->position + Length{kMagicOffset}, "unknown magic", "0, 1 or 2",
-            std::to_string(e->magic));
-      ok = false;
+  for (;;) {
+    chunk.clear();
+    int64_t bytes = 0;
+    while (chunk.size() < kChunkEntries && bytes < kChunkBytes) {
+      auto e = sc.next();
+      if (!e) break;
+      chunk.push_back(EntryWork{*e, {}});
+      bytes += e->total().bytes;
+    }
+    if (chunk.empty()) break;
+    std::atomic<size_t> next{0};
+    auto work = [&](unsigned t) {
+      for (size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < chunk.size();) {
+        chunk[i].thread = t;
+        examine_entry(opts, s.file, chunk[i], scratch[t], local[t]);
+      }
+    };
+    if (threads > 1 && chunk.size() > 1) {
+      std::vector<std::jthread> pool;
+      for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work, t);
+      work(0);
     } else {
-      ok = e->magic == 2 ? examine_v2(*e, b, s.file, scratch, f) : examine_legacy(*e, b, s.file, f);
+      work(0);
     }
-    if (ok) {
-      if (b.crc_ok) check_records(*e, b, opts, s.file, scratch, f);
-      check_offsets(b, prev_last, s, f);
-      prev_last = std::max(prev_last, b.last_offset);
-      s.batches.push_back(b);
+    for (auto& w : chunk) {
+      auto& found = local[w.thread].problems;
+      for (size_t i = w.first_problem; i < w.end_problem; ++i) f.problems.push_back(std::move(found[i]));
+      if (!w.ok) continue;
+      check_offsets(w.b, prev_last, s, f);
+      prev_last = std::max(prev_last, w.b.last_offset);
+      s.batches.push_back(w.b);
     }
-    mf->release_before(e->position + e->total());
+    for (auto& l : local) l.problems.clear();
+    mf->release_before(chunk.back().e.position + chunk.back().e.total());
   }
   s.valid_end = sc.valid_end().value;
   s.checked_bytes = mf->size();

@@ -53,6 +53,9 @@ struct LogCheckOptions {
   VerifyDepth depth = VerifyDepth::normal;
   size_t max_decompressed_bytes = 256u << 20;
   int64_t max_bytes = INT64_MAX;
+  // Threads that examine the batches of one segment (one partition on a
+  // machine with spare cores); findings come out in file order regardless.
+  unsigned segment_threads = 1;
 };
 
 // Reads `scan.file` (base offset and last_segment already set) and fills the

@@ -102,6 +102,7 @@ int run_verify(const VerifyOptions& opts, Sink& out, Sink& err) {
   LogCheckOptions lo{opts.depth, opts.max_decompressed_bytes, opts.max_bytes};
   const unsigned hw = std::max(1u, opts.threads ? opts.threads : std::thread::hardware_concurrency());
   const size_t workers = std::min<size_t>(hw, std::max<size_t>(1, targets.size()));
+  lo.segment_threads = static_cast<unsigned>(hw / workers);  // cores the partitions leave idle
   std::atomic<size_t> next{0}, done{0};
   std::mutex progress_mu;
   auto work = [&] {
