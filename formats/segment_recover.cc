@@ -143,49 +143,80 @@ struct Rebuilder {
 
 }  // namespace
 
+Result<EntryVerdict> judge_entry(const EntryRef& e, const Config& config) {
+  EntryVerdict v;
+  auto facts = validate(e, v.stop, v.detail);
+  if (!facts) return v;
+  v.base_offset = facts->base_offset;
+  v.last_offset = facts->last_offset;
+  v.max_timestamp_ms = facts->max_timestamp_ms;
+  v.valid = true;
+  if (facts->needs_marker_check) {
+    Status m = check_marker(e, config.max_decompressed_bytes);
+    if (!m.ok() && m.error().code == Errc::usage) return m.error();
+    if (!m.ok()) {
+      v.stop = Stop::bad_control;
+      v.detail = "control record is not a valid end-transaction marker: " + m.error().message;
+      v.ends_scan = true;
+    }
+  }
+  return v;
+}
+
 Result<SegmentRecovery> recover_segment(Bytes log, Offset base_offset, const Config& config,
                                         const std::function<void(Position)>& scanned) {
+  return recover_layout(log, {{Position{0}, Position{static_cast<int64_t>(log.size())}}}, base_offset, config, scanned);
+}
+
+Result<SegmentRecovery> recover_layout(Bytes log, const std::vector<Piece>& pieces, Offset base_offset,
+                                       const Config& config, const std::function<void(Position)>& scanned) {
   SegmentRecovery out;
-  out.file_size = Length{static_cast<int64_t>(log.size())};
   Rebuilder rb{base_offset, config};
-  EntryScanner scanner(log, Position{0});
+  Position at{0};  // where the current piece starts in the laid-out file
+  for (const auto& piece : pieces) out.file_size = out.file_size + (piece.end - piece.begin);
+  std::optional<EntryScanner> scanner;
   bool stopped_early = false;
-  while (auto e = scanner.next()) {
-    auto facts = validate(*e, out.stop, out.stop_detail);
-    if (!facts) {
-      out.valid_end = e->position;
-      stopped_early = true;
-      break;
-    }
-    KSEG_RETURN_IF_ERROR(rb.add(*e, *facts));
-    if (!out.first_offset) out.first_offset = facts->base_offset;
-    out.last_offset = facts->last_offset;
-    out.valid_batches++;
-    if (scanned) scanned(e->position);
-    // Kafka counts the batch into validBytes and indexes it before producer
-    // state parses the marker, so a bad marker keeps its batch and ends the scan.
-    if (facts->needs_marker_check) {
-      Status m = check_marker(*e, config.max_decompressed_bytes);
-      if (!m.ok() && m.error().code == Errc::usage) return m.error();
-      if (!m.ok()) {
-        out.stop = Stop::bad_control;
-        out.stop_detail = "control record is not a valid end-transaction marker: " + m.error().message;
+  for (const auto& piece : pieces) {
+    const Length size = piece.end - piece.begin;
+    scanner.emplace(log.subspan(static_cast<size_t>(piece.begin.value), static_cast<size_t>(size.bytes)), at);
+    while (auto e = scanner->next()) {
+      auto v = judge_entry(*e, config);
+      if (!v.ok()) return v.error();
+      if (!v->valid) {
+        out.valid_end = e->position;
+        out.stop = v->stop;
+        out.stop_detail = v->detail;
+        stopped_early = true;
+        break;
+      }
+      KSEG_RETURN_IF_ERROR(rb.add(*e, {v->base_offset, v->last_offset, v->max_timestamp_ms, false}));
+      if (!out.first_offset) out.first_offset = v->base_offset;
+      out.last_offset = v->last_offset;
+      out.valid_batches++;
+      if (scanned) scanned(piece.begin + (e->position - at));
+      // Kafka counts the batch into validBytes and indexes it before producer
+      // state parses the marker, so a bad marker keeps its batch and ends the scan.
+      if (v->ends_scan) {
+        out.stop = v->stop;
+        out.stop_detail = v->detail;
         out.valid_end = e->position + e->total();
         stopped_early = true;
         break;
       }
     }
+    if (stopped_early || scanner->end() != ScanEnd::clean) break;
+    at = at + size;
   }
-  if (!stopped_early) {
-    out.valid_end = scanner.valid_end();
-    out.stop = stop_from_scan(scanner.end());
+  if (!stopped_early && scanner) {
+    out.valid_end = scanner->valid_end();
+    out.stop = stop_from_scan(scanner->end());
     if (out.stop == Stop::partial_tail)
       out.stop_detail = fmt::format("entry of size {} runs past the end of the file ({} bytes left)",
-                                    scanner.stop_size(), scanner.trailing());
+                                    scanner->stop_size(), scanner->trailing());
     else if (out.stop == Stop::bad_size || out.stop == Stop::zero_tail)
-      out.stop_detail = fmt::format("size field {} is below the minimum of {}", scanner.stop_size(), kMinRecordOverhead);
+      out.stop_detail = fmt::format("size field {} is below the minimum of {}", scanner->stop_size(), kMinRecordOverhead);
     else if (out.stop == Stop::short_tail)
-      out.stop_detail = fmt::format("{} bytes left, too few for an entry header", scanner.trailing());
+      out.stop_detail = fmt::format("{} bytes left, too few for an entry header", scanner->trailing());
   }
   // The final entry (roll/close/recover): appended iff the max increased.
   auto final_entry = rb.times.maybe_append(rb.max_ts, rb.max_ts_offset);
@@ -198,22 +229,32 @@ Result<SegmentRecovery> recover_segment(Bytes log, Offset base_offset, const Con
 
 namespace {
 
+// An offset a segment with base offset `base` can hold (any when unknown).
+bool plausible(Offset o, Offset base) {
+  return base.value == INT64_MIN ||
+         (o >= base && static_cast<uint64_t>(o.value) - static_cast<uint64_t>(base.value) <= INT32_MAX);
+}
+
 // A position where a whole entry with a valid checksum starts (used to read
 // past a region the scanner cannot cross, e.g. a corrupt size field).
-bool valid_entry_at(Bytes log, size_t pos) {
+bool valid_entry_at(Bytes log, size_t pos, Offset min_offset) {
   if (log.size() - pos <= static_cast<size_t>(kHeaderSizeUpToMagic)) return false;
   const uint8_t* p = log.data() + pos;
   const int64_t size = static_cast<int32_t>(load_be32(p + kOffsetFieldBytes));
   const int8_t magic = static_cast<int8_t>(p[kMagicOffset]);
   if (magic < 0 || magic > 2 || size < kMinRecordOverhead) return false;
   if (static_cast<uint64_t>(kLogOverhead + size) > log.size() - pos) return false;
+  if (magic == 2 && size + kLogOverhead < v2::kRecordBatchOverhead) return false;
+  // Offsets of a segment's entries lie in [base, base + INT32_MAX] (relative
+  // offsets are 32-bit).
+  if (!plausible(Offset{static_cast<int64_t>(load_be64(p))}, min_offset)) return false;
   const Bytes entry = log.subspan(pos, static_cast<size_t>(kLogOverhead + size));
-  if (magic == 2)
-    return size + kLogOverhead >= v2::kRecordBatchOverhead && load_be32(p + v2::kCrcOffset) == v2::compute_crc(entry);
+  if (magic == 2) return load_be32(p + v2::kCrcOffset) == v2::compute_crc(entry);
   return load_be32(p + legacy::kCrcOffset) == legacy::compute_crc(entry);
 }
 
-void note(RemovedRange& r, Offset first, Offset last) {
+void note(RemovedRange& r, Offset first, Offset last, Offset base) {
+  if (!plausible(first, base) || !plausible(last, base)) return;  // garbage read as an entry
   if (!r.first_offset || first < *r.first_offset) r.first_offset = first;
   if (!r.last_offset || last > *r.last_offset) r.last_offset = last;
   r.entries++;
@@ -221,7 +262,7 @@ void note(RemovedRange& r, Offset first, Offset last) {
 
 }  // namespace
 
-RemovedRange describe_removed(Bytes log, Position valid_end) {
+RemovedRange describe_removed(Bytes log, Position valid_end, Offset base_offset) {
   RemovedRange r;
   size_t pos = static_cast<size_t>(valid_end.value);
   while (pos < log.size()) {
@@ -232,17 +273,22 @@ RemovedRange describe_removed(Bytes log, Position valid_end) {
         auto h = v2::decode_header(*e);
         if (h.ok()) last = Offset{h->last_offset()};
       }
-      note(r, Offset{e->offset}, last);
+      note(r, Offset{e->offset}, last, base_offset);
     }
     if (scanner.end() == ScanEnd::clean || scanner.end() == ScanEnd::zero_tail) break;
     // A torn or impossible entry still names its base offset; then look for
     // the next entry with a valid checksum after it.
     if (scanner.end() == ScanEnd::partial_tail || scanner.end() == ScanEnd::bad_size)
-      note(r, Offset{scanner.stop_offset()}, Offset{scanner.stop_offset()});
-    pos = static_cast<size_t>(scanner.valid_end().value) + 1;
-    while (pos < log.size() && !valid_entry_at(log, pos)) pos++;
+      note(r, Offset{scanner.stop_offset()}, Offset{scanner.stop_offset()}, base_offset);
+    pos = next_valid_entry(log, static_cast<size_t>(scanner.valid_end().value) + 1, base_offset).value_or(log.size());
   }
   return r;
+}
+
+std::optional<size_t> next_valid_entry(Bytes log, size_t from, Offset min_offset) {
+  for (size_t pos = from; pos < log.size(); pos++)
+    if (valid_entry_at(log, pos, min_offset)) return pos;
+  return std::nullopt;
 }
 
 }  // namespace kseg::recover

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "formats/log_entry.h"
 #include "lib/byte_reader.h"
 #include "lib/status.h"
 #include "lib/types.h"
@@ -76,6 +77,30 @@ struct SegmentRecovery {
 Result<SegmentRecovery> recover_segment(Bytes log, Offset base_offset, const Config& config,
                                         const std::function<void(Position)>& scanned = {});
 
+// Kafka's recovery of the file made by laying `pieces` of `log` end to end
+// (what a salvage writes), without building it: positions in the result are
+// those of the new file; `scanned` is told positions in `log`.
+struct Piece {
+  Position begin;
+  Position end;
+};
+Result<SegmentRecovery> recover_layout(Bytes log, const std::vector<Piece>& pieces, Offset base_offset,
+                                       const Config& config, const std::function<void(Position)>& scanned = {});
+
+// One entry as recovery judges it. `valid`: Kafka's recovery keeps it;
+// `ends_scan`: kept, but nothing after it is (bad_control). Fails where Kafka
+// fails loading the log.
+struct EntryVerdict {
+  bool valid = false;
+  bool ends_scan = false;
+  Offset base_offset;
+  Offset last_offset;
+  int64_t max_timestamp_ms = -1;
+  Stop stop = Stop::end_of_file;  // why not valid (or why the scan ends)
+  std::string detail;
+};
+Result<EntryVerdict> judge_entry(const EntryRef& e, const Config& config);
+
 // What the bytes after valid_end declare, for the report of what --recover
 // removes: the offsets named by the entries that parse there (no CRC check),
 // resuming after an entry the scanner cannot cross at the next position
@@ -85,6 +110,15 @@ struct RemovedRange {
   std::optional<Offset> last_offset;
   int64_t entries = 0;
 };
-RemovedRange describe_removed(Bytes log, Position valid_end);
+// To describe a gap [valid_end, end), pass log.first(end). With the
+// segment's base offset, entries whose offsets it cannot hold are garbage:
+// neither noted nor resynced to.
+RemovedRange describe_removed(Bytes log, Position valid_end, Offset base_offset = Offset{INT64_MIN});
+
+// The next position in [from, log.size()) where a whole entry with a valid
+// checksum starts whose offset field a segment with base offset `min_offset`
+// can hold (INT64_MIN: any); nullopt if none. Cheap checks (magic, size, offset)
+// come before the checksum, so random or zeroed bytes cost a few loads each.
+std::optional<size_t> next_valid_entry(Bytes log, size_t from, Offset min_offset = Offset{INT64_MIN});
 
 }  // namespace kseg::recover

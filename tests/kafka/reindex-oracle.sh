@@ -11,7 +11,16 @@
 #      clean and unclean loads of what the crash left succeed and keep every expected record
 #      (after the segment's .index is unlinked, Kafka's loader recovers the segment itself but
 #      keeps later segments, so those loads may hold more), and a re-run finishes the job
-#      (clean load == expected).
+#      (clean load == expected);
+#   4. --salvage (beyond Kafka), crc-mismatch and corrupt-size: the case is restored from its
+#      recipe (crc-mismatch: the flipped byte flipped back, the batch's position and size from
+#      Kafka's own DumpLogSegments golden; corrupt-size: the one length for which the batch's
+#      CRC-32C holds, found by a CRC written in the script) and the damaged batch is cut out
+#      of the restored copy; Kafka's loads (clean and unclean) of what `kseg-reindex --salvage`
+#      made of the damaged copy == Kafka's load of that cut copy, and lack exactly one
+#      contiguous run of offsets starting where Kafka's own recovery stops, compared with the
+#      restored copy; a second run changes nothing; crash injection on crc-mismatch: loads
+#      succeed and a re-run finishes the job.
 # Usage: reindex-oracle.sh KSEG_REINDEX     Prints "N passed, M failed"; exits non-zero on failure.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -107,6 +116,67 @@ for c in "${crash_cases[@]}"; do
     add_job "$w.rerun.clean" "$w.rerun/orders-0"
   done
 done
+# 4. --salvage: each case restored (from its recipe), and the restored copy with the damaged
+# batch cut out, as kseg-independent references.
+sv="$tmp/s"; mkdir -p "$sv"
+salvage_cases=(crc-mismatch corrupt-size)
+# restore CASE LOG_FILE: undoes the case's recipe in place; prints "POSITION SIZE" of the damaged batch.
+restore() {
+  local recipe; recipe="$(jq -r .recipe "$CORPUS_DIR/$1/case.json")"
+  case "$1" in
+    crc-mismatch)  # "xor 0xMM into byte N (...)"; the batch from Kafka's DumpLogSegments golden
+      local bad; bad="$(grep 'isvalid: false' "$CORPUS_DIR/$1/dump/orders-0.00000000000000000000.log.plain.out")"
+      python3 -c 'import sys; p, at, m = sys.argv[1], int(sys.argv[2]), int(sys.argv[3], 16)
+b = bytearray(open(p, "rb").read()); b[at] ^= m; open(p, "wb").write(b)' "$2" \
+        "$(sed -E 's/.*into byte ([0-9]+) .*/\1/' <<< "$recipe")" "$(sed -E 's/.*xor (0x[0-9a-f]+) .*/\1/' <<< "$recipe")"
+      echo "$(sed -E 's/.* position: ([0-9]+) .*/\1/' <<< "$bad") $(sed -E 's/.* size: ([0-9]+) .*/\1/' <<< "$bad")" ;;
+    corrupt-size)  # "length field (position+8) of batch N (position P)": the CRC-32C (bytes 21..end,
+      # which exclude the length) is valid for exactly one length; find it and write it back.
+      python3 -c 'import sys, struct
+p, pos = sys.argv[1], int(sys.argv[2]); b = bytearray(open(p, "rb").read())
+t = []
+for i in range(256):
+    c = i
+    for _ in range(8): c = (c >> 1) ^ (0x82F63B78 if c & 1 else 0)
+    t.append(c)
+stored = struct.unpack(">I", b[pos + 17:pos + 21])[0]; c = 0xFFFFFFFF
+for end in range(pos + 21, len(b)):
+    c = t[(c ^ b[end]) & 0xFF] ^ (c >> 8)
+    if end + 1 - pos >= 61 and c ^ 0xFFFFFFFF == stored:
+        b[pos + 8:pos + 12] = struct.pack(">i", end + 1 - pos - 12); open(p, "wb").write(b)
+        print(pos, end + 1 - pos); break
+else: sys.exit("no length gives a valid CRC")' "$2" "$(sed -E 's/.*\(position ([0-9]+)\).*/\1/' <<< "$recipe")" ;;
+  esac
+}
+for c in "${salvage_cases[@]}"; do
+  cp -r "$tmp/d/$c" "$sv/$c.restored"
+  seg0="$sv/$c.restored/orders-0/00000000000000000000.log"
+  read -r pos size < <(restore "$c" "$seg0")
+  echo "$pos $size" > "$sv/$c.batch"
+  cp -r "$sv/$c.restored" "$sv/$c.cut"
+  { head -c "$pos" "$seg0"; tail -c +"$(( pos + size + 1 ))" "$seg0"; } > "$sv/$c.cut/orders-0/00000000000000000000.log"
+  cp -r "$tmp/d/$c" "$sv/$c"
+  for run in 1 2; do
+    "$kseg" --salvage --topic-config "$tmp/d/$c.properties" "$sv/$c/orders-0" > "$sv/$c.run$run" 2>&1 || true
+    (cd "$sv/$c" && find . -path '*/.kseg-backup-*' -prune -o -type f -print0 | sort -z | xargs -0 sha256sum) > "$sv/$c.sum$run"
+  done
+  add_job "$sv/$c.restored.expected" "$sv/$c.restored/orders-0" --unclean
+  add_job "$sv/$c.cut.expected" "$sv/$c.cut/orders-0" --unclean
+  add_job "$sv/$c.clean" "$sv/$c/orders-0"
+  add_job "$sv/$c.unclean" "$sv/$c/orders-0" --unclean
+done
+salvage() { "$kseg" --salvage --topic-config "$tmp/d/crc-mismatch.properties" "$@"; }
+for s in "${steps[@]}"; do
+  w="$sv/crash-$s"; cp -r "$tmp/d/crc-mismatch" "$w"
+  rc=0; KSEG_CRASH_AT="$s" salvage "$w/orders-0" > "$w.out" 2>&1 || rc=$?
+  echo "$rc" > "$w.rc"
+  add_job "$w.unclean" "$w/orders-0" --unclean
+  add_job "$w.clean" "$w/orders-0"
+  cp -r "$w" "$w.rerun"
+  salvage "$w.rerun/orders-0" > "$w.rerun.out" 2>&1 || true
+  add_job "$w.rerun.clean" "$w.rerun/orders-0"
+done
+
 oracle_java kseg.oracle.LoadCheckBatch "$jobs"
 
 body() { grep -v '^#' "$1"; }
@@ -141,5 +211,37 @@ for c in "${crash_cases[@]}"; do
   done
   echo "crash injection $c: ${#steps[@]} steps, $crashed crashed there; unclean load == Kafka's recovery of the original at $exact (a superset at the others)"
 done
+# 4. --salvage
+for c in "${salvage_cases[@]}"; do
+  read -r pos size < "$sv/$c.batch"
+  if grep -q '^# load failed' "$sv/$c.restored.expected" "$sv/$c.cut.expected" "$sv/$c.clean" "$sv/$c.unclean"; then
+    bad "salvage $c: a load failed: $(grep -h '^# load failed' "$sv/$c".*expected "$sv/$c.clean" "$sv/$c.unclean")"
+  elif ! diff -q <(body "$sv/$c.cut.expected") <(body "$sv/$c.clean") >/dev/null ||
+       ! diff -q <(body "$sv/$c.cut.expected") <(body "$sv/$c.unclean") >/dev/null; then
+    bad "salvage $c: Kafka's digest differs from its load of the restored copy minus the batch at $pos ($size bytes)"
+    diff <(body "$sv/$c.cut.expected") <(body "$sv/$c.clean") | head -5 || true
+  else
+    missing="$(comm -23 <(records "$sv/$c.restored.expected" | sort) <(records "$sv/$c.clean" | sort) | sed -E 's/^offset=([0-9]+) .*/\1/' | sort -n)"
+    added="$(comm -13 <(records "$sv/$c.restored.expected" | sort) <(records "$sv/$c.clean" | sort))"
+    first="$(head -1 <<< "$missing")"; last="$(tail -1 <<< "$missing")"
+    # The batch's offsets: one contiguous run, starting where Kafka's own recovery stops.
+    stop=$(( $(records "$tmp/d/$c.expected" | sed -E 's/^offset=([0-9]+) .*/\1/' | sort -n | tail -1) + 1 ))
+    if [[ -n "$missing" && "$missing" == "$(seq "$first" "$last")" && "$first" == "$stop" && -z "$added" ]]; then
+      ok; echo "salvage $c: Kafka loads $(records "$sv/$c.clean" | wc -l) of $(records "$sv/$c.restored.expected" | wc -l) records: all but batch $first..$last (position $pos, $size bytes); its own recovery keeps $(records "$tmp/d/$c.expected" | wc -l)"
+    else bad "salvage $c: missing offsets $(tr '\n' ' ' <<< "$missing") (expected one batch from $stop), added: $added"; fi
+  fi
+  if cmp -s "$sv/$c.sum1" "$sv/$c.sum2" && grep -q 'nothing to change' "$sv/$c.run2"; then ok
+  else bad "salvage $c: second run changed something or planned changes"; cat "$sv/$c.run2"; fi
+done
+crashed=0
+for s in "${steps[@]}"; do
+  w="$sv/crash-$s"
+  [[ "$(cat "$w.rc")" == 86 || "$(cat "$w.rc")" == 0 ]] || { bad "salvage crash $s: exit $(cat "$w.rc")"; continue; }
+  [[ "$(cat "$w.rc")" == 86 ]] && crashed=$((crashed + 1))
+  if grep -q '^# load failed' "$w.unclean" "$w.clean"; then bad "salvage crash $s: a load failed"
+  elif ! diff -q <(body "$sv/crc-mismatch.cut.expected") <(body "$w.rerun.clean") >/dev/null; then bad "salvage crash $s: re-run did not finish the job"
+  else ok; fi
+done
+echo "salvage crash injection crc-mismatch: ${#steps[@]} steps, $crashed crashed there; loads succeed, re-runs finish"
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -65,7 +65,7 @@ Result<recover::Config> resolve_config(const ReindexOptions& o) {
 
 // Plans, prints and applies one partition; returns its exit code.
 int reindex_partition(const Target& t, const recover::Config& config, const ReindexOptions& o, Sink& out, Sink& err) {
-  auto plan = plan_partition(t.partition_dir, config, o.recover, t.only_base);
+  auto plan = plan_partition(t.partition_dir, config, o.repair, t.only_base);
   if (!plan.ok()) {
     err.print("kseg-reindex: {}\n", plan.error().message);
     return kExitIo;

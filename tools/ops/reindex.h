@@ -1,8 +1,9 @@
 // kseg-reindex: rebuild .index and .timeindex files from the .log exactly as
 // Kafka's LogSegment.recover writes them, and with --recover cut a partition
 // at its first invalid batch as Kafka's unclean-shutdown recovery does
-// (truncate that segment, delete every later one). All writes go through
-// safe_write.h. See man/kseg-reindex.1.
+// (truncate that segment, delete every later one), or with --salvage keep
+// every valid batch around the invalid bytes (segment_salvage.h). All writes
+// go through safe_write.h. See man/kseg-reindex.1.
 #pragma once
 
 #include <cstdint>
@@ -17,12 +18,19 @@ namespace kseg {
 
 class Sink;
 
+// What to do with invalid bytes in a .log.
+enum class Repair {
+  none,     // report them (exit 1), rebuild indexes over the valid part
+  recover,  // Kafka's unclean recovery: truncate there, delete later segments
+  salvage,  // cut out only the invalid bytes, keep later batches and segments
+};
+
 struct ReindexOptions {
   std::vector<std::string> paths;  // .log files, partition directories or log directories
   std::optional<int32_t> index_interval_bytes;
   std::optional<int32_t> segment_index_bytes;
   std::string topic_config;  // a properties file (index.interval.bytes, segment.index.bytes)
-  bool recover = false;      // truncate at the first invalid batch, delete later segments
+  Repair repair = Repair::none;
   bool dry_run = false;
   bool backup = true;
   std::string backup_dir;
@@ -31,13 +39,13 @@ struct ReindexOptions {
 // The plan for one partition directory, and what it cannot fix.
 struct PartitionPlan {
   safe::Plan plan;
-  std::vector<std::string> problems;  // left as they are (e.g. invalid bytes without --recover)
+  std::vector<std::string> problems;  // left as they are (e.g. invalid bytes without --recover/--salvage)
   bool refused = false;               // Kafka would fail on it: nothing planned
   int64_t segments = 0;
 };
 
 // `only_base`: plan just that segment (a .log path was given).
-Result<PartitionPlan> plan_partition(const std::string& dir, const recover::Config& config, bool recover,
+Result<PartitionPlan> plan_partition(const std::string& dir, const recover::Config& config, Repair repair,
                                      std::optional<Offset> only_base = std::nullopt);
 
 // Reads index.interval.bytes and segment.index.bytes from a Java properties

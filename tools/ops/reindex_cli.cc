@@ -15,7 +15,7 @@ int reindex_main(int argc, char** argv) {
   CLI::App app{
       "Rebuild .index and .timeindex files from each .log exactly as Kafka's recovery (LogSegment.recover)\n"
       "writes them; with --recover also cut the partition at its first invalid batch as Kafka's unclean-\n"
-      "shutdown recovery does. New files are written beside the old, fsynced and renamed into place; the\n"
+      "shutdown recovery does, or with --salvage cut out only the invalid bytes. New files are written beside the old, fsynced and renamed into place; the\n"
       "originals are kept in a backup directory. Refuses a log dir whose .lock a running broker holds.",
       "kseg-reindex"};
   app.set_version_flag("--version", std::string("kseg-reindex ") + KSEG_VERSION);
@@ -27,8 +27,13 @@ int reindex_main(int argc, char** argv) {
   app.add_option("--segment-index-bytes", index_bytes, "The topic's segment.index.bytes (default 10485760)");
   app.add_option("--topic-config", o.topic_config,
                  "Java properties file with the topic's index.interval.bytes / segment.index.bytes");
-  app.add_flag("--recover", o.recover,
-               "Truncate at the first invalid batch and remove later segments, as Kafka's recovery does");
+  bool recover = false, salvage = false;
+  auto* recover_flag = app.add_flag(
+      "--recover", recover, "Truncate at the first invalid batch and remove later segments, as Kafka's recovery does");
+  app.add_flag("--salvage", salvage,
+               "Beyond Kafka: remove only the invalid bytes of each segment, keep every later valid batch and segment, "
+               "report the gaps")
+      ->excludes(recover_flag);
   app.add_flag("--dry-run,-n", o.dry_run, "Print the plan; change nothing");
   app.add_flag("--no-backup", no_backup, "Do not keep the replaced and removed files");
   app.add_option("--backup-dir", o.backup_dir,
@@ -39,6 +44,7 @@ int reindex_main(int argc, char** argv) {
     const int rc = app.exit(e);
     return rc == 0 ? kExitOk : kExitUsage;
   }
+  o.repair = salvage ? Repair::salvage : recover ? Repair::recover : Repair::none;
   if (interval >= 0) o.index_interval_bytes = interval;
   if (index_bytes >= 0) o.segment_index_bytes = index_bytes;
   o.backup = !no_backup;

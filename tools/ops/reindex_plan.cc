@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "formats/file_names.h"
+#include "formats/segment_salvage.h"
 #include "lib/mapped_file.h"
 #include "tools/ops/reindex.h"
 
@@ -53,7 +54,7 @@ Status plan_index(const std::string& dir, const std::string& name, const std::ve
   if (!have.ok()) return have.status();
   if (have->has_value() && **have == want) return {};
   const std::string was = have->has_value() ? fmt::format("was {} bytes", (*have)->size()) : std::string("was missing");
-  plan.actions.push_back({safe::Action::Kind::write, name, want, 0,
+  plan.actions.push_back({safe::Action::Kind::write, name, want, {},
                           fmt::format("rebuilt: {} entries, {} bytes ({})", want.size() / static_cast<size_t>(entry_size),
                                       want.size(), was)});
   return {};
@@ -64,15 +65,18 @@ std::string offsets_text(std::optional<Offset> first, std::optional<Offset> last
   return fmt::format("offsets {}..{}", *first, *last);
 }
 
+std::string declared_text(const recover::RemovedRange& removed) {
+  return removed.entries > 0
+             ? fmt::format("{} as declared by {} entr{} there", offsets_text(removed.first_offset, removed.last_offset),
+                           removed.entries, removed.entries == 1 ? "y" : "ies")
+             : std::string("no readable entry");
+}
+
 void plan_truncation(const Segment& s, Bytes log, safe::Plan& plan) {
   const auto& r = s.recovery;
-  const auto removed = recover::describe_removed(log, r.valid_end);
-  const std::string what = removed.entries > 0
-                               ? fmt::format("{} as declared by {} entr{} there", offsets_text(removed.first_offset, removed.last_offset),
-                                             removed.entries, removed.entries == 1 ? "y" : "ies")
-                               : std::string("no readable entry");
+  const std::string what = declared_text(recover::describe_removed(log, r.valid_end, s.base));
   plan.actions.push_back(
-      {safe::Action::Kind::truncate_copy, s.log_name, {}, r.valid_end.value,
+      {safe::Action::Kind::copy_ranges, s.log_name, {}, {{0, r.valid_end.value}},
        fmt::format("keep {} of {} bytes (last kept offset {}); remove bytes [{}, {}): {} ({}: {})", r.valid_end,
                    r.file_size, r.last_offset ? fmt::format("{}", *r.last_offset) : std::string("none"),
                    r.valid_end, r.file_size, what, recover::stop_name(r.stop), r.stop_detail)});
@@ -90,32 +94,77 @@ void plan_removal(const std::string& dir, const Segment& s, Offset cut_base, saf
                                          s.recovery.file_size, offsets_text(s.recovery.first_offset, s.recovery.last_offset),
                                          cut_base)
                            : std::string("index of a removed segment");
-    plan.actions.push_back({safe::Action::Kind::remove, name, {}, 0, why});
+    plan.actions.push_back({safe::Action::Kind::remove, name, {}, {}, why});
   }
 }
 
-// A segment that stays: its rebuilt indexes, and with `truncate` its .log cut
-// at the first invalid batch.
-Status plan_kept(const std::string& dir, const Segment& s, Bytes log, bool recover, PartitionPlan& out) {
-  const auto& r = s.recovery;
+// --salvage: the .log as the concatenation of the kept ranges, one report
+// per gap. `r` is the recovery of the new layout.
+void plan_salvage(const Segment& s, const recover::Salvage& sv, const recover::SegmentRecovery& r, Length old_size,
+                  safe::Plan& plan) {
+  safe::Action a{safe::Action::Kind::copy_ranges, s.log_name, {}, {}, ""};
+  for (const auto& p : sv.kept) a.ranges.push_back({p.begin.value, (p.end - p.begin).bytes});
+  a.why = fmt::format("keep {} of {} bytes in {} range{} ({} batches, offsets up to {}); {} gap{}", sv.kept_bytes(),
+                      old_size, sv.kept.size(), sv.kept.size() == 1 ? "" : "s", r.valid_batches,
+                      r.last_offset ? fmt::format("{}", *r.last_offset) : std::string("none"), sv.gaps.size(),
+                      sv.gaps.size() == 1 ? "" : "s");
+  for (const auto& g : sv.gaps)
+    a.why += fmt::format("; remove bytes [{}, {}): {}{} ({}: {})", g.begin, g.end, declared_text(g.declared),
+                         g.skipped_valid > 0 ? fmt::format(", {} valid batch{} out of offset order", g.skipped_valid,
+                                                                 g.skipped_valid == 1 ? "" : "es")
+                                             : std::string(),
+                         g.reason, g.detail);
+  plan.actions.push_back(std::move(a));
+}
+
+// Salvages a damaged segment and replaces s.recovery by Kafka's recovery of
+// the new layout. Each pass maps the file afresh so that it can release what
+// it has read: resident memory stays flat on large segments.
+Result<recover::Salvage> salvage(const std::string& dir, Segment& s, const recover::Config& config) {
+  const std::string path = dir + "/" + s.log_name;
+  auto f = MappedFile::open(path);
+  if (!f.ok()) return f.error();
+  auto sv = recover::salvage_segment(f->bytes(), s.base, config, [&](Position p) { f->release_before(p); });
+  if (!sv.ok()) return sv.error();
+  auto g = MappedFile::open(path);
+  if (!g.ok()) return g.error();
+  auto layout = recover::recover_layout(g->bytes(), sv->kept, s.base, config, [&](Position p) { g->release_before(p); });
+  if (!layout.ok()) return layout.error();
+  s.recovery = std::move(*layout);
+  return sv;
+}
+
+// A segment that stays: its rebuilt indexes, and under a repair its .log cut
+// at the first invalid batch (recover) or cut around its invalid bytes (salvage).
+Status plan_kept(const std::string& dir, Segment& s, Bytes log, Repair repair, const recover::Config& config,
+                 PartitionPlan& out) {
   const std::string index_name = file_name(s.base, file_names::FileKind::index);
-  const bool truncate = recover && r.truncates();
-  if (truncate) {
+  const bool rewrite = repair != Repair::none && s.recovery.truncates();
+  const Length old_size = s.recovery.file_size;
+  std::optional<recover::Salvage> sv;
+  if (rewrite && repair == Repair::salvage) {
+    auto found = salvage(dir, s, config);
+    if (!found.ok()) return found.error();
+    sv = std::move(*found);
+  }
+  const auto& r = s.recovery;
+  if (rewrite) {
     // Without its .index Kafka recovers the segment at any start-up, so a
     // crash after this unlink is finished by the broker (safe_write.h).
-    out.plan.actions.push_back({safe::Action::Kind::hide, index_name, {}, 0,
+    out.plan.actions.push_back({safe::Action::Kind::hide, index_name, {}, {},
                                 "so that a crash from here on makes Kafka recover this segment"});
   } else {
     KSEG_RETURN_IF_ERROR(plan_index(dir, index_name, r.offset_index, 8, out.plan));
   }
   KSEG_RETURN_IF_ERROR(plan_index(dir, file_name(s.base, file_names::FileKind::timeindex), r.time_index, 12, out.plan));
-  if (truncate) {
-    plan_truncation(s, log, out.plan);
-    out.plan.actions.push_back({safe::Action::Kind::write, index_name, r.offset_index, 0,
+  if (rewrite) {
+    if (sv) plan_salvage(s, *sv, r, old_size, out.plan);
+    else plan_truncation(s, log, out.plan);
+    out.plan.actions.push_back({safe::Action::Kind::write, index_name, r.offset_index, {},
                                 fmt::format("rebuilt: {} entries, {} bytes (renamed last)", r.offset_index.size() / 8,
                                             r.offset_index.size())});
   } else if (r.truncates()) {
-    out.problems.push_back(fmt::format("{}/{}: {} invalid bytes from position {} ({}: {}); --recover removes them", dir,
+    out.problems.push_back(fmt::format("{}/{}: {} invalid bytes from position {} ({}: {}); --salvage or --recover removes them", dir,
                                        s.log_name, r.file_size - Length{r.valid_end.value}, r.valid_end,
                                        recover::stop_name(r.stop), r.stop_detail));
   }
@@ -138,12 +187,12 @@ void plan_stale_tmp(const std::string& dir, safe::Plan& plan) {
     if (!rewritten) stale.push_back(name);
   }
   std::sort(stale.begin(), stale.end());
-  for (auto& n : stale) plan.actions.push_back({safe::Action::Kind::remove, n, {}, 0, "left by an interrupted kseg run"});
+  for (auto& n : stale) plan.actions.push_back({safe::Action::Kind::remove, n, {}, {}, "left by an interrupted kseg run"});
 }
 
 }  // namespace
 
-Result<PartitionPlan> plan_partition(const std::string& dir, const recover::Config& config, bool recover,
+Result<PartitionPlan> plan_partition(const std::string& dir, const recover::Config& config, Repair repair,
                                      std::optional<Offset> only_base) {
   PartitionPlan out;
   out.plan.partition_dir = dir;
@@ -156,6 +205,15 @@ Result<PartitionPlan> plan_partition(const std::string& dir, const recover::Conf
     auto log = MappedFile::open(dir + "/" + s.log_name);
     if (!log.ok()) return log.error();
     auto r = recover::recover_segment(log->bytes(), base, config, [&](Position p) { log->release_before(p); });
+    if (!r.ok() && repair == Repair::salvage && r.error().code == Errc::usage) {
+      // Where Kafka fails (e.g. offsets going back), salvage may still find
+      // a layout it loads: mark the segment damaged (salvage starts over).
+      recover::SegmentRecovery failed;
+      failed.file_size = Length{static_cast<int64_t>(log->bytes().size())};
+      failed.valid_end = Position{0};
+      failed.stop_detail = r.error().message;
+      r = std::move(failed);
+    }
     if (!r.ok()) {
       out.problems.push_back(fmt::format("{}/{}: refused: {} (at position {})", dir, s.log_name, r.error().message,
                                          r.error().position));
@@ -169,8 +227,15 @@ Result<PartitionPlan> plan_partition(const std::string& dir, const recover::Conf
       plan_removal(dir, s, *cut_base, out.plan);
       continue;
     }
-    KSEG_RETURN_IF_ERROR(plan_kept(dir, s, log->bytes(), recover, out));
-    if (recover && s.recovery.truncates()) cut_base = base;
+    if (Status st = plan_kept(dir, s, log->bytes(), repair, config, out); !st.ok()) {
+      if (st.error().code != Errc::usage) return st.error();
+      out.problems.push_back(fmt::format("{}/{}: refused: {} (at position {})", dir, s.log_name, st.error().message,
+                                         st.error().position));
+      out.refused = true;
+      out.plan.actions.clear();
+      return out;
+    }
+    if (repair == Repair::recover && s.recovery.truncates()) cut_base = base;
   }
   plan_stale_tmp(dir, out.plan);
   return out;

@@ -41,8 +41,9 @@ Status write_all(int fd, const uint8_t* p, size_t n, const std::string& path) {
   return {};
 }
 
-// Copies the first `bytes` of `from` into the new file `to` and fsyncs it.
-Status copy_prefix(const std::string& from, const std::string& to, int64_t bytes, bool crash_halfway) {
+// Copies `ranges` of `from`, in order, into the new file `to` and fsyncs it.
+Status copy_ranges(const std::string& from, const std::string& to, const std::vector<ByteRange>& ranges,
+                   bool crash_halfway) {
   const int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
   if (in < 0) return io_error("cannot open", from, errno);
   const int out = ::open(to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -51,14 +52,23 @@ Status copy_prefix(const std::string& from, const std::string& to, int64_t bytes
     ::close(in);
     return io_error("cannot create", to, err);
   }
+  int64_t total = 0, copied = 0;
+  for (const auto& r : ranges) total += r.size;
   Status st;
-  int64_t left = bytes;
-  while (st.ok() && left > 0) {
-    const ssize_t n = ::copy_file_range(in, nullptr, out, nullptr, static_cast<size_t>(left), 0);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) st = io_error("cannot copy into", to, n < 0 ? errno : EIO);
-    else left -= n;
-    if (crash_halfway && left <= bytes / 2) crash_point("tmp-partial");
+  for (const auto& r : ranges) {
+    loff_t at = r.begin;
+    int64_t left = r.size;
+    while (st.ok() && left > 0) {
+      const ssize_t n = ::copy_file_range(in, &at, out, nullptr, static_cast<size_t>(left), 0);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        st = io_error("cannot copy into", to, n < 0 ? errno : EIO);
+      } else {
+        left -= n;
+        copied += n;
+      }
+      if (crash_halfway && copied >= total / 2) crash_point("tmp-partial");
+    }
   }
   if (st.ok() && ::fsync(out) != 0) st = io_error("cannot fsync", to, errno);
   ::close(in);
@@ -107,7 +117,7 @@ Status backup_file(const std::string& path, const std::string& backup_path) {
   if (errno != EXDEV) return io_error("cannot link into the backup directory:", path, errno);
   struct stat sb {};
   if (::stat(path.c_str(), &sb) != 0) return io_error("cannot stat", path, errno);
-  return copy_prefix(path, backup_path, sb.st_size, false);
+  return copy_ranges(path, backup_path, {{0, static_cast<int64_t>(sb.st_size)}}, false);
 }
 
 Status rename_to(const std::string& from, const std::string& to) {
@@ -174,7 +184,8 @@ void print_plan(const Plan& plan, Sink& out) {
     const char* verb = a.kind == Action::Kind::remove  ? "remove"
                        : a.kind == Action::Kind::write ? "write"
                        : a.kind == Action::Kind::hide  ? "unlink first"
-                                                       : "truncate";
+                       : a.truncates()                 ? "truncate"
+                                                       : "rewrite";
     out.print("{}/{}: {}: {}\n", plan.partition_dir, a.name, verb, a.why);
   }
 }
@@ -187,7 +198,7 @@ Status write_tmp_files(const Plan& plan) {
     const std::string target = plan.partition_dir + "/" + a.name;
     const std::string tmp = target + kTmpSuffix;
     if (a.kind == Action::Kind::write) KSEG_RETURN_IF_ERROR(write_new(tmp, a.bytes, first));
-    else if (a.kind == Action::Kind::truncate_copy) KSEG_RETURN_IF_ERROR(copy_prefix(target, tmp, a.keep_bytes, first));
+    else if (a.kind == Action::Kind::copy_ranges) KSEG_RETURN_IF_ERROR(copy_ranges(target, tmp, a.ranges, first));
     else continue;
     first = false;
   }

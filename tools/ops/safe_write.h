@@ -44,15 +44,25 @@ inline constexpr const char* kTmpSuffix = ".kseg-tmp";
 inline constexpr const char* kBackupPrefix = ".kseg-backup-";
 inline constexpr int kCrashExitCode = 86;
 
+// A byte range [begin, begin + size) of an existing file.
+struct ByteRange {
+  int64_t begin = 0;
+  int64_t size = 0;
+};
+
 struct Action {
   // hide: unlink before removals and renames; a later write action of the
-  // same name puts the new content there.
-  enum class Kind { write, truncate_copy, remove, hide };
+  // same name puts the new content there. copy_ranges: the new file is the
+  // concatenation of `ranges` of the old one, in order (one range from 0 is a
+  // truncation), streamed with copy_file_range so memory does not grow with
+  // the file.
+  enum class Kind { write, copy_ranges, remove, hide };
   Kind kind = Kind::write;
   std::string name;               // file name inside the partition directory
   std::vector<uint8_t> bytes;     // write: the complete new content
-  int64_t keep_bytes = 0;         // truncate_copy: new file = first keep_bytes of the old
+  std::vector<ByteRange> ranges;  // copy_ranges: what to keep of the old file
   std::string why;                // one line for the plan
+  bool truncates() const { return kind == Kind::copy_ranges && ranges.size() <= 1 && (ranges.empty() || ranges[0].begin == 0); }
 };
 
 struct Plan {
