@@ -1,4 +1,4 @@
-// CRC-32 via zlib; CRC-32C via ISA-L when built with it, else the SSE4.2
+// CRC-32 via ISA-L when built with it, else zlib; CRC-32C via ISA-L, else the SSE4.2
 // crc32 instruction when the CPU has it, else slicing-by-8 tables.
 #include "lib/checksum.h"
 
@@ -18,6 +18,15 @@
 namespace kseg {
 
 uint32_t crc32(Bytes data, uint32_t crc) {
+#ifdef KSEG_HAVE_ISAL
+  // Several times zlib's speed; legacy (v0/v1) segments are CRC-32 bound.
+  return crc32_gzip_refl(crc, data.data(), data.size());
+#else
+  return crc_detail::crc32_zlib(data, crc);
+#endif
+}
+
+uint32_t crc_detail::crc32_zlib(Bytes data, uint32_t crc) {
   // zlib takes uInt lengths; feed very large inputs in pieces.
   const uint8_t* p = data.data();
   size_t n = data.size();

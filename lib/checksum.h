@@ -24,6 +24,7 @@ const char* crc32c_implementation();
 // so tests can check they agree. crc32c_sse42 must only be called when
 // crc32c_sse42_available(); crc32c_isal only when crc32c_isal_available().
 namespace crc_detail {
+uint32_t crc32_zlib(Bytes data, uint32_t crc);
 uint32_t crc32c_table(Bytes data, uint32_t crc);
 bool crc32c_sse42_available();
 uint32_t crc32c_sse42(Bytes data, uint32_t crc);

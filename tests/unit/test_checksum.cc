@@ -105,3 +105,13 @@ TEST_CASE("xxh32 reference vectors", "[crc]") {
   // Lengths >= 16 take the four-lane path.
   CHECK(kseg::xxh32(text("Nobody inspects the spammish repetition")) == 0xE2293B2Fu);
 }
+
+TEST_CASE("crc32 agrees with zlib on many lengths, alignments and seeds", "[crc]") {
+  const auto data = random_bytes(70000, 4);
+  for (size_t offset = 0; offset < 8; ++offset)
+    for (size_t n : {0u, 1u, 7u, 8u, 15u, 16u, 63u, 64u, 255u, 1023u, 4096u, 4097u, 65536u, 69990u}) {
+      const Bytes b(data.data() + offset, n);
+      const uint32_t seed = static_cast<uint32_t>(n * 2654435761u);
+      REQUIRE(kseg::crc32(b, seed) == kseg::crc_detail::crc32_zlib(b, seed));
+    }
+}
