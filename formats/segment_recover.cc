@@ -25,6 +25,28 @@ const char* stop_name(Stop s) {
   return "unknown";
 }
 
+Stop stop_from_scan(ScanEnd end) {
+  switch (end) {
+    case ScanEnd::short_tail: return Stop::short_tail;
+    case ScanEnd::partial_tail: return Stop::partial_tail;
+    case ScanEnd::zero_tail: return Stop::zero_tail;
+    case ScanEnd::bad_size: return Stop::bad_size;
+    default: return Stop::end_of_file;
+  }
+}
+
+std::string scan_end_detail(const EntryScanner& s) {
+  switch (s.end()) {
+    case ScanEnd::partial_tail:
+      return fmt::format("entry of size {} runs past the end of the file ({} bytes left)", s.stop_size(), s.trailing());
+    case ScanEnd::bad_size:
+    case ScanEnd::zero_tail:
+      return fmt::format("size field {} is below the minimum of {}", s.stop_size(), kMinRecordOverhead);
+    case ScanEnd::short_tail: return fmt::format("{} bytes left, too few for an entry header", s.trailing());
+    default: return "";
+  }
+}
+
 namespace {
 
 // What recover needs from one batch, read from its header only (Kafka's
@@ -94,15 +116,6 @@ Status check_marker(const EntryRef& e, size_t max_decompressed) {
   return control::decode_end_txn_marker(rec.value).status();
 }
 
-Stop stop_from_scan(ScanEnd end) {
-  switch (end) {
-    case ScanEnd::short_tail: return Stop::short_tail;
-    case ScanEnd::partial_tail: return Stop::partial_tail;
-    case ScanEnd::zero_tail: return Stop::zero_tail;
-    case ScanEnd::bad_size: return Stop::bad_size;
-    default: return Stop::end_of_file;
-  }
-}
 
 // The running state of one recover() call.
 struct Rebuilder {
@@ -210,13 +223,7 @@ Result<SegmentRecovery> recover_layout(Bytes log, const std::vector<Piece>& piec
   if (!stopped_early && scanner) {
     out.valid_end = scanner->valid_end();
     out.stop = stop_from_scan(scanner->end());
-    if (out.stop == Stop::partial_tail)
-      out.stop_detail = fmt::format("entry of size {} runs past the end of the file ({} bytes left)",
-                                    scanner->stop_size(), scanner->trailing());
-    else if (out.stop == Stop::bad_size || out.stop == Stop::zero_tail)
-      out.stop_detail = fmt::format("size field {} is below the minimum of {}", scanner->stop_size(), kMinRecordOverhead);
-    else if (out.stop == Stop::short_tail)
-      out.stop_detail = fmt::format("{} bytes left, too few for an entry header", scanner->trailing());
+    out.stop_detail = scan_end_detail(*scanner);
   }
   // The final entry (roll/close/recover): appended iff the max increased.
   auto final_entry = rb.times.maybe_append(rb.max_ts, rb.max_ts_offset);

@@ -53,6 +53,10 @@ enum class Stop {
   bad_control,     // control batch with an unparsable first record: kept, scan ends after it
 };
 const char* stop_name(Stop s);
+// The Stop for where an EntryScanner ended (end_of_file when clean), and its
+// expected-vs-found text.
+Stop stop_from_scan(ScanEnd end);
+std::string scan_end_detail(const EntryScanner& scanner);
 
 struct SegmentRecovery {
   std::vector<uint8_t> offset_index;  // exactly 8 x entries bytes

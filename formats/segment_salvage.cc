@@ -62,27 +62,6 @@ Result<Resync> resync(Bytes log, size_t from, Offset base_offset, const Config& 
   return out;
 }
 
-std::string scan_detail(const EntryScanner& s) {
-  switch (s.end()) {
-    case ScanEnd::partial_tail:
-      return fmt::format("entry of size {} runs past the end of the file ({} bytes left)", s.stop_size(), s.trailing());
-    case ScanEnd::bad_size:
-    case ScanEnd::zero_tail:
-      return fmt::format("size field {} is below the minimum of {}", s.stop_size(), kMinRecordOverhead);
-    case ScanEnd::short_tail: return fmt::format("{} bytes left, too few for an entry header", s.trailing());
-    default: return "";
-  }
-}
-
-Stop stop_of(ScanEnd end) {
-  switch (end) {
-    case ScanEnd::short_tail: return Stop::short_tail;
-    case ScanEnd::partial_tail: return Stop::partial_tail;
-    case ScanEnd::zero_tail: return Stop::zero_tail;
-    default: return Stop::bad_size;
-  }
-}
-
 }  // namespace
 
 Result<Salvage> salvage_segment(Bytes log, Offset base_offset, const Config& config,
@@ -112,7 +91,7 @@ Result<Salvage> salvage_segment(Bytes log, Offset base_offset, const Config& con
     if (run_end.value > static_cast<int64_t>(pos)) out.kept.push_back({Position{static_cast<int64_t>(pos)}, run_end});
     if (!gap) {
       if (scanner.end() == ScanEnd::clean) break;
-      gap = Gap{run_end, run_end, {}, stop_name(stop_of(scanner.end())), scan_detail(scanner), 0};
+      gap = Gap{run_end, run_end, {}, stop_name(stop_from_scan(scanner.end())), scan_end_detail(scanner), 0};
       search_from = static_cast<size_t>(run_end.value) + 1;
     }
     auto next = resync(log, search_from, base_offset, config, last_kept);
