@@ -15,7 +15,7 @@
 namespace kseg {
 
 namespace {
-constexpr size_t kReleaseChunk = 8u << 20;  // drop pages in 8 MiB steps
+constexpr size_t kReleaseChunk = 2u << 20;  // drop pages in 2 MiB steps
 }
 
 std::string errno_text(int err) { return std::strerror(err); }

@@ -33,6 +33,11 @@ struct DumpOptions {
   OutputFormat format = OutputFormat::text;
   // Most bytes one batch may decompress to before it is called a bomb.
   size_t max_decompressed_bytes = 256u << 20;
+  // Threads printing a .log's batches (0: one per CPU); output is the same
+  // for any number.
+  unsigned threads = 0;
+  // About how much of a .log one thread prints at a time (tests make it small).
+  size_t run_bytes = 256u << 10;
 };
 
 // Runs a whole dump; returns the exit code.

@@ -47,6 +47,7 @@ int dump_main(int argc, char** argv) {
   app.add_flag("--skip-record-metadata", o.skip_record_metadata, "Omit offsets, timestamps and sizes in record lines");
   app.add_option("--max-message-size", o.max_message_size, "Largest batch expected at an index position (default 5242880)");
   app.add_option("--max-bytes", o.max_bytes, "Read only the first N bytes of each .log/.checkpoint file");
+  app.add_option("--threads", o.threads, "Threads printing a .log (default: one per CPU; output is the same)");
   auto* kd = app.add_option("--key-decoder-class", key_decoder,
                             "Key decoder: org.apache.kafka.tools.api.{String,Integer,Long}Decoder, hex or base64")
                  ->expected(0, 1);

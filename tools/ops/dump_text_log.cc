@@ -1,4 +1,10 @@
 // Text dump of .log and KRaft .checkpoint files, as DumpLogSegments prints them.
+#include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <optional>
+#include <thread>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -20,22 +26,53 @@ namespace {
 const char* tf(bool b) { return b ? "true" : "false"; }
 }  // namespace
 
-// Prints one file's batches and records; carries the state Kafka keeps per
-// file (last offset for the non-consecutive check, bytes printed so far).
-struct LogPrinter {
-  LogPrinter(Dumper& dumper, const std::string& p, bool deep_iteration)
-      : d(dumper), path(p), o(dumper.opts()), out(dumper.out()), deep(deep_iteration) {}
-  Dumper& d;
-  const std::string& path;
-  const DumpOptions& o;
-  Sink& out;
-  bool deep;
-  int64_t last_offset = -1;
+// What printing a run of a file's entries produced: kept until its turn
+// comes, so runs can be printed on several threads and written in order.
+struct PrintedRun {
+  std::vector<EntryRef> entries;
+  Sink text;                  // collects only
+  std::vector<Error> problems;
+  bool any_offset = false;    // offsets seen: the first, the last, and the
+  int64_t first_offset = 0;   // non-consecutive pairs within the run
+  int64_t last_offset = 0;
   std::vector<std::pair<int64_t, int64_t>> gaps;
+  bool aborted = false;       // Kafka would stop reading the file here
+  bool done = false;          // guarded by the pipeline's mutex
+
+  void reset() {
+    entries.clear();
+    // A run of very large records leaves a large buffer; do not keep it.
+    if (text.capacity() > (16u << 20)) text.shrink();
+    text.clear();
+    problems.clear();
+    any_offset = aborted = done = false;
+    gaps.clear();
+  }
+};
+
+// Prints batches and records the way DumpLogSegments does, a run at a time;
+// one per thread, for its decompression and line buffers.
+struct LogPrinter {
+  LogPrinter(const DumpOptions& opts, bool deep_iteration) : o(opts), deep(deep_iteration) {}
+  const DumpOptions& o;
+  bool deep;
+  PrintedRun* r = nullptr;
   std::vector<uint8_t> scratch;
   std::vector<legacy::InnerMessage> inner;
   std::string line;
   ParsedRecord parsed;
+
+  void print(PrintedRun& run) {
+    r = &run;
+    for (const EntryRef& e : run.entries)
+      if (!entry(e, e.position.value)) {
+        run.aborted = true;
+        break;
+      }
+    if (scratch.capacity() > (64u << 20)) std::vector<uint8_t>().swap(scratch);
+  }
+
+  void problem(Error e) { r->problems.push_back(std::move(e)); }
 
   // Returns false when the file cannot be read further (Kafka would abort).
   bool entry(const EntryRef& e, int64_t position) {
@@ -43,10 +80,13 @@ struct LogPrinter {
   }
 
   void note_offset(int64_t offset) {
-    // Kafka 4.4 starts from -1, so a file whose first record is not offset 0
-    // reports (-1, first) too.
-    if (offset != last_offset + 1) gaps.emplace_back(last_offset, offset);
-    last_offset = offset;
+    if (!r->any_offset) {
+      r->any_offset = true;
+      r->first_offset = offset;
+    } else if (offset != r->last_offset + 1) {
+      r->gaps.emplace_back(r->last_offset, offset);
+    }
+    r->last_offset = offset;
   }
 
   // The key/payload part and the newline of a record line. `prefix` is what
@@ -64,8 +104,8 @@ struct LogPrinter {
         if (!append_decoded(line, decoder, blob->bytes)) {
           line.resize(bare);
           line += '\n';
-          out.write(line);
-          d.problem(path, decoder_error(rv.offset, name, blob->bytes.size()));
+          r->text.write(line);
+          problem(decoder_error(rv.offset, name, blob->bytes.size()));
           return false;
         }
       }
@@ -73,8 +113,8 @@ struct LogPrinter {
       parse_record(o, rv, parsed);
       if (parsed.error) {
         line += '\n';
-        out.write(line);
-        d.problem(path, *parsed.error);
+        r->text.write(line);
+        problem(*parsed.error);
         return false;
       }
       // Kafka 4.4 puts the running prefix before the payload too, so a
@@ -92,14 +132,14 @@ struct LogPrinter {
       }
     }
     line += '\n';
-    out.write(line);
+    r->text.write(line);
     return true;
   }
 
   bool batch_v2(const EntryRef& e, int64_t position) {
     auto hr = v2::decode_header(e);
     if (!hr.ok()) {
-      d.problem(path, Error{Errc::bad_length, e.position,
+      problem(Error{Errc::bad_length, e.position,
                             fmt::format("v2 batch size {} is below the 61-byte batch header", e.bytes.size())});
       return false;
     }
@@ -110,34 +150,34 @@ struct LogPrinter {
       fmt::format_to(fmt::appender(horizon), FMT_COMPILE("OptionalLong[{}]"), h.base_timestamp);
     else
       horizon.append(std::string_view("OptionalLong.empty"));
-    out.print(
+    r->text.print(
         FMT_COMPILE("baseOffset: {} lastOffset: {} count: {} baseSequence: {} lastSequence: {} producerId: {} "
                     "producerEpoch: {} partitionLeaderEpoch: {} isTransactional: {} isControl: {} deleteHorizonMs: {}"),
         h.base_offset, h.last_offset(), h.records_count, h.base_sequence, h.last_sequence(), h.producer_id,
         h.producer_epoch, h.partition_leader_epoch, tf(h.is_transactional()), tf(h.is_control()),
         std::string_view(horizon.data(), horizon.size()));
     if (codec == nullptr) {
-      d.problem(path, Error{Errc::bad_codec, e.position + Length{v2::kAttributesOffset},
+      problem(Error{Errc::bad_codec, e.position + Length{v2::kAttributesOffset},
                             fmt::format("unknown compression type id {} in batch attributes", h.codec_id())});
       return false;
     }
     const bool valid = v2::compute_crc(e.bytes) == h.crc;
-    out.print(FMT_COMPILE(" position: {} {}: {} size: {} magic: {} compresscodec: {} crc: {} isvalid: {}\n"), position,
+    r->text.print(FMT_COMPILE(" position: {} {}: {} size: {} magic: {} compresscodec: {} crc: {} isvalid: {}\n"), position,
               v2::timestamp_type_name(h.timestamp_type()), h.max_timestamp, e.bytes.size(), h.magic, codec, h.crc,
               tf(valid));
     if (!valid)
-      d.problem(path, Error{Errc::bad_crc, e.position,
+      problem(Error{Errc::bad_crc, e.position,
                             fmt::format("batch at offset {}: CRC-32C mismatch: stored {:#010x}, computed {:#010x}",
                                         h.base_offset, h.crc, v2::compute_crc(e.bytes))});
     if (!deep) return true;
     if (h.records_count < 0) {
-      d.problem(path, Error{Errc::bad_length, e.position + Length{v2::kRecordsCountOffset},
+      problem(Error{Errc::bad_length, e.position + Length{v2::kRecordsCountOffset},
                             fmt::format("invalid record count {} in v2 batch", h.records_count)});
       return false;
     }
     auto records = v2::records_bytes(e, h, scratch, o.max_decompressed_bytes);
     if (!records.ok()) {
-      d.problem(path, Error{records.error().code, e.position,
+      problem(Error{records.error().code, e.position,
                             fmt::format("batch at offset {}: {}", h.base_offset, records.error().message)});
       return false;
     }
@@ -176,8 +216,8 @@ struct LogPrinter {
         if (h.is_control()) {
           auto ctl = control::describe(rec.key, rec.value);
           if (!ctl.ok()) {
-            out.write(line);
-            d.problem(path, Error{ctl.error().code, e.position,
+            r->text.write(line);
+            problem(Error{ctl.error().code, e.position,
                                   fmt::format("control record at offset {}: {}", rv.offset, ctl.error().message)});
             return false;
           }
@@ -188,7 +228,7 @@ struct LogPrinter {
       if (!finish_record(rv, h.is_control(), prefix)) return false;
     }
     if (Status st = rr.finish(); !st.ok()) {
-      d.problem(path, Error{st.error().code, e.position,
+      problem(Error{st.error().code, e.position,
                             fmt::format("batch at offset {}{}: {}", h.base_offset,
                                         compressed ? " (decompressed stream)" : "", st.error().message)});
       return false;
@@ -201,23 +241,23 @@ struct LogPrinter {
   bool legacy_entry(const EntryRef& e, int64_t position) {
     auto mr = legacy::decode(e);
     if (!mr.ok()) {
-      d.problem(path, mr.error());
+      problem(mr.error());
       return false;
     }
     const legacy::Message& m = *mr;
     const char* codec = codec_name(m.codec_id());
     if (codec == nullptr) {
-      out.print("offset: {}", m.offset);
-      d.problem(path, Error{Errc::bad_codec, e.position + Length{legacy::kAttributesOffset},
+      r->text.print("offset: {}", m.offset);
+      problem(Error{Errc::bad_codec, e.position + Length{legacy::kAttributesOffset},
                             fmt::format("unknown compression type id {} in message attributes", m.codec_id())});
       return false;
     }
     const bool valid = legacy::compute_crc(e.bytes) == m.crc;
     const char* ts_name = v2::timestamp_type_name(m.timestamp_type());
-    out.print(FMT_COMPILE("offset: {} position: {} {}: {} size: {} magic: {} compresscodec: {} crc: {} isvalid: {}\n"), m.offset,
+    r->text.print(FMT_COMPILE("offset: {} position: {} {}: {} size: {} magic: {} compresscodec: {} crc: {} isvalid: {}\n"), m.offset,
               position, ts_name, m.timestamp, e.bytes.size(), m.magic, codec, m.crc, tf(valid));
     if (!valid)
-      d.problem(path, Error{Errc::bad_crc, e.position,
+      problem(Error{Errc::bad_crc, e.position,
                             fmt::format("message at offset {}: CRC-32 mismatch: stored {:#010x}, computed {:#010x}",
                                         m.offset, m.crc, legacy::compute_crc(e.bytes))});
     if (!deep) return true;
@@ -226,7 +266,7 @@ struct LogPrinter {
       return legacy_record(rv, ts_name, valid, m.crc);
     }
     if (Status st = legacy::inner_messages(m, scratch, o.max_decompressed_bytes, inner); !st.ok()) {
-      d.problem(path, Error{st.error().code, e.position,
+      problem(Error{st.error().code, e.position,
                             fmt::format("compressed message set at offset {}: {}", m.offset, st.error().message)});
       return false;
     }
@@ -258,6 +298,87 @@ struct LogPrinter {
 void LogPrinter::append_header_key(std::string_view key) {
   append_java_utf8(line, Bytes{reinterpret_cast<const uint8_t*>(key.data()), key.size()});
 }
+
+namespace {
+
+// Cuts the next run of entries off the scan: about `bytes` of the file, and
+// few enough batches and records that the text it prints stays small.
+bool cut_run(EntryScanner& scan, PrintedRun& run, size_t bytes) {
+  constexpr size_t kMaxEntries = 1024;
+  constexpr int64_t kMaxRecords = 16384;
+  size_t taken = 0;
+  int64_t records = 0;
+  while (taken < bytes && run.entries.size() < kMaxEntries && records < kMaxRecords) {
+    auto e = scan.next();
+    if (!e) break;
+    taken += e->bytes.size();
+    if (e->magic >= 2 && e->bytes.size() >= static_cast<size_t>(v2::kRecordBatchOverhead)) {
+      const uint8_t* c = e->bytes.data() + v2::kRecordsCountOffset;
+      const auto count = static_cast<int32_t>(uint32_t{c[0]} << 24 | uint32_t{c[1]} << 16 | uint32_t{c[2]} << 8 | c[3]);
+      records += std::max(count, 1);
+    } else {
+      records += 1;
+    }
+    run.entries.push_back(*e);
+  }
+  return !run.entries.empty();
+}
+
+// Worker threads printing runs handed to them; the caller writes the runs
+// out in file order as each is done.
+class PrintPipeline {
+ public:
+  PrintPipeline(const DumpOptions& o, bool deep, unsigned threads) {
+    for (unsigned t = 0; t < threads; ++t)
+      workers_.emplace_back([this, &o, deep] {
+        LogPrinter printer(o, deep);
+        while (PrintedRun* r = take()) {
+          printer.print(*r);
+          {
+            std::lock_guard lock(m_);
+            r->done = true;
+          }
+          done_.notify_all();
+        }
+      });
+  }
+  ~PrintPipeline() {
+    {
+      std::lock_guard lock(m_);
+      stop_ = true;
+      queue_.clear();
+    }
+    work_.notify_all();
+  }
+  void submit(PrintedRun* r) {
+    {
+      std::lock_guard lock(m_);
+      queue_.push_back(r);
+    }
+    work_.notify_one();
+  }
+  void wait(const PrintedRun& r) {
+    std::unique_lock lock(m_);
+    done_.wait(lock, [&] { return r.done; });
+  }
+
+ private:
+  PrintedRun* take() {
+    std::unique_lock lock(m_);
+    work_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+    if (queue_.empty()) return nullptr;
+    PrintedRun* r = queue_.front();
+    queue_.pop_front();
+    return r;
+  }
+  std::mutex m_;
+  std::condition_variable work_, done_;
+  std::deque<PrintedRun*> queue_;
+  bool stop_ = false;
+  std::vector<std::jthread> workers_;  // last: joined before the rest goes
+};
+
+}  // namespace
 
 void Dumper::log_text(const std::string& path, const std::string& name) {
   const auto first_dot = name.find('.');
@@ -291,18 +412,65 @@ void Dumper::log_text(const std::string& path, const std::string& name) {
     io_problem(path, file.error().message);
     return;
   }
-  LogPrinter p(*this, path, opts_.deep_iteration || opts_.print_data_log);
+  const bool deep = opts_.deep_iteration || opts_.print_data_log;
+  unsigned threads = opts_.threads > 0 ? opts_.threads : std::max(1u, std::thread::hardware_concurrency());
+  if (file->size() < 2 * static_cast<int64_t>(opts_.run_bytes)) threads = 1;  // not worth a thread
+  std::vector<PrintedRun> runs(threads > 1 ? 2 * threads + 1 : 1);
+  std::optional<LogPrinter> self;
+  std::optional<PrintPipeline> pipeline;
+  if (threads > 1)
+    pipeline.emplace(opts_, deep, threads);
+  else
+    self.emplace(opts_, deep);
   EntryScanner scan(file->bytes(), Position{0});
-  int64_t position = 0;
+  // Kafka 4.4 starts from -1, so a file whose first record is not offset 0
+  // reports (-1, first) too.
+  int64_t last_offset = -1;
+  std::vector<std::pair<int64_t, int64_t>> gaps;
+  // Writes a printed run out; false if the file ends there.
+  auto write_out = [&](PrintedRun& r) {
+    out_.write_large(r.text.contents());
+    for (const Error& e : r.problems) problem(path, e);
+    if (r.any_offset) {
+      if (r.first_offset != last_offset + 1) gaps.emplace_back(last_offset, r.first_offset);
+      gaps.insert(gaps.end(), r.gaps.begin(), r.gaps.end());
+      last_offset = r.last_offset;
+    }
+    if (!r.entries.empty()) file->release_before(r.entries.back().position);
+    return !r.aborted;
+  };
   bool aborted = false;
-  while (auto e = scan.next()) {
-    if (!p.entry(*e, position)) { aborted = true; break; }
-    position += e->total().bytes;
-    file->release_before(e->position);
+  if (self) {
+    for (PrintedRun& r = runs[0];;) {
+      r.reset();
+      if (!cut_run(scan, r, opts_.run_bytes)) break;
+      self->print(r);
+      if (!write_out(r)) { aborted = true; break; }
+    }
+  } else {
+    // Runs in flight are runs[next], runs[next + 1], ... (mod size), oldest first.
+    size_t next = 0, in_flight = 0;
+    bool more = true;
+    while (true) {
+      while (more && in_flight < runs.size()) {
+        PrintedRun& r = runs[(next + in_flight) % runs.size()];
+        r.reset();
+        if (!cut_run(scan, r, opts_.run_bytes)) { more = false; break; }
+        pipeline->submit(&r);
+        ++in_flight;
+      }
+      if (in_flight == 0) break;
+      PrintedRun& r = runs[next];
+      pipeline->wait(r);
+      next = (next + 1) % runs.size();
+      --in_flight;
+      if (!write_out(r)) { aborted = true; break; }
+    }
   }
-  if (!p.gaps.empty()) {
+  pipeline.reset();  // before `runs` goes: workers may still hold one
+  if (!gaps.empty()) {
     auto& dst = pairs_for(non_consecutive_, absolute_path(path));
-    dst.pairs.insert(dst.pairs.end(), p.gaps.begin(), p.gaps.end());
+    dst.pairs.insert(dst.pairs.end(), gaps.begin(), gaps.end());
   }
   if (aborted) return;
   const Position end = scan.valid_end();

@@ -13,6 +13,9 @@ namespace kseg {
 class Sink {
  public:
   explicit Sink(std::FILE* f) : f_(f) {}
+  // A sink that only collects: text formatted on one thread and written
+  // out in order on another.
+  Sink() : f_(nullptr) {}
   Sink(const Sink&) = delete;
   Sink& operator=(const Sink&) = delete;
   ~Sink() { flush(); }
@@ -37,11 +40,24 @@ class Sink {
     fmt::format_to(fmt::appender(buf_), f, std::forward<Args>(args)...);
     if (buf_.size() >= kFlushAt) flush();
   }
+  // Large text already formatted elsewhere goes to the file without a copy
+  // into the buffer.
+  void write_large(std::string_view s) {
+    if (s.size() < kFlushAt || f_ == nullptr) return write(s);
+    flush();
+    std::fwrite(s.data(), 1, s.size(), f_);
+  }
   void flush() {
+    if (f_ == nullptr) return;
     if (buf_.size() > 0) std::fwrite(buf_.data(), 1, buf_.size(), f_);
     buf_.clear();
     std::fflush(f_);
   }
+  // For a collecting sink.
+  std::string_view contents() const { return {buf_.data(), buf_.size()}; }
+  size_t capacity() const { return buf_.capacity(); }
+  void clear() { buf_.clear(); }
+  void shrink() { buf_ = fmt::memory_buffer(); }
 
  private:
   static constexpr size_t kFlushAt = 1u << 16;
