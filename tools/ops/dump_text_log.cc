@@ -140,7 +140,7 @@ struct LogPrinter {
     auto hr = v2::decode_header(e);
     if (!hr.ok()) {
       problem(Error{Errc::bad_length, e.position,
-                            fmt::format("v2 batch size {} is below the 61-byte batch header", e.bytes.size())});
+                    fmt::format("v2 batch size {} is below the 61-byte batch header", e.bytes.size())});
       return false;
     }
     const v2::BatchHeader& h = *hr;
@@ -158,7 +158,7 @@ struct LogPrinter {
         std::string_view(horizon.data(), horizon.size()));
     if (codec == nullptr) {
       problem(Error{Errc::bad_codec, e.position + Length{v2::kAttributesOffset},
-                            fmt::format("unknown compression type id {} in batch attributes", h.codec_id())});
+                    fmt::format("unknown compression type id {} in batch attributes", h.codec_id())});
       return false;
     }
     const bool valid = v2::compute_crc(e.bytes) == h.crc;
@@ -167,18 +167,18 @@ struct LogPrinter {
               tf(valid));
     if (!valid)
       problem(Error{Errc::bad_crc, e.position,
-                            fmt::format("batch at offset {}: CRC-32C mismatch: stored {:#010x}, computed {:#010x}",
-                                        h.base_offset, h.crc, v2::compute_crc(e.bytes))});
+                    fmt::format("batch at offset {}: CRC-32C mismatch: stored {:#010x}, computed {:#010x}",
+                                h.base_offset, h.crc, v2::compute_crc(e.bytes))});
     if (!deep) return true;
     if (h.records_count < 0) {
       problem(Error{Errc::bad_length, e.position + Length{v2::kRecordsCountOffset},
-                            fmt::format("invalid record count {} in v2 batch", h.records_count)});
+                    fmt::format("invalid record count {} in v2 batch", h.records_count)});
       return false;
     }
     auto records = v2::records_bytes(e, h, scratch, o.max_decompressed_bytes);
     if (!records.ok()) {
       problem(Error{records.error().code, e.position,
-                            fmt::format("batch at offset {}: {}", h.base_offset, records.error().message)});
+                    fmt::format("batch at offset {}: {}", h.base_offset, records.error().message)});
       return false;
     }
     const bool compressed = h.codec_id() != 0;
@@ -218,7 +218,7 @@ struct LogPrinter {
           if (!ctl.ok()) {
             r->text.write(line);
             problem(Error{ctl.error().code, e.position,
-                                  fmt::format("control record at offset {}: {}", rv.offset, ctl.error().message)});
+                          fmt::format("control record at offset {}: {}", rv.offset, ctl.error().message)});
             return false;
           }
           line += *ctl;
@@ -229,8 +229,8 @@ struct LogPrinter {
     }
     if (Status st = rr.finish(); !st.ok()) {
       problem(Error{st.error().code, e.position,
-                            fmt::format("batch at offset {}{}: {}", h.base_offset,
-                                        compressed ? " (decompressed stream)" : "", st.error().message)});
+                    fmt::format("batch at offset {}{}: {}", h.base_offset,
+                                compressed ? " (decompressed stream)" : "", st.error().message)});
       return false;
     }
     return true;
@@ -249,7 +249,7 @@ struct LogPrinter {
     if (codec == nullptr) {
       r->text.print("offset: {}", m.offset);
       problem(Error{Errc::bad_codec, e.position + Length{legacy::kAttributesOffset},
-                            fmt::format("unknown compression type id {} in message attributes", m.codec_id())});
+                    fmt::format("unknown compression type id {} in message attributes", m.codec_id())});
       return false;
     }
     const bool valid = legacy::compute_crc(e.bytes) == m.crc;
@@ -258,8 +258,8 @@ struct LogPrinter {
               position, ts_name, m.timestamp, e.bytes.size(), m.magic, codec, m.crc, tf(valid));
     if (!valid)
       problem(Error{Errc::bad_crc, e.position,
-                            fmt::format("message at offset {}: CRC-32 mismatch: stored {:#010x}, computed {:#010x}",
-                                        m.offset, m.crc, legacy::compute_crc(e.bytes))});
+                    fmt::format("message at offset {}: CRC-32 mismatch: stored {:#010x}, computed {:#010x}",
+                                m.offset, m.crc, legacy::compute_crc(e.bytes))});
     if (!deep) return true;
     if (m.codec_id() == 0) {
       RecordView rv{m.offset, m.timestamp, m.key, m.value};
@@ -267,7 +267,7 @@ struct LogPrinter {
     }
     if (Status st = legacy::inner_messages(m, scratch, o.max_decompressed_bytes, inner); !st.ok()) {
       problem(Error{st.error().code, e.position,
-                            fmt::format("compressed message set at offset {}: {}", m.offset, st.error().message)});
+                    fmt::format("compressed message set at offset {}: {}", m.offset, st.error().message)});
       return false;
     }
     for (const auto& im : inner) {
