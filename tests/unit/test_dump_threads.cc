@@ -1,7 +1,8 @@
 // kseg-dump prints a .log in runs of batches on several threads and writes
-// the runs in file order: stdout, stderr and the exit code must be those of
-// one thread printing the file whole, whatever the run size, on every
-// Kafka-written segment and on damaged ones (aborts, gaps, torn tails).
+// the runs in file order (a run with much text writes it early, in turn):
+// stdout, stderr and the exit code must be those of one thread printing the
+// file whole, whatever the run size and text cap, on every Kafka-written
+// segment and on damaged ones (aborts, gaps, torn tails).
 #include <unistd.h>
 
 #include <cstdio>
@@ -51,12 +52,14 @@ Dumped same_in_runs(const std::string& file, DumpOptions o) {
   o.run_bytes = size_t{1} << 40;  // the whole file in one run
   const Dumped one = dump(o, file);
   for (unsigned threads : {1u, 2u, 3u})
-    for (size_t run_bytes : {size_t{1}, size_t{700}, size_t{64} << 10}) {
+    for (size_t run_bytes : {size_t{1}, size_t{700}, size_t{64} << 10})
+    for (size_t text_cap : {size_t{4} << 20, size_t{1}, size_t{3000}}) {
       o.threads = threads;
       o.run_bytes = run_bytes;
+      o.run_text_cap = text_cap;  // small: runs write their text early, in turn
       const Dumped many = dump(o, file);
-      INFO(file << ": " << threads << " threads, runs of " << run_bytes << " bytes, deep " << o.deep_iteration
-                << ", print " << o.print_data_log);
+      INFO(file << ": " << threads << " threads, runs of " << run_bytes << " bytes, text cap " << text_cap
+                << ", deep " << o.deep_iteration << ", print " << o.print_data_log);
       CHECK(many.exit_code == one.exit_code);
       CHECK(many.err == one.err);
       CHECK(many.out.size() == one.out.size());

@@ -18,6 +18,8 @@ enum class ValueDecoder { string, hex, base64, integer, long_int };
 enum class RecordParser { plain, offsets, transaction_log, cluster_metadata };
 enum class OutputFormat { text, json, jsonl };
 
+inline constexpr unsigned kMaxDumpThreads = 64;
+
 struct DumpOptions {
   std::vector<std::string> files;  // as given; directories are expanded
   bool print_data_log = false;     // implies deep_iteration
@@ -36,8 +38,10 @@ struct DumpOptions {
   // Threads printing a .log's batches (0: one per CPU); output is the same
   // for any number.
   unsigned threads = 0;
-  // About how much of a .log one thread prints at a time (tests make it small).
+  // About how much of a .log one thread prints at a time, and how much text
+  // a run holds before it waits its turn to write (tests make them small).
   size_t run_bytes = 256u << 10;
+  size_t run_text_cap = 4u << 20;
 };
 
 // Runs a whole dump; returns the exit code.

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -37,7 +38,8 @@ struct PrintedRun {
   int64_t last_offset = 0;
   std::vector<std::pair<int64_t, int64_t>> gaps;
   bool aborted = false;       // Kafka would stop reading the file here
-  bool done = false;          // guarded by the pipeline's mutex
+  bool done = false;          // these two guarded by the pipeline's mutex
+  bool head = false;          // every earlier run is written: this one may write
 
   void reset() {
     entries.clear();
@@ -45,7 +47,7 @@ struct PrintedRun {
     if (text.capacity() > (16u << 20)) text.shrink();
     text.clear();
     problems.clear();
-    any_offset = aborted = done = false;
+    any_offset = aborted = done = head = false;
     gaps.clear();
   }
 };
@@ -57,6 +59,9 @@ struct LogPrinter {
   const DumpOptions& o;
   bool deep;
   PrintedRun* r = nullptr;
+  // Called when the run's text passes o.run_text_cap: writes it out once
+  // every earlier run is written, so a run's text stays bounded.
+  std::function<void()> spill;
   std::vector<uint8_t> scratch;
   std::vector<legacy::InnerMessage> inner;
   std::string line;
@@ -73,6 +78,10 @@ struct LogPrinter {
   }
 
   void problem(Error e) { r->problems.push_back(std::move(e)); }
+
+  void bound_text() {
+    if (r->text.contents().size() > o.run_text_cap) spill();
+  }
 
   // Returns false when the file cannot be read further (Kafka would abort).
   bool entry(const EntryRef& e, int64_t position) {
@@ -133,6 +142,7 @@ struct LogPrinter {
     }
     line += '\n';
     r->text.write(line);
+    bound_text();
     return true;
   }
 
@@ -169,6 +179,7 @@ struct LogPrinter {
       problem(Error{Errc::bad_crc, e.position,
                     fmt::format("batch at offset {}: CRC-32C mismatch: stored {:#010x}, computed {:#010x}",
                                 h.base_offset, h.crc, v2::compute_crc(e.bytes))});
+    bound_text();
     if (!deep) return true;
     if (h.records_count < 0) {
       problem(Error{Errc::bad_length, e.position + Length{v2::kRecordsCountOffset},
@@ -260,6 +271,7 @@ struct LogPrinter {
       problem(Error{Errc::bad_crc, e.position,
                     fmt::format("message at offset {}: CRC-32 mismatch: stored {:#010x}, computed {:#010x}",
                                 m.offset, m.crc, legacy::compute_crc(e.bytes))});
+    bound_text();
     if (!deep) return true;
     if (m.codec_id() == 0) {
       RecordView rv{m.offset, m.timestamp, m.key, m.value};
@@ -325,31 +337,21 @@ bool cut_run(EntryScanner& scan, PrintedRun& run, size_t bytes) {
 }
 
 // Worker threads printing runs handed to them; the caller writes the runs
-// out in file order as each is done.
+// out in file order as each is done. A run whose text grows past the cap
+// waits until it is the oldest, then writes straight to `out`: the caller
+// is then blocked in wait() on that very run, so `out` has one writer.
 class PrintPipeline {
  public:
-  PrintPipeline(const DumpOptions& o, bool deep, unsigned threads) {
-    for (unsigned t = 0; t < threads; ++t)
-      workers_.emplace_back([this, &o, deep] {
-        LogPrinter printer(o, deep);
-        while (PrintedRun* r = take()) {
-          printer.print(*r);
-          {
-            std::lock_guard lock(m_);
-            r->done = true;
-          }
-          done_.notify_all();
-        }
-      });
-  }
-  ~PrintPipeline() {
-    {
-      std::lock_guard lock(m_);
-      stop_ = true;
-      queue_.clear();
+  PrintPipeline(const DumpOptions& o, bool deep, unsigned threads, Sink& out) : out_(out) {
+    try {
+      for (unsigned t = 0; t < threads; ++t)
+        workers_.emplace_back([this, &o, deep] { work(o, deep); });
+    } catch (...) {
+      stop();  // the threads already started must see it before they are joined
+      throw;
     }
-    work_.notify_all();
   }
+  ~PrintPipeline() { stop(); }
   void submit(PrintedRun* r) {
     {
       std::lock_guard lock(m_);
@@ -357,12 +359,39 @@ class PrintPipeline {
     }
     work_.notify_one();
   }
-  void wait(const PrintedRun& r) {
+  // Marks `r` the oldest run not yet written and waits until it is printed.
+  void wait(PrintedRun& r) {
     std::unique_lock lock(m_);
-    done_.wait(lock, [&] { return r.done; });
+    r.head = true;
+    changed_.notify_all();
+    changed_.wait(lock, [&] { return r.done; });
   }
 
  private:
+  void work(const DumpOptions& o, bool deep) {
+    LogPrinter printer(o, deep);
+    printer.spill = [this, &printer] {
+      PrintedRun& r = *printer.r;
+      {
+        std::unique_lock lock(m_);
+        changed_.wait(lock, [&] { return r.head || stop_; });
+        if (stop_) {  // the file ended earlier: this text is not wanted
+          r.text.clear();
+          return;
+        }
+      }
+      out_.write_large(r.text.contents());
+      r.text.clear();
+    };
+    while (PrintedRun* r = take()) {
+      printer.print(*r);
+      {
+        std::lock_guard lock(m_);
+        r->done = true;
+      }
+      changed_.notify_all();
+    }
+  }
   PrintedRun* take() {
     std::unique_lock lock(m_);
     work_.wait(lock, [&] { return stop_ || !queue_.empty(); });
@@ -371,8 +400,18 @@ class PrintPipeline {
     queue_.pop_front();
     return r;
   }
+  void stop() {
+    {
+      std::lock_guard lock(m_);
+      stop_ = true;
+      queue_.clear();
+    }
+    work_.notify_all();
+    changed_.notify_all();
+  }
+  Sink& out_;
   std::mutex m_;
-  std::condition_variable work_, done_;
+  std::condition_variable work_, changed_;
   std::deque<PrintedRun*> queue_;
   bool stop_ = false;
   std::vector<std::jthread> workers_;  // last: joined before the rest goes
@@ -414,14 +453,22 @@ void Dumper::log_text(const std::string& path, const std::string& name) {
   }
   const bool deep = opts_.deep_iteration || opts_.print_data_log;
   unsigned threads = opts_.threads > 0 ? opts_.threads : std::max(1u, std::thread::hardware_concurrency());
+  threads = std::min(threads, kMaxDumpThreads);
   if (file->size() < 2 * static_cast<int64_t>(opts_.run_bytes)) threads = 1;  // not worth a thread
-  std::vector<PrintedRun> runs(threads > 1 ? 2 * threads + 1 : 1);
+  // Enough runs in flight to keep every thread busy while the oldest is
+  // written; each holds at most about run_text_cap of text.
+  std::vector<PrintedRun> runs(threads > 1 ? threads + 3 : 1);
   std::optional<LogPrinter> self;
   std::optional<PrintPipeline> pipeline;
-  if (threads > 1)
-    pipeline.emplace(opts_, deep, threads);
-  else
+  if (threads > 1) {
+    pipeline.emplace(opts_, deep, threads, out_);
+  } else {
     self.emplace(opts_, deep);
+    self->spill = [&] {
+      out_.write_large(self->r->text.contents());
+      self->r->text.clear();
+    };
+  }
   EntryScanner scan(file->bytes(), Position{0});
   // Kafka 4.4 starts from -1, so a file whose first record is not offset 0
   // reports (-1, first) too.
