@@ -26,8 +26,8 @@ struct Dumped {
   int exit_code = -1;
 };
 
-Dumped dump(DumpOptions o, const std::string& file) {
-  o.files = {file};
+Dumped dump(DumpOptions o, const std::vector<std::string>& files) {
+  o.files = files;
   char *out_text = nullptr, *err_text = nullptr;
   size_t out_size = 0, err_size = 0;
   std::FILE* out_file = open_memstream(&out_text, &out_size);
@@ -47,7 +47,7 @@ Dumped dump(DumpOptions o, const std::string& file) {
 }
 
 // Returns the one-thread dump of the last mode for the caller's own checks.
-Dumped same_in_runs(const std::string& file, DumpOptions o) {
+Dumped same_in_runs(const std::vector<std::string>& file, DumpOptions o) {
   o.threads = 1;
   o.run_bytes = size_t{1} << 40;  // the whole file in one run
   const Dumped one = dump(o, file);
@@ -58,7 +58,7 @@ Dumped same_in_runs(const std::string& file, DumpOptions o) {
       o.run_bytes = run_bytes;
       o.run_text_cap = text_cap;  // small: runs write their text early, in turn
       const Dumped many = dump(o, file);
-      INFO(file << ": " << threads << " threads, runs of " << run_bytes << " bytes, text cap " << text_cap
+      INFO(file.front() << " (" << file.size() << " files): " << threads << " threads, runs of " << run_bytes << " bytes, text cap " << text_cap
                 << ", deep " << o.deep_iteration << ", print " << o.print_data_log);
       CHECK(many.exit_code == one.exit_code);
       CHECK(many.err == one.err);
@@ -68,8 +68,7 @@ Dumped same_in_runs(const std::string& file, DumpOptions o) {
   return one;
 }
 
-Dumped same_in_runs_every_mode(const std::string& file) {
-  DumpOptions o;
+Dumped same_in_runs_every_mode(const std::vector<std::string>& file, DumpOptions o = {}) {
   same_in_runs(file, o);
   o.deep_iteration = true;
   same_in_runs(file, o);
@@ -90,7 +89,7 @@ TEST_CASE("threads print every corpus segment as one thread does", "[dump]") {
   size_t files = 0;
   for (const auto& f : fs::recursive_directory_iterator(root))
     if (f.path().extension() == ".log") {
-      same_in_runs_every_mode(f.path().string());
+      same_in_runs_every_mode({f.path().string()});
       ++files;
     }
   CHECK(files > 50);
@@ -123,7 +122,7 @@ TEST_CASE("threads print a damaged segment as one thread does", "[dump]") {
   };
   SECTION("offsets going back, CRC mismatches") {
     write(file);
-    const Dumped one = same_in_runs_every_mode(path);
+    const Dumped one = same_in_runs_every_mode({path});
     CHECK(one.exit_code != 0);
     CHECK(count(one.err, "CRC-32C mismatch") == 2);
     CHECK(count(one.err, " is followed by 0") == 2);  // Kafka prints each pair once
@@ -134,7 +133,7 @@ TEST_CASE("threads print a damaged segment as one thread does", "[dump]") {
     bad[at + v2::kRecordBatchOverhead] ^= 0x01;     // first record's length varint made negative
     corrupt::fix_crc(bad, at);
     write(bad);
-    const Dumped one = same_in_runs_every_mode(path);
+    const Dumped one = same_in_runs_every_mode({path});
     CHECK(count(one.err, "kseg-dump: ") == 2);  // the second copy's CRC, the fault; nothing after it
     CHECK(count(one.err, "record size -68") == 1);
     const size_t last_batch = one.out.rfind("baseOffset: ");
@@ -143,13 +142,22 @@ TEST_CASE("threads print a damaged segment as one thread does", "[dump]") {
   SECTION("a torn tail") {
     corrupt::Buf torn(file.begin(), file.end() - 30);
     write(torn);
-    CHECK(count(same_in_runs_every_mode(path).err, "torn tail") == 1);
+    CHECK(count(same_in_runs_every_mode({path}).err, "torn tail") == 1);
   }
   SECTION("a bad size field mid-file") {
     corrupt::Buf bad = file;
     corrupt::set_be32(bad, copy_at[5] + kOffsetFieldBytes, 3);
     write(bad);
-    same_in_runs_every_mode(path);
+    same_in_runs_every_mode({path});
+  }
+  SECTION("two files, and --max-bytes cutting the first mid-batch") {
+    write(file);
+    const std::string second = (dir / "00000000000000000100.log").string();
+    fs::copy_file(root / "v2-none/orders-0/00000000000000000000.log", second);
+    same_in_runs_every_mode({path, second});
+    DumpOptions cut;
+    cut.max_bytes = static_cast<int32_t>(copy_at[6] + 100);
+    same_in_runs_every_mode({path, second}, cut);
   }
   fs::remove_all(dir);
 }
