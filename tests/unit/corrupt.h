@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "formats/batch_v2.h"
@@ -25,6 +26,12 @@ inline Buf read_file(const std::filesystem::path& p) {
   if (!in) throw std::runtime_error("cannot open " + p.string());
   return Buf((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
+
+// The first segment of a Kafka-written corpus case (testdata/kafka/<name>/orders-0).
+inline std::filesystem::path corpus_log_path(const std::string& name) {
+  return std::filesystem::path(KSEG_SOURCE_DIR) / "testdata/kafka" / name / "orders-0/00000000000000000000.log";
+}
+inline Buf corpus_log(const std::string& name) { return read_file(corpus_log_path(name)); }
 
 inline Bytes view(const Buf& b) { return Bytes(b.data(), b.size()); }
 

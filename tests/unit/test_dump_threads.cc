@@ -99,9 +99,8 @@ TEST_CASE("threads print a damaged segment as one thread does", "[dump]") {
   // Twelve copies of two Kafka-written segments (as verify's thread test
   // builds its file): offsets restart at every copy, two copies carry a
   // broken CRC; the sections add a fault that stops the file.
-  const auto root = fs::path(KSEG_SOURCE_DIR) / "testdata/kafka";
-  const corrupt::Buf none = corrupt::read_file(root / "v2-none/orders-0/00000000000000000000.log");
-  const corrupt::Buf gzip = corrupt::read_file(root / "v2-gzip/orders-0/00000000000000000000.log");
+  const corrupt::Buf none = corrupt::corpus_log("v2-none");
+  const corrupt::Buf gzip = corrupt::corpus_log("v2-gzip");
   const auto bounds = corrupt::entry_bounds(corrupt::view(none));
   REQUIRE(bounds.size() > 3);
   corrupt::Buf file;
@@ -153,7 +152,7 @@ TEST_CASE("threads print a damaged segment as one thread does", "[dump]") {
   SECTION("two files, and --max-bytes cutting the first mid-batch") {
     write(file);
     const std::string second = (dir / "00000000000000000100.log").string();
-    fs::copy_file(root / "v2-none/orders-0/00000000000000000000.log", second);
+    fs::copy_file(corrupt::corpus_log_path("v2-none"), second);
     same_in_runs_every_mode({path, second});
     DumpOptions cut;
     cut.max_bytes = static_cast<int32_t>(copy_at[6] + 100);

@@ -35,9 +35,8 @@ TEST_CASE("threads examine a segment with the findings of one thread", "[verify]
   // Kafka-written batches (uncompressed and gzip) repeated past several
   // chunks; every copy goes back in offsets, and some carry a record fault
   // under a fixed CRC or a broken CRC.
-  const auto root = fs::path(KSEG_SOURCE_DIR) / "testdata/kafka";
-  const corrupt::Buf none = corrupt::read_file(root / "v2-none/orders-0/00000000000000000000.log");
-  const corrupt::Buf gzip = corrupt::read_file(root / "v2-gzip/orders-0/00000000000000000000.log");
+  const corrupt::Buf none = corrupt::corpus_log("v2-none");
+  const corrupt::Buf gzip = corrupt::corpus_log("v2-gzip");
   const auto bounds = corrupt::entry_bounds(corrupt::view(none));
   REQUIRE(bounds.size() > 3);
   corrupt::Buf file;

@@ -70,7 +70,7 @@ struct LogPrinter {
   void print(PrintedRun& run) {
     r = &run;
     for (const EntryRef& e : run.entries)
-      if (!entry(e, e.position.value)) {
+      if (!entry(e)) {
         run.aborted = true;
         break;
       }
@@ -84,9 +84,7 @@ struct LogPrinter {
   }
 
   // Returns false when the file cannot be read further (Kafka would abort).
-  bool entry(const EntryRef& e, int64_t position) {
-    return e.magic >= 2 ? batch_v2(e, position) : legacy_entry(e, position);
-  }
+  bool entry(const EntryRef& e) { return e.magic >= 2 ? batch_v2(e) : legacy_entry(e); }
 
   void note_offset(int64_t offset) {
     if (!r->any_offset) {
@@ -146,7 +144,7 @@ struct LogPrinter {
     return true;
   }
 
-  bool batch_v2(const EntryRef& e, int64_t position) {
+  bool batch_v2(const EntryRef& e) {
     auto hr = v2::decode_header(e);
     if (!hr.ok()) {
       problem(Error{Errc::bad_length, e.position,
@@ -172,7 +170,7 @@ struct LogPrinter {
       return false;
     }
     const bool valid = v2::compute_crc(e.bytes) == h.crc;
-    r->text.print(FMT_COMPILE(" position: {} {}: {} size: {} magic: {} compresscodec: {} crc: {} isvalid: {}\n"), position,
+    r->text.print(FMT_COMPILE(" position: {} {}: {} size: {} magic: {} compresscodec: {} crc: {} isvalid: {}\n"), e.position.value,
               v2::timestamp_type_name(h.timestamp_type()), h.max_timestamp, e.bytes.size(), h.magic, codec, h.crc,
               tf(valid));
     if (!valid)
@@ -249,7 +247,7 @@ struct LogPrinter {
 
   void append_header_key(std::string_view key);
 
-  bool legacy_entry(const EntryRef& e, int64_t position) {
+  bool legacy_entry(const EntryRef& e) {
     auto mr = legacy::decode(e);
     if (!mr.ok()) {
       problem(mr.error());
@@ -266,7 +264,7 @@ struct LogPrinter {
     const bool valid = legacy::compute_crc(e.bytes) == m.crc;
     const char* ts_name = v2::timestamp_type_name(m.timestamp_type());
     r->text.print(FMT_COMPILE("offset: {} position: {} {}: {} size: {} magic: {} compresscodec: {} crc: {} isvalid: {}\n"), m.offset,
-              position, ts_name, m.timestamp, e.bytes.size(), m.magic, codec, m.crc, tf(valid));
+              e.position.value, ts_name, m.timestamp, e.bytes.size(), m.magic, codec, m.crc, tf(valid));
     if (!valid)
       problem(Error{Errc::bad_crc, e.position,
                     fmt::format("message at offset {}: CRC-32 mismatch: stored {:#010x}, computed {:#010x}",
@@ -325,8 +323,7 @@ bool cut_run(EntryScanner& scan, PrintedRun& run, size_t bytes) {
     if (!e) break;
     taken += e->bytes.size();
     if (e->magic >= 2 && e->bytes.size() >= static_cast<size_t>(v2::kRecordBatchOverhead)) {
-      const uint8_t* c = e->bytes.data() + v2::kRecordsCountOffset;
-      const auto count = static_cast<int32_t>(uint32_t{c[0]} << 24 | uint32_t{c[1]} << 16 | uint32_t{c[2]} << 8 | c[3]);
+      const auto count = static_cast<int32_t>(load_be32(e->bytes.data() + v2::kRecordsCountOffset));
       records += std::max(count, 1);
     } else {
       records += 1;
