@@ -178,6 +178,14 @@ TEST_CASE("recipes on producer state, transactions and checkpoints", "[verify]")
     });
     CHECK(has(run, "checkpoint.past_log_end", "recovery-point-offset-checkpoint", 4));
   }
+  SECTION("a leader-epoch-checkpoint line that is not UTF-8, in the JSON report") {
+    // The message quotes the line; the report must still be JSON (it aborted before 2026-11-30).
+    auto run = damaged("v2-none", [&](auto& c) {
+      write_bytes(c.path("orders-0/leader-epoch-checkpoint"), corrupt::Buf{'0', '\n', '1', '\n', 0xa2, '\n'});
+    });
+    CHECK(run.exit_code == 1);
+    CHECK(has(run, "epoch.corrupt", "orders-0/leader-epoch-checkpoint", 4));
+  }
   SECTION("a leader-epoch-checkpoint entry past the log end") {
     auto run = damaged("v2-none", [&](auto& c) {
       write_bytes(c.path("orders-0/leader-epoch-checkpoint"), corrupt::Buf{'0', '\n', '2', '\n', '0', ' ', '0', '\n',

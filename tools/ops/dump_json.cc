@@ -37,12 +37,12 @@ json nullable(int64_t v, bool present) { return present ? json(v) : json(nullptr
 
 void Dumper::emit(const json& obj) {
   if (opts_.format == OutputFormat::jsonl) {
-    out_.write(obj.dump());
+    out_.write(obj.dump(-1, ' ', false, json::error_handler_t::replace));
     out_.put('\n');
     return;
   }
   out_.write(emitted_ == 0 ? "{\"schema\":\"kseg-dump/1\",\"objects\":[\n" : ",\n");
-  out_.write(obj.dump());
+  out_.write(obj.dump(-1, ' ', false, json::error_handler_t::replace));
   ++emitted_;
 }
 

@@ -108,7 +108,7 @@ int report(const VerifyOptions& opts, const std::vector<TargetResult>& results,
     summary.update(counts_json(total));
     summary["exit_code"] = exit;
     doc["summary"] = summary;
-    out.write(doc.dump(2));
+    out.write(doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));  // file text in messages may not be UTF-8
     out.put('\n');
     return exit;
   }
