@@ -67,6 +67,16 @@ void MappedFile::release_before(Position pos) {
   released_ = upto;
 }
 
+void MappedFile::release_range(Position from, Position to) {
+  if (!mapped_) return;
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const size_t lo = (static_cast<size_t>(std::max<int64_t>(0, from.value)) + page - 1) / page * page;
+  const size_t hi = std::min(size_, static_cast<size_t>(std::max<int64_t>(0, to.value))) / page * page;
+  if (hi <= lo) return;
+  madvise(const_cast<uint8_t*>(data_) + lo, hi - lo, MADV_DONTNEED);
+  drop_cached(lo, hi);
+}
+
 void MappedFile::set_drop_page_cache(bool on) {
   drop_page_cache_ = on;
   was_cached_.clear();

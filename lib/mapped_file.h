@@ -30,6 +30,9 @@ class MappedFile {
   int64_t file_size() const { return file_size_; }
   // Tells the kernel the bytes before `pos` will not be read again.
   void release_before(Position pos);
+  // Tells the kernel the whole pages inside [from, to) are not needed now
+  // (they are read again from the file if touched later).
+  void release_range(Position from, Position to);
   // Also evict released pages from the page cache (for scans of a live
   // broker's disk), but only those that were not cached when this was
   // called: a scan neither pollutes the cache nor evicts what a broker's

@@ -125,6 +125,24 @@ TEST_CASE("recipes on indexes", "[verify]") {
     auto run = damaged("v2-none", [&](auto& c) { edit(c, index, [&](auto& x) { corrupt::set_be32(x, 2 * 8, 12); }); });
     CHECK(has(run, "index.entry_mismatch", index, 16));
   }
+  SECTION("two index entries swapped: out of order, but each still names its batch") {
+    // Golden entries 2 and 3: "offset: 13 position: 1055", "offset: 16 position: 1329".
+    auto run = damaged("v2-none", [&](auto& c) {
+      edit(c, index, [&](auto& x) { std::swap_ranges(x.begin() + 16, x.begin() + 24, x.begin() + 24); });
+    });
+    CHECK(has(run, "index.not_increasing", index, 24));
+    for (const auto& p : run.report["problems"]) CHECK(p["code"] != "index.entry_mismatch");
+  }
+  SECTION("an entry naming a later batch's last offset (a pre-KAFKA-806 follower append)") {
+    // Golden index entries 14 and 15 are (72, 6538) and (79, 6819); the golden
+    // dump's batches there: 72 at 6538, 73 at 6676, 74..79 at 6819.
+    auto set_offset = [&](uint32_t relative) {
+      return damaged("v2-none", [&](auto& c) { edit(c, index, [&](auto& x) { corrupt::set_be32(x, 14 * 8, relative); }); });
+    };
+    auto accepted = set_offset(73);  // the next batch's last offset: lookups stay right
+    for (const auto& p : accepted.report["problems"]) CHECK(p["code"] != "index.entry_mismatch");
+    CHECK(has(set_offset(78), "index.entry_mismatch", index, 14 * 8));  // no batch from 6538 on ends at 78
+  }
   SECTION("a missing .index") {
     auto run = damaged("v2-none", [&](auto& c) { fs::remove(c.path(index)); });
     CHECK(run.exit_code == 0);  // a warning: the broker rebuilds it
@@ -135,6 +153,19 @@ TEST_CASE("recipes on indexes", "[verify]") {
       edit(c, timeindex, [&](auto& x) { std::swap_ranges(x.begin() + 24, x.begin() + 36, x.begin() + 36); });
     });
     CHECK(has(run, "timeindex.not_monotonic", timeindex, 36));
+  }
+  SECTION("a preallocated time index with its first entry zeroed and a stray entry after it") {
+    // The active segment's index holds one entry, then zeros: with slot 0
+    // zeroed it reads as empty, so slot 5 is the first out of place (this
+    // read before the file until 2026-11-30).
+    const std::string active = "orders-0/00000000000000000259.timeindex";
+    auto run = damaged("v2-none", [&](auto& c) {
+      edit(c, active, [&](auto& x) {
+        std::fill(x.begin(), x.begin() + 12, 0);
+        x[5 * 12 + 11] = 1;
+      });
+    });
+    CHECK(has(run, "timeindex.not_monotonic", active, 5 * 12));
   }
   SECTION("a time index entry whose timestamp is not the log's running max") {
     // Golden entry 1 is "timestamp: 1700000000071 offset: 10".

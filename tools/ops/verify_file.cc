@@ -1,6 +1,7 @@
 // A single file named on the command line: the checks that need nothing but
 // the file (and, for an index, the .log beside it).
 #include <filesystem>
+#include <optional>
 
 #include "formats/file_names.h"
 #include "tools/ops/verify_index.h"
@@ -42,12 +43,20 @@ void verify_segment_file(const LogCheckOptions& opts, const std::string& path, c
   Findings context;
   LogCheckOptions quick = opts;
   quick.depth = VerifyDepth::quick;
-  if (!scan_segment(quick, s, context)) {
+  std::optional<OffsetIndexCheck> index;
+  std::optional<TimeIndexCheck> time_index;
+  if (n.kind == FileKind::index) index.emplace(path, n.offset);
+  if (n.kind == FileKind::timeindex) time_index.emplace(path, n.offset);
+  auto visit = [&](const BatchInfo& b) {
+    if (index) index->batch(b);
+    if (time_index) time_index->batch(b);
+  };
+  if (!scan_segment(quick, s, context, visit)) {
     r.findings.io_errors.insert(r.findings.io_errors.end(), context.io_errors.begin(), context.io_errors.end());
     return;
   }
-  if (n.kind == FileKind::index) check_offset_index(path, s, r.findings);
-  if (n.kind == FileKind::timeindex) check_time_index(path, s, r.findings);
+  if (index) index->finish(s, r.findings);
+  if (time_index) time_index->finish(s, r.findings);
   if (n.kind == FileKind::txnindex) check_txn_index(path, s, {}, false, r.findings);
 }
 

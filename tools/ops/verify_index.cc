@@ -12,24 +12,6 @@ namespace kseg {
 
 namespace {
 
-// First slot at or after `from` holding a non-zero byte, or `slots`.
-int64_t first_nonzero_slot(Bytes data, int64_t from, int64_t slots, int64_t entry_size) {
-  for (int64_t i = from; i < slots; ++i) {
-    auto slot = data.subspan(static_cast<size_t>(i * entry_size), static_cast<size_t>(entry_size));
-    if (std::any_of(slot.begin(), slot.end(), [](uint8_t b) { return b != 0; })) return i;
-  }
-  return slots;
-}
-
-// Last slot with a non-zero byte, plus one.
-int64_t used_slots(Bytes data, int64_t slots, int64_t entry_size) {
-  for (int64_t i = slots; i > 0; --i) {
-    auto slot = data.subspan(static_cast<size_t>((i - 1) * entry_size), static_cast<size_t>(entry_size));
-    if (std::any_of(slot.begin(), slot.end(), [](uint8_t b) { return b != 0; })) return i;
-  }
-  return 0;
-}
-
 // A preallocated or untrimmed tail, told apart by whether Kafka leaves it so.
 void report_tail(const char* kind, const std::string& path, const SegmentScan& s, int64_t live, int64_t slots,
                  int64_t entry_size, Findings& f) {
@@ -40,86 +22,136 @@ void report_tail(const char* kind, const std::string& path, const SegmentScan& s
         fmt::format("{} bytes", slots * entry_size));
 }
 
-const BatchInfo* batch_at(const SegmentScan& s, int64_t position, size_t& index) {
-  auto it = std::lower_bound(s.batches.begin(), s.batches.end(), position,
-                             [](const BatchInfo& b, int64_t p) { return b.position < p; });
-  index = static_cast<size_t>(it - s.batches.begin());
-  return it != s.batches.end() && it->position == position ? &*it : nullptr;
+}  // namespace
+
+bool map_index(const std::string& path, std::optional<MappedFile>& file, std::string& error) {
+  auto mf = MappedFile::open(path);
+  if (!mf.ok()) {
+    error = mf.error().message;
+    return false;
+  }
+  file.emplace(std::move(*mf));
+  file->set_drop_page_cache(true);
+  return true;
 }
+
+IndexTail scan_tail(MappedFile& file, int64_t live, int64_t slots, int64_t entry_size) {
+  constexpr int64_t kChunk = 2 << 20;
+  const Bytes data = file.bytes();
+  IndexTail t{slots, live};
+  for (int64_t from = live * entry_size, end = slots * entry_size; from < end;) {
+    // Chunks end on slot boundaries; whole pages inside one are released.
+    const int64_t to = std::min(end, (from + kChunk) / entry_size * entry_size + entry_size);
+    for (int64_t p = from; p < to; p += entry_size) {
+      const auto slot = data.subspan(static_cast<size_t>(p), static_cast<size_t>(entry_size));
+      if (std::all_of(slot.begin(), slot.end(), [](uint8_t b) { return b == 0; })) continue;
+      t.first_nonzero = std::min(t.first_nonzero, p / entry_size);
+      t.used = p / entry_size + 1;
+    }
+    file.release_range(Position{from}, Position{to});
+    from = to;
+  }
+  return t;
+}
+
+OffsetIndexCheck::OffsetIndexCheck(std::string path, Offset base_offset) : path_(std::move(path)) {
+  if (!map_index(path_, file_, open_error_)) return;
+  view_.emplace(file_->bytes(), base_offset);
+  const int64_t slots = view_->slot_count();
+  live_ = view_->live_entry_count();
+  if (live_ == 1 && view_->entry(0) == offset_index::Entry{}) live_ = 0;  // all zeros: empty, preallocated
+  const IndexTail tail = scan_tail(*file_, live_, slots, offset_index::kEntrySize);
+  used_ = tail.used;
+  first_nonzero_ = tail.first_nonzero;
+  by_position_ = SlotOrder(used_, [&](int64_t i) { return checked(i); },
+                           [&](int64_t i) { return int64_t{view_->entry(i).position}; });
+}
+
+bool OffsetIndexCheck::checked(int64_t slot) const { return slot < live_ || !(view_->entry(slot) == offset_index::Entry{}); }
 
 // Kafka 4.4 indexes each batch as (its lastOffset, its position); before
 // KAFKA-806's fix a multi-batch (follower) append was indexed as (lastOffset
 // of its last batch, position of its first batch). Both serve lookups right.
-void check_offset_entry(const std::string& path, const SegmentScan& s, int64_t slot, Offset offset, int32_t position,
-                        Findings& f) {
-  const Position at{slot * offset_index::kEntrySize};
-  if (position >= s.valid_end) {
-    // Beyond what --max-bytes let us read, or into a tail already reported.
-    if (s.checked_bytes < s.file_size || s.tail_damaged) return;
-    f.add("index.past_log_end", path, at, fmt::format("entry for offset {} points past the log's data", offset),
-          fmt::format("< {}", s.valid_end), std::to_string(position));
-    return;
+// Entries are placed as the batches go by, in position order.
+void OffsetIndexCheck::batch(const BatchInfo& b) {
+  if (!view_) return;
+  // Look-aheads from earlier batches end at a batch starting above them.
+  while (!pending_.empty() && pending_.begin()->first < b.first_offset) {
+    const auto [slot, last] = pending_.begin()->second;
+    misses_[slot] = {Miss::wrong_offset, last};
+    pending_.erase(pending_.begin());
   }
-  size_t i = 0;
-  const BatchInfo* b = batch_at(s, position, i);
-  if (b == nullptr) {
-    const int64_t start = i > 0 ? s.batches[i - 1].position : 0;
-    f.add("index.entry_mismatch", path, at,
-          fmt::format("entry for offset {} points inside the batch at position {}", offset, start),
-          fmt::format("a batch start ({})", start), std::to_string(position));
-    return;
+  pending_.erase(b.last_offset);
+  for (; next_ < by_position_.size(); ++next_) {
+    const int64_t slot = by_position_[next_];
+    const int64_t position = view_->entry(slot).position, offset = view_->offset(slot).value;
+    if (position > b.position) break;
+    if (position < b.position) misses_[slot] = {Miss::inside, prev_position_};
+    else if (offset > b.last_offset) pending_.emplace(offset, std::pair{slot, b.last_offset});
+    else if (offset < b.last_offset) misses_[slot] = {Miss::wrong_offset, b.last_offset};
   }
-  if (offset.value == b->last_offset) return;
-  if (offset.value > b->last_offset)
-    for (size_t j = i + 1; j < s.batches.size() && s.batches[j].first_offset <= offset.value; ++j)
-      if (s.batches[j].last_offset == offset.value) return;
-  f.add("index.entry_mismatch", path, at,
-        fmt::format("entry at position {} names offset {}, the batch there ends at {}", position, offset,
-                    b->last_offset),
-        std::to_string(b->last_offset), std::to_string(offset.value));
+  prev_position_ = b.position;
 }
 
-}  // namespace
-
-bool check_offset_index(const std::string& path, const SegmentScan& s, Findings& f) {
-  auto mf = MappedFile::open(path);
-  if (!mf.ok()) {
-    f.io_error(path, mf.error().message);
-    return false;
+void OffsetIndexCheck::finish(const SegmentScan& s, Findings& f) {
+  if (!view_) return f.io_error(path_, open_error_);
+  for (const auto& [offset, p] : pending_) misses_[p.first] = {Miss::wrong_offset, p.second};
+  pending_.clear();
+  // Entries past the last batch's start: inside it, or past the data read.
+  const bool cut = s.checked_bytes < s.file_size || s.tail_damaged;
+  for (; next_ < by_position_.size(); ++next_) {
+    const int64_t slot = by_position_[next_];
+    if (view_->entry(slot).position < s.valid_end) misses_[slot] = {Miss::inside, prev_position_};
+    else if (!cut) misses_[slot] = {Miss::past_end, 0};
   }
-  mf->set_drop_page_cache(true);
-  offset_index::View v(mf->bytes(), s.base_offset);
-  auto& fr = f.file(path, "index");
-  fr.size_bytes = fr.checked_bytes = mf->size();
+  const offset_index::View& v = *view_;
+  auto& fr = f.file(path_, "index");
+  fr.size_bytes = fr.checked_bytes = file_->size();
   if (v.trailing_bytes().bytes != 0)
-    f.add("index.size", path, Position{v.slot_count() * offset_index::kEntrySize},
-          "size is not a multiple of 8", "a multiple of 8", std::to_string(mf->size()));
+    f.add("index.size", path_, Position{v.slot_count() * offset_index::kEntrySize},
+          "size is not a multiple of 8", "a multiple of 8", std::to_string(file_->size()));
   const int64_t slots = v.slot_count();
-  int64_t live = v.live_entry_count();
-  if (live == 1 && v.entry(0) == offset_index::Entry{}) live = 0;  // all zeros: empty, preallocated
-  const int64_t used = used_slots(mf->bytes(), slots, offset_index::kEntrySize);
-  const int64_t bad = first_nonzero_slot(mf->bytes(), live, slots, offset_index::kEntrySize);
+  const int64_t bad = first_nonzero_;
   if (bad < slots) {
     const auto prev = v.offset_position(bad - 1), cur = v.offset_position(bad);
-    f.add("index.not_increasing", path, v.slot_position(bad),
+    f.add("index.not_increasing", path_, v.slot_position(bad),
           fmt::format("entry {} (offset {}, position {}) does not follow entry {} (offset {}, position {})", bad,
                       cur.offset, cur.position, bad - 1, prev.offset, prev.position),
           fmt::format("offset > {}, position >= {}", prev.offset, prev.position),
           fmt::format("offset {}, position {}", cur.offset, cur.position));
   } else {
-    report_tail("index", path, s, live, slots, offset_index::kEntrySize, f);
+    report_tail("index", path_, s, live_, slots, offset_index::kEntrySize, f);
   }
-  for (int64_t i = 0; i < used; ++i) {
+  for (int64_t i = 0; i < used_; ++i) {
+    if (!checked(i)) continue;
     const auto e = v.entry(i);
-    if (i >= live && e == offset_index::Entry{}) continue;
-    if (i > 0 && i < live && e.position < v.entry(i - 1).position)
-      f.add("index.not_increasing", path, v.slot_position(i),
+    if (i > 0 && i < live_ && e.position < v.entry(i - 1).position)
+      f.add("index.not_increasing", path_, v.slot_position(i),
             fmt::format("entry {} (offset {}) has a smaller position than entry {}", i, v.offset(i), i - 1),
             fmt::format(">= {}", v.entry(i - 1).position), std::to_string(e.position));
-    check_offset_entry(path, s, i, v.offset(i), e.position, f);
+    auto m = misses_.find(i);
+    if (m == misses_.end()) continue;
+    const Position at = v.slot_position(i);
+    const Offset offset = v.offset(i);
+    switch (m->second.miss) {
+      case Miss::past_end:
+        f.add("index.past_log_end", path_, at, fmt::format("entry for offset {} points past the log's data", offset),
+              fmt::format("< {}", s.valid_end), std::to_string(e.position));
+        break;
+      case Miss::inside:
+        f.add("index.entry_mismatch", path_, at,
+              fmt::format("entry for offset {} points inside the batch at position {}", offset, m->second.value),
+              fmt::format("a batch start ({})", m->second.value), std::to_string(e.position));
+        break;
+      case Miss::wrong_offset:
+        f.add("index.entry_mismatch", path_, at,
+              fmt::format("entry at position {} names offset {}, the batch there ends at {}", e.position, offset,
+                          m->second.value),
+              std::to_string(m->second.value), std::to_string(offset.value));
+        break;
+    }
   }
-  fr.entries = used;
-  return true;
+  fr.entries = used_;
 }
 
 }  // namespace kseg

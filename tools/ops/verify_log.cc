@@ -189,7 +189,7 @@ constexpr int64_t kChunkBytes = 8 << 20;
 
 }  // namespace
 
-bool scan_segment(const LogCheckOptions& opts, SegmentScan& s, Findings& f) {
+bool scan_segment(const LogCheckOptions& opts, SegmentScan& s, Findings& f, const BatchVisitor& visit) {
   auto mf = MappedFile::open(s.file, opts.max_bytes);
   if (!mf.ok()) {
     f.io_error(s.file, mf.error().message);
@@ -235,7 +235,9 @@ bool scan_segment(const LogCheckOptions& opts, SegmentScan& s, Findings& f) {
       if (!w.ok) continue;
       check_offsets(w.b, prev_last, s, f);
       prev_last = std::max(prev_last, w.b.last_offset);
-      s.batches.push_back(w.b);
+      ++s.batch_count;
+      s.last_batch = w.b;
+      if (visit) visit(w.b);
     }
     for (auto& l : local) l.problems.clear();
     mf->release_before(chunk.back().e.position + chunk.back().e.total());
@@ -253,7 +255,7 @@ bool scan_segment(const LogCheckOptions& opts, SegmentScan& s, Findings& f) {
   auto& fr = f.file(s.file, "log");
   fr.size_bytes = s.file_size;
   fr.checked_bytes = mf->size();
-  fr.entries = static_cast<int64_t>(s.batches.size());
+  fr.entries = s.batch_count;
   return true;
 }
 

@@ -1,10 +1,11 @@
 // Checks of one segment file (.log, or a KRaft .checkpoint): walks the
-// batches as Kafka's FileLogInputStream does and keeps, per batch, the few
-// header fields the index, transaction and epoch checks need, so a segment
-// is read once.
+// batches as Kafka's FileLogInputStream does and hands each one's few header
+// fields, in file order, to the index, transaction and epoch checks, so a
+// segment is read once and memory does not grow with its batch count.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -43,11 +44,15 @@ struct SegmentScan {
   int64_t checked_bytes = 0;   // bytes read (less than file_size under --max-bytes)
   bool damaged = false;        // a batch or the tail is corrupt
   bool tail_damaged = false;   // the walk stopped before the end on corrupt or torn bytes
-  std::vector<BatchInfo> batches;
+  int64_t batch_count = 0;     // batches whose header could be read
+  BatchInfo last_batch;        // the last of them, when batch_count > 0
   // Kafka's next offset after this segment (last batch's lastOffset + 1), or
   // the base offset when the segment is empty.
-  int64_t next_offset() const { return batches.empty() ? base_offset.value : batches.back().last_offset + 1; }
+  int64_t next_offset() const { return batch_count == 0 ? base_offset.value : last_batch.last_offset + 1; }
 };
+
+// Called with every batch whose header could be read, in file order.
+using BatchVisitor = std::function<void(const BatchInfo&)>;
 
 struct LogCheckOptions {
   VerifyDepth depth = VerifyDepth::normal;
@@ -58,9 +63,10 @@ struct LogCheckOptions {
   unsigned segment_threads = 1;
 };
 
-// Reads `scan.file` (base offset and last_segment already set) and fills the
-// rest. Returns false on an I/O error (recorded in `findings`).
-bool scan_segment(const LogCheckOptions& opts, SegmentScan& scan, Findings& findings);
+// Reads `scan.file` (base offset and last_segment already set), fills the
+// rest and shows each batch to `visit`. Returns false on an I/O error
+// (recorded in `findings`).
+bool scan_segment(const LogCheckOptions& opts, SegmentScan& scan, Findings& findings, const BatchVisitor& visit = {});
 
 // Record-level checks of one batch (verify_records.cc); may refine
 // b.first_offset for legacy wrappers.

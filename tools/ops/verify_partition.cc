@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -74,25 +75,44 @@ Layout list_partition(const std::string& dir, Findings& f) {
   return l;
 }
 
-// The segment's indexes, present or missing as Kafka would judge it.
-void check_indexes(const std::map<FileKind, std::string>& files, const SegmentScan& s, Findings& f) {
-  auto idx = files.find(FileKind::index);
-  auto tidx = files.find(FileKind::timeindex);
-  const bool empty_log = s.file_size == 0;
-  if (idx != files.end()) check_offset_index(idx->second, s, f);
-  else if (!empty_log) f.add("index.missing", s.file, Position{-1}, "no .index; the broker rebuilds it at start-up");
-  if (tidx != files.end()) check_time_index(tidx->second, s, f);
-  else if (idx != files.end() && !empty_log)
-    f.add("timeindex.missing", s.file, Position{-1}, "no .timeindex; the broker creates an empty one");
-}
+// The segment's indexes, present or missing as Kafka would judge it: read
+// before the scan, checked as its batches go by.
+class SegmentIndexes {
+ public:
+  SegmentIndexes(const std::map<FileKind, std::string>& files, Offset base) {
+    if (auto it = files.find(FileKind::index); it != files.end()) index_.emplace(it->second, base);
+    if (auto it = files.find(FileKind::timeindex); it != files.end()) time_index_.emplace(it->second, base);
+  }
+  void batch(const BatchInfo& b) {
+    if (index_) index_->batch(b);
+    if (time_index_) time_index_->batch(b);
+  }
+  void finish(const SegmentScan& s, Findings& f) {
+    const bool empty_log = s.file_size == 0;
+    if (index_) index_->finish(s, f);
+    else if (!empty_log) f.add("index.missing", s.file, Position{-1}, "no .index; the broker rebuilds it at start-up");
+    if (time_index_) time_index_->finish(s, f);
+    else if (index_ && !empty_log)
+      f.add("timeindex.missing", s.file, Position{-1}, "no .timeindex; the broker creates an empty one");
+  }
+
+ private:
+  std::optional<OffsetIndexCheck> index_;
+  std::optional<TimeIndexCheck> time_index_;
+};
 
 void check_segment_order(const SegmentScan& prev, const SegmentScan& cur, Findings& f) {
-  if (prev.batches.empty()) return;
-  const auto& last = prev.batches.back();
+  if (prev.batch_count == 0) return;
+  const auto& last = prev.last_batch;
   if (last.last_offset >= cur.base_offset.value)
     f.add("log.offset_order", prev.file, Position{last.position},
           "last batch reaches into the next segment's offsets", fmt::format("< {}", cur.base_offset),
           std::to_string(last.last_offset));
+}
+
+void append(Findings& to, Findings& from) {
+  for (auto& p : from.problems) to.problems.push_back(std::move(p));
+  from.problems.clear();
 }
 
 }  // namespace
@@ -122,19 +142,27 @@ void verify_partition(const LogCheckOptions& opts, TargetResult& r) {
     s.file = it->second.at(FileKind::log);
     s.base_offset = Offset{it->first};
     s.last_segment = std::next(it) == l.segments.end();
-    if (!scan_segment(opts, s, f)) continue;
+    SegmentIndexes indexes(it->second, s.base_offset);
+    // Findings of the replay and the epochs follow the segment's own.
+    Findings replayed, epoch_changes;
+    auto visit = [&](const BatchInfo& b) {
+      indexes.batch(b);
+      replay.batch(b, replayed);
+      epochs.batch(b, s.file, epoch_changes);
+    };
+    if (!scan_segment(opts, s, f, visit)) continue;
     ++r.segments;
-    check_indexes(it->second, s, f);
+    indexes.finish(s, f);
     if (!prev.file.empty()) check_segment_order(prev, s, f);
+    append(f, replayed);
     const auto txn = it->second.find(FileKind::txnindex);
-    replay.segment(s, txn != it->second.end() ? txn->second
-                                              : dir + "/" + file_names::segment_file_name(s.base_offset, FileKind::txnindex),
-                   f);
-    epochs.feed(s, f);
+    replay.end_segment(s, txn != it->second.end() ? txn->second
+                                                  : dir + "/" + file_names::segment_file_name(s.base_offset, FileKind::txnindex),
+                       f);
+    append(f, epoch_changes);
     r.log_end = s.next_offset();
     tail_damaged = s.tail_damaged;
     prev = std::move(s);
-    prev.batches.erase(prev.batches.begin(), prev.batches.end() - (prev.batches.empty() ? 0 : 1));
   }
   replay.finish(r.log_end, tail_damaged, f);
   for (const auto& k : l.kraft_snapshots) {

@@ -68,13 +68,14 @@ void ProducerReplay::apply(const BatchInfo& b, std::vector<txn_index::AbortedTxn
   p.open_txn_first = -1;
 }
 
-void ProducerReplay::segment(const SegmentScan& s, const std::string& txn_path, Findings& f) {
-  std::vector<txn_index::AbortedTxn> aborts;
-  for (const auto& b : s.batches) {
-    compare_snapshots_below(b.first_offset, f);
-    apply(b, aborts);
-  }
-  check_txn_index(txn_path, s, aborts, seeded_, f);
+void ProducerReplay::batch(const BatchInfo& b, Findings& f) {
+  compare_snapshots_below(b.first_offset, f);
+  apply(b, aborts_);
+}
+
+void ProducerReplay::end_segment(const SegmentScan& s, const std::string& txn_path, Findings& f) {
+  check_txn_index(txn_path, s, aborts_, seeded_, f);
+  aborts_.clear();
 }
 
 void ProducerReplay::finish(int64_t log_end_offset, bool tail_damaged, Findings& f) {

@@ -33,9 +33,11 @@ class ProducerReplay {
   // transactions of producers whose earlier batches are gone.
   ProducerReplay(std::vector<SnapshotFile> snapshots, int64_t start_offset);
 
-  // Replays one segment and checks its .txnindex (`txn_path`, which may not
-  // exist) against the aborts found in it.
-  void segment(const SegmentScan& s, const std::string& txn_path, Findings& f);
+  // Replays one batch of the segment being scanned.
+  void batch(const BatchInfo& b, Findings& f);
+  // After the segment's last batch: checks its .txnindex (`txn_path`, which
+  // may not exist) against the aborts found in it.
+  void end_segment(const SegmentScan& s, const std::string& txn_path, Findings& f);
   // After the last segment: snapshots at the log end or above it.
   void finish(int64_t log_end_offset, bool tail_damaged, Findings& f);
 
@@ -53,6 +55,7 @@ class ProducerReplay {
 
   std::vector<SnapshotFile> snapshots_;
   std::map<int64_t, Producer> producers_;
+  std::vector<txn_index::AbortedTxn> aborts_;  // in the segment being scanned
   int64_t start_offset_;
   bool seeded_ = false;  // open transactions at start_offset_ are known
 };

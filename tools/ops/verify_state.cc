@@ -32,21 +32,19 @@ Position line_position(std::string_view text, int64_t line) {
   return Position{pos == std::string_view::npos ? static_cast<int64_t>(text.size()) : static_cast<int64_t>(pos)};
 }
 
-void EpochTracker::feed(const SegmentScan& s, Findings& f) {
-  for (const auto& b : s.batches) {
-    if (b.magic < 2 || b.leader_epoch < 0 || !b.crc_ok) {
-      prev_last_ = b.last_offset;
-      continue;
-    }
-    if (b.leader_epoch > latest_) {
-      latest_ = b.leader_epoch;
-      transitions_.push_back({b.leader_epoch, b.first_offset, prev_last_});
-    } else if (b.leader_epoch < latest_) {
-      f.add("log.epoch_regression", s.file, Position{b.position + 12}, "partitionLeaderEpoch below an earlier batch's",
-            fmt::format(">= {}", latest_), std::to_string(b.leader_epoch));
-    }
+void EpochTracker::batch(const BatchInfo& b, const std::string& file, Findings& f) {
+  if (b.magic < 2 || b.leader_epoch < 0 || !b.crc_ok) {
     prev_last_ = b.last_offset;
+    return;
   }
+  if (b.leader_epoch > latest_) {
+    latest_ = b.leader_epoch;
+    transitions_.push_back({b.leader_epoch, b.first_offset, prev_last_});
+  } else if (b.leader_epoch < latest_) {
+    f.add("log.epoch_regression", file, Position{b.position + 12}, "partitionLeaderEpoch below an earlier batch's",
+          fmt::format(">= {}", latest_), std::to_string(b.leader_epoch));
+  }
+  prev_last_ = b.last_offset;
 }
 
 namespace {

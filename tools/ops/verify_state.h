@@ -25,7 +25,8 @@ class EpochTracker {
     int64_t start;      // base offset of the first batch with this epoch
     int64_t prev_last;  // last offset of the batch before it (-1 if none)
   };
-  void feed(const SegmentScan& s, Findings& f);
+  // One batch of `file`, in log order.
+  void batch(const BatchInfo& b, const std::string& file, Findings& f);
   const std::vector<Transition>& transitions() const { return transitions_; }
 
  private:

@@ -14,116 +14,130 @@ namespace kseg {
 
 namespace {
 
-// Each point where the segment's running max timestamp strictly rises.
-struct MaxPoint {
-  int64_t timestamp;
-  int64_t first_offset, last_offset;  // of the batch that raised it
-};
-
-std::vector<MaxPoint> max_points(const SegmentScan& s) {
-  std::vector<MaxPoint> out;
-  int64_t max = time_index::kNoTimestamp;
-  for (const auto& b : s.batches)
-    if (b.max_timestamp > max) {
-      max = b.max_timestamp;
-      out.push_back({max, b.first_offset, b.last_offset});
-    }
-  return out;
-}
-
 bool all_zero(Bytes b) { return std::all_of(b.begin(), b.end(), [](uint8_t x) { return x == 0; }); }
-
-void check_entry(const std::string& path, const SegmentScan& s, const std::vector<MaxPoint>& points, int64_t slot,
-                 const time_index::TimestampOffset& e, Findings& f) {
-  const Position at{slot * time_index::kEntrySize};
-  const bool cut = s.checked_bytes < s.file_size || s.tail_damaged;
-  if (e.offset.value >= s.next_offset()) {
-    if (!cut)
-      f.add("timeindex.past_log_end", path, at, fmt::format("entry ({}, {}) beyond the log", e.timestamp_ms, e.offset),
-            fmt::format("offset < {}", s.next_offset()), std::to_string(e.offset.value));
-    return;
-  }
-  auto it = std::lower_bound(points.begin(), points.end(), e.timestamp_ms,
-                             [](const MaxPoint& p, int64_t t) { return p.timestamp < t; });
-  if (it != points.end() && it->timestamp == e.timestamp_ms) {
-    // Kafka < 3.8 stored the offset of the record with the max timestamp,
-    // which lies inside the same batch.
-    if (e.offset.value == it->last_offset || (e.offset.value >= it->first_offset && e.offset.value <= it->last_offset))
-      return;
-    f.add("timeindex.entry_mismatch", path, at,
-          fmt::format("timestamp {} first becomes the segment's max in the batch ending at offset {}", e.timestamp_ms,
-                      it->last_offset),
-          std::to_string(it->last_offset), std::to_string(e.offset.value));
-    return;
-  }
-  if (cut && (points.empty() || e.timestamp_ms > points.back().timestamp)) return;
-  // The running max when the batch holding the entry's offset was appended.
-  int64_t expected = time_index::kNoTimestamp;
-  for (const auto& p : points)
-    if (p.first_offset <= e.offset.value) expected = p.timestamp;
-  f.add("timeindex.entry_mismatch", path, at,
-        fmt::format("entry ({}, {}): the timestamp is never the segment's running max", e.timestamp_ms, e.offset),
-        std::to_string(expected), std::to_string(e.timestamp_ms));
-}
-
-void check_final(const std::string& path, const std::vector<MaxPoint>& points,
-                 const time_index::View& v, int64_t live, Findings& f) {
-  if (points.empty()) return;
-  const auto& want = points.back();
-  const std::string expected = fmt::format("({}, {})", want.timestamp, want.last_offset);
-  if (live == 0) {
-    f.add("timeindex.final_entry", path, Position{0}, "no entry for the segment's max timestamp", expected, "no entries");
-    return;
-  }
-  const auto last = v.timestamp_offset(live - 1);
-  if (last.timestamp_ms != want.timestamp)
-    f.add("timeindex.final_entry", path, v.slot_position(live - 1),
-          "the last entry is not the segment's max timestamp", expected,
-          fmt::format("({}, {})", last.timestamp_ms, last.offset));
-}
 
 }  // namespace
 
-bool check_time_index(const std::string& path, const SegmentScan& s, Findings& f) {
-  auto mf = MappedFile::open(path);
-  if (!mf.ok()) {
-    f.io_error(path, mf.error().message);
-    return false;
+TimeIndexCheck::TimeIndexCheck(std::string path, Offset base_offset) : path_(std::move(path)) {
+  if (!map_index(path_, file_, open_error_)) return;
+  view_.emplace(file_->bytes(), base_offset);
+  const time_index::View& v = *view_;
+  live_ = v.live_entry_count();
+  if (live_ == 1 && v.entry(0) == time_index::Entry{}) live_ = 0;
+  const IndexTail tail = scan_tail(*file_, live_, v.slot_count(), time_index::kEntrySize);
+  used_ = tail.used;
+  first_nonzero_ = tail.first_nonzero;
+  auto is_checked = [&](int64_t i) { return checked(i); };
+  by_timestamp_ = SlotOrder(used_, is_checked, [&](int64_t i) { return v.entry(i).timestamp_ms; });
+  by_offset_ = SlotOrder(used_, is_checked, [&](int64_t i) { return v.offset(i).value; });
+  matched_.assign(static_cast<size_t>(used_), 0);
+}
+
+bool TimeIndexCheck::checked(int64_t slot) const {
+  return slot < live_ ||
+         !all_zero(file_->bytes().subspan(static_cast<size_t>(slot * time_index::kEntrySize), time_index::kEntrySize));
+}
+
+void TimeIndexCheck::batch(const BatchInfo& b) {
+  if (!view_ || b.max_timestamp <= (last_point_ ? last_point_->timestamp : time_index::kNoTimestamp)) return;
+  const MaxPoint p{b.max_timestamp, b.first_offset, b.last_offset};
+  last_point_ = p;
+  const time_index::View& v = *view_;
+  // Points rise strictly, so an entry's timestamp is met by one point at most.
+  for (; next_ < by_timestamp_.size(); ++next_) {
+    const int64_t slot = by_timestamp_[next_];
+    const auto e = v.timestamp_offset(slot);
+    if (e.timestamp_ms > p.timestamp) break;
+    if (e.timestamp_ms < p.timestamp) continue;
+    matched_[static_cast<size_t>(slot)] = 1;
+    // Kafka < 3.8 stored the offset of the record with the max timestamp,
+    // which lies inside the same batch.
+    if (e.offset.value != p.last_offset && (e.offset.value < p.first_offset || e.offset.value > p.last_offset))
+      wrong_[slot] = p.last_offset;
   }
-  mf->set_drop_page_cache(true);
-  time_index::View v(mf->bytes(), s.base_offset);
-  auto& fr = f.file(path, "timeindex");
-  fr.size_bytes = fr.checked_bytes = mf->size();
+  // This point is the running max for every entry at or above its first offset.
+  int64_t lo = 0, hi = by_offset_.size();
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    if (v.offset(by_offset_[mid]).value < p.first_offset) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo == by_offset_.size()) return;
+  while (!steps_.empty() && steps_.back().first >= lo) steps_.pop_back();
+  steps_.emplace_back(lo, p.timestamp);
+}
+
+void TimeIndexCheck::finish(const SegmentScan& s, Findings& f) {
+  if (!view_) return f.io_error(path_, open_error_);
+  const time_index::View& v = *view_;
+  auto& fr = f.file(path_, "timeindex");
+  fr.size_bytes = fr.checked_bytes = file_->size();
   if (v.trailing_bytes().bytes != 0)
-    f.add("timeindex.size", path, Position{v.slot_count() * time_index::kEntrySize}, "size is not a multiple of 12",
-          "a multiple of 12", std::to_string(mf->size()));
+    f.add("timeindex.size", path_, Position{v.slot_count() * time_index::kEntrySize}, "size is not a multiple of 12",
+          "a multiple of 12", std::to_string(file_->size()));
   const int64_t slots = v.slot_count();
-  const Bytes data = mf->bytes().first(static_cast<size_t>(slots * time_index::kEntrySize));
-  int64_t live = v.live_entry_count();
-  if (live == 1 && v.entry(0) == time_index::Entry{}) live = 0;
-  int64_t used = slots;
-  while (used > live && all_zero(data.subspan(static_cast<size_t>((used - 1) * time_index::kEntrySize), 12))) --used;
-  if (used > live) {
-    const auto prev = v.timestamp_offset(live - 1), cur = v.timestamp_offset(live);
-    f.add("timeindex.not_monotonic", path, v.slot_position(live),
-          fmt::format("entry {} does not follow entry {} ({}, {})", live, live - 1, prev.timestamp_ms, prev.offset),
+  if (used_ > live_) {
+    // With no live entry the first slot is zero: the bad one is the first non-zero.
+    const int64_t at = live_ > 0 ? live_ : first_nonzero_;
+    const auto prev = v.timestamp_offset(at - 1), cur = v.timestamp_offset(at);
+    f.add("timeindex.not_monotonic", path_, v.slot_position(at),
+          fmt::format("entry {} does not follow entry {} ({}, {})", at, at - 1, prev.timestamp_ms, prev.offset),
           fmt::format("timestamp > {}, offset >= {}", prev.timestamp_ms, prev.offset),
           fmt::format("({}, {})", cur.timestamp_ms, cur.offset));
-  } else if (live < slots) {
+  } else if (live_ < slots) {
     const std::string code = s.last_segment ? "timeindex.preallocated" : "timeindex.untrimmed";
-    f.add(code, path, v.slot_position(live), fmt::format("{} entries, then {} zero-filled slots", live, slots - live),
-          fmt::format("{} bytes", live * time_index::kEntrySize), fmt::format("{} bytes", mf->size()));
+    f.add(code, path_, v.slot_position(live_), fmt::format("{} entries, then {} zero-filled slots", live_, slots - live_),
+          fmt::format("{} bytes", live_ * time_index::kEntrySize), fmt::format("{} bytes", file_->size()));
   }
-  const auto points = max_points(s);
-  for (int64_t i = 0; i < used; ++i)
-    if (i < live || !all_zero(data.subspan(static_cast<size_t>(i * time_index::kEntrySize), 12)))
-      check_entry(path, s, points, i, v.timestamp_offset(i), f);
+  const bool cut = s.checked_bytes < s.file_size || s.tail_damaged;
+  // The running max when the batch holding each unmatched entry's offset was
+  // appended: the last step at or below its rank.
+  std::map<int64_t, int64_t> expected;  // slot -> timestamp
+  size_t step = 0;
+  for (int64_t r = 0; r < by_offset_.size(); ++r) {
+    const int64_t slot = by_offset_[r];
+    while (step < steps_.size() && steps_[step].first <= r) ++step;
+    if (!matched_[static_cast<size_t>(slot)])
+      expected[slot] = step == 0 ? time_index::kNoTimestamp : steps_[step - 1].second;
+  }
+  for (int64_t i = 0; i < used_; ++i) {
+    if (!checked(i)) continue;
+    const Position at{i * time_index::kEntrySize};
+    const auto e = v.timestamp_offset(i);
+    if (e.offset.value >= s.next_offset()) {
+      if (!cut)
+        f.add("timeindex.past_log_end", path_, at, fmt::format("entry ({}, {}) beyond the log", e.timestamp_ms, e.offset),
+              fmt::format("offset < {}", s.next_offset()), std::to_string(e.offset.value));
+      continue;
+    }
+    if (matched_[static_cast<size_t>(i)]) {
+      auto w = wrong_.find(i);
+      if (w != wrong_.end())
+        f.add("timeindex.entry_mismatch", path_, at,
+              fmt::format("timestamp {} first becomes the segment's max in the batch ending at offset {}",
+                          e.timestamp_ms, w->second),
+              std::to_string(w->second), std::to_string(e.offset.value));
+      continue;
+    }
+    if (cut && (!last_point_ || e.timestamp_ms > last_point_->timestamp)) continue;
+    f.add("timeindex.entry_mismatch", path_, at,
+          fmt::format("entry ({}, {}): the timestamp is never the segment's running max", e.timestamp_ms, e.offset),
+          std::to_string(expected[i]), std::to_string(e.timestamp_ms));
+  }
   const bool complete = !s.damaged && s.checked_bytes == s.file_size;
   // Kafka 4.4 appends the final entry at roll; close() does not (checked on
   // broker-log-dir, shut down cleanly), so the active segment is exempt.
-  if (complete && used == live && !s.last_segment) check_final(path, points, v, live, f);
-  fr.entries = used;
-  return true;
+  if (complete && used_ == live_ && !s.last_segment && last_point_) {
+    const std::string want = fmt::format("({}, {})", last_point_->timestamp, last_point_->last_offset);
+    if (live_ == 0) {
+      f.add("timeindex.final_entry", path_, Position{0}, "no entry for the segment's max timestamp", want, "no entries");
+    } else if (const auto last = v.timestamp_offset(live_ - 1); last.timestamp_ms != last_point_->timestamp) {
+      f.add("timeindex.final_entry", path_, v.slot_position(live_ - 1),
+            "the last entry is not the segment's max timestamp", want,
+            fmt::format("({}, {})", last.timestamp_ms, last.offset));
+    }
+  }
+  fr.entries = used_;
 }
 
 }  // namespace kseg
