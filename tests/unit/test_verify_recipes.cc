@@ -143,6 +143,15 @@ TEST_CASE("recipes on indexes", "[verify]") {
     for (const auto& p : accepted.report["problems"]) CHECK(p["code"] != "index.entry_mismatch");
     CHECK(has(set_offset(78), "index.entry_mismatch", index, 14 * 8));  // no batch from 6538 on ends at 78
   }
+  SECTION("an index entry with a negative relative offset before a zero slot") {
+    // The active segment's index is (271, 557), then zeros. Relative offset
+    // -1 makes the zero slot 1 a live one (offset 259 > 258), but zeros end
+    // the entries: only slot 0 is judged.
+    const std::string active = "orders-0/00000000000000000259.index";
+    auto run = damaged("v2-none", [&](auto& c) { edit(c, active, [&](auto& x) { corrupt::set_be32(x, 0, 0xffffffff); }); });
+    CHECK(has(run, "index.entry_mismatch", active, 0));
+    CHECK_FALSE(has(run, "index.entry_mismatch", active, 8));
+  }
   SECTION("a missing .index") {
     auto run = damaged("v2-none", [&](auto& c) { fs::remove(c.path(index)); });
     CHECK(run.exit_code == 0);  // a warning: the broker rebuilds it
@@ -156,8 +165,8 @@ TEST_CASE("recipes on indexes", "[verify]") {
   }
   SECTION("a preallocated time index with its first entry zeroed and a stray entry after it") {
     // The active segment's index holds one entry, then zeros: with slot 0
-    // zeroed it reads as empty, so slot 5 is the first out of place (this
-    // read before the file until 2026-11-30).
+    // zeroed it reads as empty, so slot 5 is the first out of place (kseg
+    // read the entry before slot 0 here, out of bounds, until 2026-11-30).
     const std::string active = "orders-0/00000000000000000259.timeindex";
     auto run = damaged("v2-none", [&](auto& c) {
       edit(c, active, [&](auto& x) {

@@ -63,6 +63,10 @@ OffsetIndexCheck::OffsetIndexCheck(std::string path, Offset base_offset) : path_
   const IndexTail tail = scan_tail(*file_, live_, slots, offset_index::kEntrySize);
   used_ = tail.used;
   first_nonzero_ = tail.first_nonzero;
+  // Zero slots ending the live ones (possible after a negative relative
+  // offset) are not entries either.
+  if (used_ == live_)
+    while (used_ > 0 && view_->entry(used_ - 1) == offset_index::Entry{}) --used_;
   by_position_ = SlotOrder(used_, [&](int64_t i) { return checked(i); },
                            [&](int64_t i) { return int64_t{view_->entry(i).position}; });
 }

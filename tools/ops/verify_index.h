@@ -66,14 +66,15 @@ class OffsetIndexCheck {
   enum class Miss { inside, wrong_offset, past_end };
   struct Result {
     Miss miss;
-    int64_t value;  // inside: the batch's position; wrong_offset: its last offset
+    int64_t value;  // inside: the batch's position; wrong_offset: its last offset; past_end: unused
   };
   bool checked(int64_t slot) const;
   std::string path_;
   std::optional<MappedFile> file_;
   std::string open_error_;
   std::optional<offset_index::View> view_;
-  int64_t live_ = 0, used_ = 0, first_nonzero_ = 0;  // first non-zero slot past the live ones
+  int64_t live_ = 0, used_ = 0;
+  int64_t first_nonzero_ = 0;  // the first non-zero slot past the live ones
   SlotOrder by_position_;
   int64_t next_ = 0;           // in by_position_: the first entry not yet placed
   int64_t prev_position_ = 0;  // of the last batch seen
@@ -100,14 +101,16 @@ class TimeIndexCheck {
   std::optional<MappedFile> file_;
   std::string open_error_;
   std::optional<time_index::View> view_;
-  int64_t live_ = 0, used_ = 0, first_nonzero_ = 0;  // first non-zero slot past the live ones
+  int64_t live_ = 0, used_ = 0;
+  int64_t first_nonzero_ = 0;  // the first non-zero slot past the live ones
   SlotOrder by_timestamp_, by_offset_;
   int64_t next_ = 0;  // in by_timestamp_: the first entry no point has reached
   std::optional<MaxPoint> last_point_;
   std::vector<uint8_t> matched_;      // by slot: 1 when a point has the entry's timestamp
   std::map<int64_t, int64_t> wrong_;  // slot -> last offset of the batch its timestamp names
   // The timestamp of the latest point whose first offset is at or below
-  // each entry's offset, as steps over by_offset_: (first rank, timestamp).
+  // each entry's offset, as steps over the ranks of by_offset_: (the first
+  // rank a step covers, its timestamp), ranks strictly increasing.
   std::vector<std::pair<int64_t, int64_t>> steps_;
 };
 
