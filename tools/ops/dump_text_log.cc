@@ -14,6 +14,7 @@
 #include "formats/control.h"
 #include "formats/legacy.h"
 #include "lib/codec.h"
+#include "lib/cpus.h"
 #include "lib/mapped_file.h"
 #include "tools/ops/dumper.h"
 #include "tools/ops/java_text.h"
@@ -449,7 +450,7 @@ void Dumper::log_text(const std::string& path, const std::string& name) {
     return;
   }
   const bool deep = opts_.deep_iteration || opts_.print_data_log;
-  unsigned threads = opts_.threads > 0 ? opts_.threads : std::max(1u, std::thread::hardware_concurrency());
+  unsigned threads = opts_.threads > 0 ? opts_.threads : usable_cpus();
   threads = std::min(threads, kMaxDumpThreads);
   if (file->size() < 2 * static_cast<int64_t>(opts_.run_bytes)) threads = 1;  // not worth a thread
   // Enough runs in flight to keep every thread busy while the oldest is

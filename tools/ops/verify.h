@@ -33,7 +33,7 @@ struct VerifyOptions {
   bool show_info = false;              // print info findings in the text report
   int64_t max_bytes = INT64_MAX;       // read at most this much of each .log
   size_t max_decompressed_bytes = 256u << 20;
-  unsigned threads = 0;                // 0: std::thread::hardware_concurrency()
+  unsigned threads = 0;                // 0: usable_cpus()
   bool progress = false;               // progress lines on stderr
 };
 

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "lib/cpus.h"
 #include "tools/ops/sink.h"
 #include "tools/ops/verify_partition.h"
 #include "tools/ops/verify_report.h"
@@ -100,7 +101,7 @@ int run_verify(const VerifyOptions& opts, Sink& out, Sink& err) {
   std::vector<TargetResult> results(targets.size());
   for (size_t i = 0; i < targets.size(); ++i) results[i].target = targets[i];
   LogCheckOptions lo{opts.depth, opts.max_decompressed_bytes, opts.max_bytes};
-  const unsigned hw = std::max(1u, opts.threads ? opts.threads : std::thread::hardware_concurrency());
+  const unsigned hw = opts.threads ? opts.threads : usable_cpus();
   const size_t workers = std::min<size_t>(hw, std::max<size_t>(1, targets.size()));
   lo.segment_threads = static_cast<unsigned>(hw / workers);  // cores the partitions leave idle
   std::atomic<size_t> next{0}, done{0};

@@ -1,0 +1,87 @@
+#include "lib/cpus.h"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <charconv>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+
+namespace kseg {
+
+std::optional<unsigned> cpus_from_cpu_max(std::string_view text) {
+  auto trim = [](std::string_view v) {
+    while (!v.empty() && (v.back() == '\n' || v.back() == ' ')) v.remove_suffix(1);
+    return v;
+  };
+  const size_t space = text.find(' ');
+  if (space == std::string_view::npos) return std::nullopt;
+  const std::string_view quota_text = trim(text.substr(0, space)), period_text = trim(text.substr(space + 1));
+  long long quota = 0, period = 0;
+  auto q = std::from_chars(quota_text.data(), quota_text.data() + quota_text.size(), quota);
+  auto p = std::from_chars(period_text.data(), period_text.data() + period_text.size(), period);
+  if (q.ec != std::errc{} || p.ec != std::errc{} || q.ptr != quota_text.data() + quota_text.size() ||
+      p.ptr != period_text.data() + period_text.size() || quota <= 0 || period <= 0)
+    return std::nullopt;  // "max" (no limit) or not a quota
+  return static_cast<unsigned>(std::max<long long>(1, (quota + period - 1) / period));
+}
+
+namespace {
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The process's path in the cgroup v2 hierarchy ("0::path" in
+// /proc/self/cgroup) or in v1's cpu controller ("N:cpu,cpuacct:path").
+std::optional<std::string> cgroup_path(const std::string& cgroups, bool v2) {
+  std::istringstream in(cgroups);
+  for (std::string line; std::getline(in, line);) {
+    const size_t a = line.find(':'), b = line.find(':', a + 1);
+    if (a == std::string::npos || b == std::string::npos) continue;
+    const std::string controllers = line.substr(a + 1, b - a - 1);
+    const bool match = v2 ? line.compare(0, 3, "0::") == 0
+                          : ("," + controllers + ",").find(",cpu,") != std::string::npos;
+    if (match) return line.substr(b + 1);
+  }
+  return std::nullopt;
+}
+
+// The smallest CPU quota of the process's cgroup and its ancestors: a limit
+// anywhere up the tree applies. cgroup v2 keeps it in cpu.max, v1 in
+// cpu.cfs_quota_us / cpu.cfs_period_us (-1: none).
+std::optional<unsigned> cgroup_cpus() {
+  const std::string cgroups = read_file("/proc/self/cgroup");
+  std::optional<unsigned> best;
+  for (const bool v2 : {true, false}) {
+    auto path = cgroup_path(cgroups, v2);
+    if (!path) continue;
+    for (;;) {
+      const std::string dir = (v2 ? "/sys/fs/cgroup" : "/sys/fs/cgroup/cpu") + *path;
+      const std::string text = v2 ? read_file(dir + "/cpu.max")
+                                  : read_file(dir + "/cpu.cfs_quota_us") + " " + read_file(dir + "/cpu.cfs_period_us");
+      if (auto n = cpus_from_cpu_max(text); n && (!best || *n < *best)) best = n;
+      if (path->empty() || *path == "/") break;
+      path->erase(path->rfind('/'));
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+unsigned usable_cpus() {
+  unsigned n = std::max(1u, std::thread::hardware_concurrency());
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) n = static_cast<unsigned>(CPU_COUNT(&set));
+  if (auto q = cgroup_cpus()) n = std::min(n, *q);
+  return std::max(1u, n);
+}
+
+}  // namespace kseg
