@@ -66,8 +66,9 @@ std::optional<unsigned> cgroup_cpus() {
       const std::string text = v2 ? read_file(dir + "/cpu.max")
                                   : read_file(dir + "/cpu.cfs_quota_us") + " " + read_file(dir + "/cpu.cfs_period_us");
       if (auto n = cpus_from_cpu_max(text); n && (!best || *n < *best)) best = n;
-      if (path->empty() || *path == "/") break;
-      path->erase(path->rfind('/'));
+      const size_t up = path->rfind('/');
+      if (up == std::string::npos || *path == "/") break;
+      path->erase(up);
     }
   }
   return best;
