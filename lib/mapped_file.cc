@@ -62,8 +62,7 @@ void MappedFile::release_before(Position pos) {
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   const size_t upto = std::min(size_, static_cast<size_t>(pos.value)) / page * page;
   if (upto < released_ + kReleaseChunk) return;
-  madvise(const_cast<uint8_t*>(data_) + released_, upto - released_, MADV_DONTNEED);
-  drop_cached(released_, upto);
+  release_range(Position{static_cast<int64_t>(released_)}, Position{static_cast<int64_t>(upto)});
   released_ = upto;
 }
 

@@ -24,54 +24,54 @@ void report_tail(const char* kind, const std::string& path, const SegmentScan& s
 
 }  // namespace
 
-bool map_index(const std::string& path, std::optional<MappedFile>& file, std::string& error) {
+MappedIndex::MappedIndex(std::string p) : path(std::move(p)) {
   auto mf = MappedFile::open(path);
   if (!mf.ok()) {
-    error = mf.error().message;
-    return false;
+    open_error = mf.error().message;
+    return;
   }
   file.emplace(std::move(*mf));
   file->set_drop_page_cache(true);
-  return true;
 }
 
-IndexTail scan_tail(MappedFile& file, int64_t live, int64_t slots, int64_t entry_size) {
+void MappedIndex::scan_tail(int64_t slots, int64_t entry_size) {
   constexpr int64_t kChunk = 2 << 20;
-  const Bytes data = file.bytes();
-  IndexTail t{slots, live};
+  const Bytes data = file->bytes();
+  first_nonzero = slots;
+  used = live;
   for (int64_t from = live * entry_size, end = slots * entry_size; from < end;) {
     // Chunks end on slot boundaries; whole pages inside one are released.
     const int64_t to = std::min(end, (from + kChunk) / entry_size * entry_size + entry_size);
     for (int64_t p = from; p < to; p += entry_size) {
       const auto slot = data.subspan(static_cast<size_t>(p), static_cast<size_t>(entry_size));
       if (std::all_of(slot.begin(), slot.end(), [](uint8_t b) { return b == 0; })) continue;
-      t.first_nonzero = std::min(t.first_nonzero, p / entry_size);
-      t.used = p / entry_size + 1;
+      first_nonzero = std::min(first_nonzero, p / entry_size);
+      used = p / entry_size + 1;
     }
-    file.release_range(Position{from}, Position{to});
+    file->release_range(Position{from}, Position{to});
     from = to;
   }
-  return t;
 }
 
-OffsetIndexCheck::OffsetIndexCheck(std::string path, Offset base_offset) : path_(std::move(path)) {
-  if (!map_index(path_, file_, open_error_)) return;
-  view_.emplace(file_->bytes(), base_offset);
+OffsetIndexCheck::OffsetIndexCheck(std::string path, Offset base_offset) : index_(std::move(path)) {
+  if (!index_.file) return;
+  view_.emplace(index_.file->bytes(), base_offset);
   const int64_t slots = view_->slot_count();
-  live_ = view_->live_entry_count();
-  if (live_ == 1 && view_->entry(0) == offset_index::Entry{}) live_ = 0;  // all zeros: empty, preallocated
-  const IndexTail tail = scan_tail(*file_, live_, slots, offset_index::kEntrySize);
-  used_ = tail.used;
-  first_nonzero_ = tail.first_nonzero;
+  index_.live = view_->live_entry_count();
+  // All zeros: empty, preallocated.
+  if (index_.live == 1 && view_->entry(0) == offset_index::Entry{}) index_.live = 0;
+  index_.scan_tail(slots, offset_index::kEntrySize);
   // Zero slots ending the live ones (possible after a negative relative
   // offset) are not entries either.
-  if (used_ == live_)
-    while (used_ > 0 && view_->entry(used_ - 1) == offset_index::Entry{}) --used_;
-  by_position_ = SlotOrder(used_, [&](int64_t i) { return checked(i); },
+  if (index_.used == index_.live)
+    while (index_.used > 0 && view_->entry(index_.used - 1) == offset_index::Entry{}) --index_.used;
+  by_position_ = SlotOrder(index_.used, [&](int64_t i) { return checked(i); },
                            [&](int64_t i) { return int64_t{view_->entry(i).position}; });
 }
 
-bool OffsetIndexCheck::checked(int64_t slot) const { return slot < live_ || !(view_->entry(slot) == offset_index::Entry{}); }
+bool OffsetIndexCheck::checked(int64_t slot) const {
+  return slot < index_.live || !(view_->entry(slot) == offset_index::Entry{});
+}
 
 // Kafka 4.4 indexes each batch as (its lastOffset, its position); before
 // KAFKA-806's fix a multi-batch (follower) append was indexed as (lastOffset
@@ -98,7 +98,7 @@ void OffsetIndexCheck::batch(const BatchInfo& b) {
 }
 
 void OffsetIndexCheck::finish(const SegmentScan& s, Findings& f) {
-  if (!view_) return f.io_error(path_, open_error_);
+  if (!view_) return f.io_error(index_.path, index_.open_error);
   for (const auto& [offset, p] : pending_) misses_[p.first] = {Miss::wrong_offset, p.second};
   pending_.clear();
   // Entries past the last batch's start: inside it, or past the data read.
@@ -109,28 +109,28 @@ void OffsetIndexCheck::finish(const SegmentScan& s, Findings& f) {
     else if (!cut) misses_[slot] = {Miss::past_end, 0};
   }
   const offset_index::View& v = *view_;
-  auto& fr = f.file(path_, "index");
-  fr.size_bytes = fr.checked_bytes = file_->size();
+  auto& fr = f.file(index_.path, "index");
+  fr.size_bytes = fr.checked_bytes = index_.file->size();
   if (v.trailing_bytes().bytes != 0)
-    f.add("index.size", path_, Position{v.slot_count() * offset_index::kEntrySize},
-          "size is not a multiple of 8", "a multiple of 8", std::to_string(file_->size()));
+    f.add("index.size", index_.path, Position{v.slot_count() * offset_index::kEntrySize},
+          "size is not a multiple of 8", "a multiple of 8", std::to_string(index_.file->size()));
   const int64_t slots = v.slot_count();
-  const int64_t bad = first_nonzero_;
+  const int64_t bad = index_.first_nonzero;
   if (bad < slots) {
     const auto prev = v.offset_position(bad - 1), cur = v.offset_position(bad);
-    f.add("index.not_increasing", path_, v.slot_position(bad),
+    f.add("index.not_increasing", index_.path, v.slot_position(bad),
           fmt::format("entry {} (offset {}, position {}) does not follow entry {} (offset {}, position {})", bad,
                       cur.offset, cur.position, bad - 1, prev.offset, prev.position),
           fmt::format("offset > {}, position >= {}", prev.offset, prev.position),
           fmt::format("offset {}, position {}", cur.offset, cur.position));
   } else {
-    report_tail("index", path_, s, live_, slots, offset_index::kEntrySize, f);
+    report_tail("index", index_.path, s, index_.live, slots, offset_index::kEntrySize, f);
   }
-  for (int64_t i = 0; i < used_; ++i) {
+  for (int64_t i = 0; i < index_.used; ++i) {
     if (!checked(i)) continue;
     const auto e = v.entry(i);
-    if (i > 0 && i < live_ && e.position < v.entry(i - 1).position)
-      f.add("index.not_increasing", path_, v.slot_position(i),
+    if (i > 0 && i < index_.live && e.position < v.entry(i - 1).position)
+      f.add("index.not_increasing", index_.path, v.slot_position(i),
             fmt::format("entry {} (offset {}) has a smaller position than entry {}", i, v.offset(i), i - 1),
             fmt::format(">= {}", v.entry(i - 1).position), std::to_string(e.position));
     auto m = misses_.find(i);
@@ -139,23 +139,23 @@ void OffsetIndexCheck::finish(const SegmentScan& s, Findings& f) {
     const Offset offset = v.offset(i);
     switch (m->second.miss) {
       case Miss::past_end:
-        f.add("index.past_log_end", path_, at, fmt::format("entry for offset {} points past the log's data", offset),
+        f.add("index.past_log_end", index_.path, at, fmt::format("entry for offset {} points past the log's data", offset),
               fmt::format("< {}", s.valid_end), std::to_string(e.position));
         break;
       case Miss::inside:
-        f.add("index.entry_mismatch", path_, at,
+        f.add("index.entry_mismatch", index_.path, at,
               fmt::format("entry for offset {} points inside the batch at position {}", offset, m->second.value),
               fmt::format("a batch start ({})", m->second.value), std::to_string(e.position));
         break;
       case Miss::wrong_offset:
-        f.add("index.entry_mismatch", path_, at,
+        f.add("index.entry_mismatch", index_.path, at,
               fmt::format("entry at position {} names offset {}, the batch there ends at {}", e.position, offset,
                           m->second.value),
               std::to_string(m->second.value), std::to_string(offset.value));
         break;
     }
   }
-  fr.entries = used_;
+  fr.entries = index_.used;
 }
 
 }  // namespace kseg

@@ -42,17 +42,21 @@ class SlotOrder {
   std::vector<int64_t> slots_;
 };
 
-// Maps an index file for a check (dropping from the page cache what only
-// this run brought in); false with the reason when it cannot.
-bool map_index(const std::string& path, std::optional<MappedFile>& file, std::string& error);
+// An index file mapped for a check: its live entries (as Kafka reads them)
+// and the slots after them up to the last non-zero one. Kafka preallocates
+// indexes to segment.index.bytes, so the zero tail is released as it is read.
+struct MappedIndex {
+  explicit MappedIndex(std::string path);  // maps it, or says why not
+  // Sets `first_nonzero` and `used` from the slots after `live`.
+  void scan_tail(int64_t slots, int64_t entry_size);
 
-// The slots after an index's live entries: the first holding a non-zero
-// byte (or `slots`) and the last one's end (or `live`). Kafka preallocates
-// indexes to segment.index.bytes, so the zeros are released as they are read.
-struct IndexTail {
-  int64_t first_nonzero, used;
+  std::string path;
+  std::optional<MappedFile> file;  // empty when it cannot be opened
+  std::string open_error;
+  int64_t live = 0;
+  int64_t used = 0;           // slots up to the last non-zero one (at least `live`)
+  int64_t first_nonzero = 0;  // the first non-zero slot past the live ones, or the slot count
 };
-IndexTail scan_tail(MappedFile& file, int64_t live, int64_t slots, int64_t entry_size);
 
 class OffsetIndexCheck {
  public:
@@ -69,12 +73,8 @@ class OffsetIndexCheck {
     int64_t value;  // inside: the batch's position; wrong_offset: its last offset; past_end: unused
   };
   bool checked(int64_t slot) const;
-  std::string path_;
-  std::optional<MappedFile> file_;
-  std::string open_error_;
+  MappedIndex index_;
   std::optional<offset_index::View> view_;
-  int64_t live_ = 0, used_ = 0;
-  int64_t first_nonzero_ = 0;  // the first non-zero slot past the live ones
   SlotOrder by_position_;
   int64_t next_ = 0;           // in by_position_: the first entry not yet placed
   int64_t prev_position_ = 0;  // of the last batch seen
@@ -97,12 +97,8 @@ class TimeIndexCheck {
     int64_t first_offset, last_offset;  // of the batch that raised it
   };
   bool checked(int64_t slot) const;
-  std::string path_;
-  std::optional<MappedFile> file_;
-  std::string open_error_;
+  MappedIndex index_;
   std::optional<time_index::View> view_;
-  int64_t live_ = 0, used_ = 0;
-  int64_t first_nonzero_ = 0;  // the first non-zero slot past the live ones
   SlotOrder by_timestamp_, by_offset_;
   int64_t next_ = 0;  // in by_timestamp_: the first entry no point has reached
   std::optional<MaxPoint> last_point_;

@@ -18,24 +18,22 @@ bool all_zero(Bytes b) { return std::all_of(b.begin(), b.end(), [](uint8_t x) { 
 
 }  // namespace
 
-TimeIndexCheck::TimeIndexCheck(std::string path, Offset base_offset) : path_(std::move(path)) {
-  if (!map_index(path_, file_, open_error_)) return;
-  view_.emplace(file_->bytes(), base_offset);
+TimeIndexCheck::TimeIndexCheck(std::string path, Offset base_offset) : index_(std::move(path)) {
+  if (!index_.file) return;
+  view_.emplace(index_.file->bytes(), base_offset);
   const time_index::View& v = *view_;
-  live_ = v.live_entry_count();
-  if (live_ == 1 && v.entry(0) == time_index::Entry{}) live_ = 0;
-  const IndexTail tail = scan_tail(*file_, live_, v.slot_count(), time_index::kEntrySize);
-  used_ = tail.used;
-  first_nonzero_ = tail.first_nonzero;
+  index_.live = v.live_entry_count();
+  if (index_.live == 1 && v.entry(0) == time_index::Entry{}) index_.live = 0;
+  index_.scan_tail(v.slot_count(), time_index::kEntrySize);
   auto is_checked = [&](int64_t i) { return checked(i); };
-  by_timestamp_ = SlotOrder(used_, is_checked, [&](int64_t i) { return v.entry(i).timestamp_ms; });
-  by_offset_ = SlotOrder(used_, is_checked, [&](int64_t i) { return v.offset(i).value; });
-  matched_.assign(static_cast<size_t>(used_), 0);
+  by_timestamp_ = SlotOrder(index_.used, is_checked, [&](int64_t i) { return v.entry(i).timestamp_ms; });
+  by_offset_ = SlotOrder(index_.used, is_checked, [&](int64_t i) { return v.offset(i).value; });
+  matched_.assign(static_cast<size_t>(index_.used), 0);
 }
 
 bool TimeIndexCheck::checked(int64_t slot) const {
-  return slot < live_ ||
-         !all_zero(file_->bytes().subspan(static_cast<size_t>(slot * time_index::kEntrySize), time_index::kEntrySize));
+  return slot < index_.live ||
+         !all_zero(index_.file->bytes().subspan(static_cast<size_t>(slot * time_index::kEntrySize), time_index::kEntrySize));
 }
 
 void TimeIndexCheck::batch(const BatchInfo& b) {
@@ -68,26 +66,27 @@ void TimeIndexCheck::batch(const BatchInfo& b) {
 }
 
 void TimeIndexCheck::finish(const SegmentScan& s, Findings& f) {
-  if (!view_) return f.io_error(path_, open_error_);
+  if (!view_) return f.io_error(index_.path, index_.open_error);
   const time_index::View& v = *view_;
-  auto& fr = f.file(path_, "timeindex");
-  fr.size_bytes = fr.checked_bytes = file_->size();
+  auto& fr = f.file(index_.path, "timeindex");
+  fr.size_bytes = fr.checked_bytes = index_.file->size();
   if (v.trailing_bytes().bytes != 0)
-    f.add("timeindex.size", path_, Position{v.slot_count() * time_index::kEntrySize}, "size is not a multiple of 12",
-          "a multiple of 12", std::to_string(file_->size()));
+    f.add("timeindex.size", index_.path, Position{v.slot_count() * time_index::kEntrySize}, "size is not a multiple of 12",
+          "a multiple of 12", std::to_string(index_.file->size()));
   const int64_t slots = v.slot_count();
-  if (used_ > live_) {
+  if (index_.used > index_.live) {
     // With no live entry the first slot is zero: the bad one is the first non-zero.
-    const int64_t at = live_ > 0 ? live_ : first_nonzero_;
+    const int64_t at = index_.live > 0 ? index_.live : index_.first_nonzero;
     const auto prev = v.timestamp_offset(at - 1), cur = v.timestamp_offset(at);
-    f.add("timeindex.not_monotonic", path_, v.slot_position(at),
+    f.add("timeindex.not_monotonic", index_.path, v.slot_position(at),
           fmt::format("entry {} does not follow entry {} ({}, {})", at, at - 1, prev.timestamp_ms, prev.offset),
           fmt::format("timestamp > {}, offset >= {}", prev.timestamp_ms, prev.offset),
           fmt::format("({}, {})", cur.timestamp_ms, cur.offset));
-  } else if (live_ < slots) {
+  } else if (index_.live < slots) {
     const std::string code = s.last_segment ? "timeindex.preallocated" : "timeindex.untrimmed";
-    f.add(code, path_, v.slot_position(live_), fmt::format("{} entries, then {} zero-filled slots", live_, slots - live_),
-          fmt::format("{} bytes", live_ * time_index::kEntrySize), fmt::format("{} bytes", file_->size()));
+    f.add(code, index_.path, v.slot_position(index_.live),
+          fmt::format("{} entries, then {} zero-filled slots", index_.live, slots - index_.live),
+          fmt::format("{} bytes", index_.live * time_index::kEntrySize), fmt::format("{} bytes", index_.file->size()));
   }
   const bool cut = s.checked_bytes < s.file_size || s.tail_damaged;
   // Entries no point matched and that are reported as such (see below).
@@ -105,44 +104,46 @@ void TimeIndexCheck::finish(const SegmentScan& s, Findings& f) {
     if (never_max(slot, v.timestamp_offset(slot)))
       expected[slot] = step == 0 ? time_index::kNoTimestamp : steps_[step - 1].second;
   }
-  for (int64_t i = 0; i < used_; ++i) {
+  for (int64_t i = 0; i < index_.used; ++i) {
     if (!checked(i)) continue;
     const Position at{i * time_index::kEntrySize};
     const auto e = v.timestamp_offset(i);
     if (e.offset.value >= s.next_offset()) {
       if (!cut)
-        f.add("timeindex.past_log_end", path_, at, fmt::format("entry ({}, {}) beyond the log", e.timestamp_ms, e.offset),
+        f.add("timeindex.past_log_end", index_.path, at,
+              fmt::format("entry ({}, {}) beyond the log", e.timestamp_ms, e.offset),
               fmt::format("offset < {}", s.next_offset()), std::to_string(e.offset.value));
       continue;
     }
     if (matched_[static_cast<size_t>(i)]) {
       auto w = wrong_.find(i);
       if (w != wrong_.end())
-        f.add("timeindex.entry_mismatch", path_, at,
+        f.add("timeindex.entry_mismatch", index_.path, at,
               fmt::format("timestamp {} first becomes the segment's max in the batch ending at offset {}",
                           e.timestamp_ms, w->second),
               std::to_string(w->second), std::to_string(e.offset.value));
       continue;
     }
     if (!never_max(i, e)) continue;  // cut short: the max may be in the bytes not read
-    f.add("timeindex.entry_mismatch", path_, at,
+    f.add("timeindex.entry_mismatch", index_.path, at,
           fmt::format("entry ({}, {}): the timestamp is never the segment's running max", e.timestamp_ms, e.offset),
           std::to_string(expected[i]), std::to_string(e.timestamp_ms));
   }
   const bool complete = !s.damaged && s.checked_bytes == s.file_size;
   // Kafka 4.4 appends the final entry at roll; close() does not (checked on
   // broker-log-dir, shut down cleanly), so the active segment is exempt.
-  if (complete && used_ == live_ && !s.last_segment && last_point_) {
+  if (complete && index_.used == index_.live && !s.last_segment && last_point_) {
     const std::string want = fmt::format("({}, {})", last_point_->timestamp, last_point_->last_offset);
-    if (live_ == 0) {
-      f.add("timeindex.final_entry", path_, Position{0}, "no entry for the segment's max timestamp", want, "no entries");
-    } else if (const auto last = v.timestamp_offset(live_ - 1); last.timestamp_ms != last_point_->timestamp) {
-      f.add("timeindex.final_entry", path_, v.slot_position(live_ - 1),
+    if (index_.live == 0) {
+      f.add("timeindex.final_entry", index_.path, Position{0}, "no entry for the segment's max timestamp", want,
+            "no entries");
+    } else if (const auto last = v.timestamp_offset(index_.live - 1); last.timestamp_ms != last_point_->timestamp) {
+      f.add("timeindex.final_entry", index_.path, v.slot_position(index_.live - 1),
             "the last entry is not the segment's max timestamp", want,
             fmt::format("({}, {})", last.timestamp_ms, last.offset));
     }
   }
-  fr.entries = used_;
+  fr.entries = index_.used;
 }
 
 }  // namespace kseg
