@@ -145,29 +145,74 @@ class HeaderReader {
 // (then finish()) accepts, without positions or error detail: `f(offset_delta,
 // timestamp_delta)` is called per record and may return false to stop. Returns
 // false on any fault; walk with RecordReader to say what and where.
+namespace walk {
+// A varint's raw bits from [p, end), at most max_bytes long; false when it
+// runs past end or is overlong. One byte first: most record fields fit in it.
+inline bool raw_varint(const uint8_t*& p, const uint8_t* end, int max_bytes, uint64_t& v) {
+  if (p != end && *p < 0x80) { v = *p++; return true; }
+  v = 0;
+  for (int i = 0; i < max_bytes; ++i) {
+    if (p == end) return false;
+    const uint8_t b = *p++;
+    v |= uint64_t{b & 0x7fu} << (7 * i);
+    if ((b & 0x80) == 0) return true;
+  }
+  return false;
+}
+inline bool varint(const uint8_t*& p, const uint8_t* end, int32_t& out) {
+  uint64_t u;
+  if (!raw_varint(p, end, 5, u)) return false;
+  const auto x = static_cast<uint32_t>(u);  // Java drops bits past 32 first
+  out = static_cast<int32_t>((x >> 1) ^ (~(x & 1) + 1));
+  return true;
+}
+inline bool varlong(const uint8_t*& p, const uint8_t* end, int64_t& out) {
+  uint64_t u;
+  if (!raw_varint(p, end, 10, u)) return false;
+  out = static_cast<int64_t>((u >> 1) ^ (~(u & 1) + 1));
+  return true;
+}
+// A varint that must not be negative (a zigzag value with its low bit set).
+inline bool length(const uint8_t*& p, const uint8_t* end, int64_t& out) {
+  uint64_t u;
+  if (!raw_varint(p, end, 5, u) || (u & 1)) return false;
+  out = static_cast<uint32_t>(u) >> 1;
+  return true;
+}
+// Steps over a length-prefixed blob; a negative length is null when
+// `nullable` (keys, values) and an error otherwise (header keys).
+inline bool blob(const uint8_t*& p, const uint8_t* end, bool nullable) {
+  uint64_t u;
+  if (!raw_varint(p, end, 5, u)) return false;
+  if (u & 1) return nullable;
+  const int64_t n = static_cast<uint32_t>(u) >> 1;
+  if (n > end - p) return false;
+  p += n;
+  return true;
+}
+}  // namespace walk
+
 template <class F>
 bool for_each_record(Bytes records, int32_t count, F&& f) {
-  ByteReader r(records, Position{0});
+  // Raw pointers rather than ByteReader: this loop is kseg-verify's hot path
+  // on small uncompressed records.
+  const uint8_t* p = records.data();
+  const uint8_t* const end = p + records.size();
   for (int32_t i = 0; i < count; ++i) {
-    const int32_t length = r.varint();
-    if (!r.ok() || length < 0 || Length{length} > r.remaining()) return false;
-    ByteReader body = r.sub(Length{length});
-    body.skip(Length{1});  // attributes
-    const int64_t timestamp_delta = body.varlong();
-    const int32_t offset_delta = body.varint();
-    for (int blob = 0; blob < 2; ++blob)  // key, value: negative is null
-      if (const int32_t n = body.varint(); n > 0) body.skip(Length{n});
-    const int32_t headers = body.varint();
-    if (!body.ok() || headers < 0 || Length{headers} > body.remaining()) return false;
-    for (int32_t h = 0; h < headers; ++h) {
-      const int32_t key = body.varint();
-      if (key < 0) return false;
-      body.skip(Length{key});
-      if (const int32_t n = body.varint(); n > 0) body.skip(Length{n});
-    }
-    if (!body.ok() || !body.at_end() || !f(offset_delta, timestamp_delta)) return false;
+    int32_t offset_delta;
+    int64_t length, timestamp_delta, headers;
+    if (!walk::length(p, end, length) || length < 1 || length > end - p) return false;
+    const uint8_t* const rend = p + length;
+    ++p;  // attributes
+    if (!walk::varlong(p, rend, timestamp_delta) || !walk::varint(p, rend, offset_delta) ||
+        !walk::blob(p, rend, true) || !walk::blob(p, rend, true) ||  // key, value
+        !walk::length(p, rend, headers) || headers > rend - p)
+      return false;
+    for (int32_t h = 0; h < headers; ++h)
+      if (!walk::blob(p, rend, false) || !walk::blob(p, rend, true)) return false;
+    if (p != rend || !f(offset_delta, timestamp_delta)) return false;
   }
-  return r.ok() && r.at_end();
+  return p == end;
 }
 
 // The records region of a batch: the raw bytes for codec none, otherwise

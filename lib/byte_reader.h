@@ -95,12 +95,14 @@ class ByteReader {
     if (!failed_) fail_pos_ = base_ + Length{static_cast<int64_t>(at)};
     failed_ = true;
   }
-  // Up to three bytes without bounds checks when the buffer has room; longer
-  // or near-the-end encodings (and every failure) take the checked loop.
+  // One byte, then up to three without bounds checks when the buffer has
+  // room; longer or near-the-end encodings (and every failure) take the
+  // checked loop. The one-byte case comes first because a record's last
+  // field, its header count, is read with nothing after it.
   uint64_t raw_varint(int max_bytes) {
+    if (!failed_ && pos_ < data_.size() && data_[pos_] < 0x80) return data_[pos_++];
     if (failed_ || data_.size() - pos_ < 3) return raw_varint_slow(max_bytes);
     const uint8_t* p = data_.data() + pos_;
-    if (p[0] < 0x80) { pos_ += 1; return p[0]; }
     if (p[1] < 0x80) { pos_ += 2; return (p[0] & 0x7fu) | (uint64_t{p[1]} << 7); }
     if (p[2] < 0x80) { pos_ += 3; return (p[0] & 0x7fu) | (uint64_t{p[1] & 0x7fu} << 7) | (uint64_t{p[2]} << 14); }
     return raw_varint_slow(max_bytes);
