@@ -4,6 +4,7 @@
 
 #include "formats/batch_v2.h"
 #include "formats/control.h"
+#include "formats/entry_pipeline.h"
 #include "formats/legacy.h"
 #include "formats/log_entry.h"
 #include "formats/offset_index.h"
@@ -181,6 +182,13 @@ Result<SegmentRecovery> recover_segment(Bytes log, Offset base_offset, const Con
   return recover_layout(log, {{Position{0}, Position{static_cast<int64_t>(log.size())}}}, base_offset, config, scanned);
 }
 
+namespace {
+struct Judged {
+  EntryVerdict verdict;
+  Status failed;
+};
+}  // namespace
+
 Result<SegmentRecovery> recover_layout(Bytes log, const std::vector<Piece>& pieces, Offset base_offset,
                                        const Config& config, const std::function<void(Position)>& scanned) {
   SegmentRecovery out;
@@ -192,31 +200,50 @@ Result<SegmentRecovery> recover_layout(Bytes log, const std::vector<Piece>& piec
   for (const auto& piece : pieces) {
     const Length size = piece.end - piece.begin;
     scanner.emplace(log.subspan(static_cast<size_t>(piece.begin.value), static_cast<size_t>(size.bytes)), at);
-    while (auto e = scanner->next()) {
-      auto v = judge_entry(*e, config);
-      if (!v.ok()) return v.error();
-      if (!v->valid) {
-        out.valid_end = e->position;
-        out.stop = v->stop;
-        out.stop_detail = v->detail;
-        stopped_early = true;
-        break;
-      }
-      KSEG_RETURN_IF_ERROR(rb.add(*e, {v->base_offset, v->last_offset, v->max_timestamp_ms, false}));
-      if (!out.first_offset) out.first_offset = v->base_offset;
-      out.last_offset = v->last_offset;
-      out.valid_batches++;
-      if (scanned) scanned(piece.begin + (e->position - at));
-      // Kafka counts the batch into validBytes and indexes it before producer
-      // state parses the marker, so a bad marker keeps its batch and ends the scan.
-      if (v->ends_scan) {
-        out.stop = v->stop;
-        out.stop_detail = v->detail;
-        out.valid_end = e->position + e->total();
-        stopped_early = true;
-        break;
-      }
-    }
+    // Judged on any thread, then taken in file order: the first invalid
+    // entry (or error) ends the scan, and what was judged after it is unused.
+    Status failed;
+    examine_entries<Judged>(
+        *scanner, config.threads,
+        [&](const EntryRef& e, unsigned) {
+          auto r = judge_entry(e, config);
+          return r.ok() ? Judged{std::move(*r), {}} : Judged{{}, r.status()};
+        },
+        [&](std::span<Examined<Judged>> chunk) {
+          for (auto& [e, j] : chunk) {
+            if (!j.failed.ok()) {
+              failed = j.failed;
+              return false;
+            }
+            const EntryVerdict* v = &j.verdict;
+            if (!v->valid) {
+              out.valid_end = e.position;
+              out.stop = v->stop;
+              out.stop_detail = v->detail;
+              stopped_early = true;
+              return false;
+            }
+            if (Status st = rb.add(e, {v->base_offset, v->last_offset, v->max_timestamp_ms, false}); !st.ok()) {
+              failed = st;
+              return false;
+            }
+            if (!out.first_offset) out.first_offset = v->base_offset;
+            out.last_offset = v->last_offset;
+            out.valid_batches++;
+            if (scanned) scanned(piece.begin + (e.position - at));
+            // Kafka counts the batch into validBytes and indexes it before producer
+            // state parses the marker, so a bad marker keeps its batch and ends the scan.
+            if (v->ends_scan) {
+              out.stop = v->stop;
+              out.stop_detail = v->detail;
+              out.valid_end = e.position + e.total();
+              stopped_early = true;
+              return false;
+            }
+          }
+          return true;
+        });
+    if (!failed.ok()) return failed.error();
     if (stopped_early || scanner->end() != ScanEnd::clean) break;
     at = at + size;
   }

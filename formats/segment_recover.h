@@ -38,6 +38,9 @@ struct Config {
   // Bound for decompressing a control batch's first record (a compressed
   // control batch is legal but never written by Kafka).
   size_t max_decompressed_bytes = 256u << 20;
+  // Threads that judge batches (CRCs) while one scans ahead; the result is
+  // the same for any count.
+  unsigned threads = 1;
 };
 
 // Why the valid data ends where it does. Everything but end_of_file means

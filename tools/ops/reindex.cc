@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "formats/file_names.h"
+#include "lib/cpus.h"
 #include "tools/ops/exit_codes.h"
 #include "tools/ops/sink.h"
 
@@ -58,6 +59,7 @@ Result<recover::Config> resolve_config(const ReindexOptions& o) {
   if (!o.topic_config.empty()) KSEG_RETURN_IF_ERROR(read_topic_config(o.topic_config, c));
   if (o.index_interval_bytes) c.index_interval_bytes = *o.index_interval_bytes;
   if (o.segment_index_bytes) c.segment_index_bytes = *o.segment_index_bytes;
+  c.threads = o.threads ? o.threads : usable_cpus();
   if (c.index_interval_bytes < 0 || c.segment_index_bytes < 4)
     return Error{Errc::usage, Position{-1}, "index.interval.bytes must be >= 0 and segment.index.bytes >= 4"};
   return c;

@@ -34,6 +34,7 @@ struct ReindexOptions {
   bool dry_run = false;
   bool backup = true;
   std::string backup_dir;
+  unsigned threads = 0;  // batches judged in parallel; 0: usable_cpus()
 };
 
 // The plan for one partition directory, and what it cannot fix.

@@ -35,6 +35,7 @@ int reindex_main(int argc, char** argv) {
                "report the gaps")
       ->excludes(recover_flag);
   app.add_flag("--dry-run,-n", o.dry_run, "Print the plan; change nothing");
+  app.add_option("--threads", o.threads, "Threads that check batches while one reads ahead (default: one per CPU)");
   app.add_flag("--no-backup", no_backup, "Do not keep the replaced and removed files");
   app.add_option("--backup-dir", o.backup_dir,
                  "Keep originals in DIR/<partition>-<time> (default: <partition>/.kseg-backup-<time>)");

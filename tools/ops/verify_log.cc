@@ -1,13 +1,12 @@
 #include "tools/ops/verify_log.h"
 
-#include <atomic>
 #include <climits>
-#include <thread>
 
 #include <fmt/format.h>
 
 #include "formats/batch_v2.h"
 #include "formats/control.h"
+#include "formats/entry_pipeline.h"
 #include "formats/legacy.h"
 #include "lib/mapped_file.h"
 
@@ -155,19 +154,19 @@ void check_end(const EntryScanner& sc, const SegmentScan& s, int64_t mapped, int
   }
 }
 
-// One entry of a chunk, examined (header, CRC, records) on any thread.
+// One entry examined (header, CRC, records) on any thread.
 struct EntryWork {
-  EntryRef e;
   BatchInfo b;
   bool ok = false;
   unsigned thread = 0;
   size_t first_problem = 0, end_problem = 0;  // in that thread's findings
 };
 
-void examine_entry(const LogCheckOptions& opts, const std::string& file, EntryWork& w, std::vector<uint8_t>& scratch,
-                   Findings& f) {
-  const EntryRef& e = w.e;
+EntryWork examine_entry(const LogCheckOptions& opts, const std::string& file, const EntryRef& e, unsigned thread,
+                        std::vector<uint8_t>& scratch, Findings& f) {
+  EntryWork w;
   BatchInfo& b = w.b;
+  w.thread = thread;
   w.first_problem = f.problems.size();
   b.position = e.position.value;
   b.size = e.total().bytes;
@@ -180,12 +179,8 @@ void examine_entry(const LogCheckOptions& opts, const std::string& file, EntryWo
     if (w.ok && b.crc_ok) check_records(e, b, opts, file, scratch, f);
   }
   w.end_problem = f.problems.size();
+  return w;
 }
-
-// Entries are examined a chunk at a time, spread over the threads; the
-// offset checks, which need the previous batch, then run in file order.
-constexpr size_t kChunkEntries = 4096;
-constexpr int64_t kChunkBytes = 8 << 20;
 
 }  // namespace
 
@@ -202,46 +197,28 @@ bool scan_segment(const LogCheckOptions& opts, SegmentScan& s, Findings& f, cons
   const unsigned threads = opts.depth == VerifyDepth::quick ? 1u : std::max(1u, opts.segment_threads);
   std::vector<Findings> local(threads);
   std::vector<std::vector<uint8_t>> scratch(threads);
-  std::vector<EntryWork> chunk;
   EntryScanner sc(mf->bytes(), Position{0});
   int64_t prev_last = INT64_MIN;
-  for (;;) {
-    chunk.clear();
-    int64_t bytes = 0;
-    while (chunk.size() < kChunkEntries && bytes < kChunkBytes) {
-      auto e = sc.next();
-      if (!e) break;
-      chunk.push_back(EntryWork{*e, {}});
-      bytes += e->total().bytes;
-    }
-    if (chunk.empty()) break;
-    std::atomic<size_t> next{0};
-    auto work = [&](unsigned t) {
-      for (size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < chunk.size();) {
-        chunk[i].thread = t;
-        examine_entry(opts, s.file, chunk[i], scratch[t], local[t]);
-      }
-    };
-    if (threads > 1 && chunk.size() > 1) {
-      std::vector<std::jthread> pool;
-      for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work, t);
-      work(0);
-    } else {
-      work(0);
-    }
-    for (auto& w : chunk) {
-      auto& found = local[w.thread].problems;
-      for (size_t i = w.first_problem; i < w.end_problem; ++i) f.problems.push_back(std::move(found[i]));
-      if (!w.ok) continue;
-      check_offsets(w.b, prev_last, s, f);
-      prev_last = std::max(prev_last, w.b.last_offset);
-      ++s.batch_count;
-      s.last_batch = w.b;
-      if (visit) visit(w.b);
-    }
-    for (auto& l : local) l.problems.clear();
-    mf->release_before(chunk.back().e.position + chunk.back().e.total());
-  }
+  // Entries are examined on any thread; the offset checks, which need the
+  // previous batch, and the visitors run in file order.
+  examine_entries<EntryWork>(
+      sc, threads,
+      [&](const EntryRef& e, unsigned t) { return examine_entry(opts, s.file, e, t, scratch[t], local[t]); },
+      [&](std::span<Examined<EntryWork>> chunk) {
+        for (auto& [e, w] : chunk) {
+          auto& found = local[w.thread].problems;
+          for (size_t i = w.first_problem; i < w.end_problem; ++i) f.problems.push_back(std::move(found[i]));
+          if (!w.ok) continue;
+          check_offsets(w.b, prev_last, s, f);
+          prev_last = std::max(prev_last, w.b.last_offset);
+          ++s.batch_count;
+          s.last_batch = w.b;
+          if (visit) visit(w.b);
+        }
+        for (auto& l : local) l.problems.clear();
+        mf->release_before(chunk.back().entry.position + chunk.back().entry.total());
+        return true;
+      });
   s.valid_end = sc.valid_end().value;
   s.checked_bytes = mf->size();
   check_end(sc, s, mf->size(), s.file_size, f);

@@ -1,0 +1,66 @@
+// Entries of a .log examined on several threads, consumed in file order.
+//
+// EntryScanner is serial, and over a memory-mapped file it is where the page
+// faults are taken (its header reads are the first touch of each page). So
+// the calling thread scans the next chunk while the other threads examine
+// this one, then helps them finish; `consume` sees each chunk's results in
+// file order on the calling thread. An entry that `consume` never reaches
+// (it stopped) may still have been examined: examining must have no effect
+// outside its result.
+#pragma once
+
+#include <atomic>
+#include <span>
+#include <thread>
+#include <vector>
+
+#include "formats/log_entry.h"
+
+namespace kseg {
+
+template <class R>
+struct Examined {
+  EntryRef entry;
+  R result{};
+};
+
+// `examine(const EntryRef&, unsigned thread) -> R` runs on any thread
+// (thread < threads, so per-thread scratch can be indexed by it);
+// `consume(std::span<Examined<R>>) -> bool` runs in order on the calling
+// thread and returns false to stop. The scanner is left where the scan
+// stopped: its end() says why if every entry was consumed.
+template <class R, class Examine, class Consume>
+void examine_entries(EntryScanner& scanner, unsigned threads, Examine&& examine, Consume&& consume) {
+  // Chunks bound memory (two are mapped at once) and keep a thread's share
+  // large against the cost of starting it.
+  constexpr size_t kChunkEntries = 4096;
+  constexpr int64_t kChunkBytes = 8 << 20;
+  auto fill = [&](std::vector<Examined<R>>& chunk) {
+    chunk.clear();
+    int64_t bytes = 0;
+    while (chunk.size() < kChunkEntries && bytes < kChunkBytes) {
+      auto e = scanner.next();
+      if (!e) break;
+      bytes += e->total().bytes;
+      chunk.push_back({*e});
+    }
+  };
+  std::vector<Examined<R>> chunk, ahead;
+  for (fill(chunk); !chunk.empty(); std::swap(chunk, ahead)) {
+    std::atomic<size_t> next{0};
+    auto work = [&](unsigned t) {
+      for (size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < chunk.size();)
+        chunk[i].result = examine(chunk[i].entry, t);
+    };
+    {
+      std::vector<std::jthread> pool;
+      if (chunk.size() > 1)
+        for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work, t);
+      fill(ahead);
+      work(0);
+    }
+    if (!consume(std::span<Examined<R>>(chunk))) return;
+  }
+}
+
+}  // namespace kseg
