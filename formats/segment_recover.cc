@@ -261,6 +261,55 @@ Result<SegmentRecovery> recover_layout(Bytes log, const std::vector<Piece>& piec
   return out;
 }
 
+struct CleanRecovery::State {
+  Rebuilder rb;
+  SegmentRecovery out;
+  bool gave_up = false;
+};
+
+CleanRecovery::CleanRecovery(Offset base_offset, const Config& config)
+    : st_(std::make_unique<State>(State{Rebuilder{base_offset, config}, {}})) {}
+CleanRecovery::~CleanRecovery() = default;
+
+std::optional<size_t> CleanRecovery::feed(Bytes window, Position at) {
+  if (st_->gave_up) return std::nullopt;
+  EntryScanner scanner(window, at);
+  while (auto e = scanner.next()) {
+    auto v = judge_entry(*e, st_->rb.config);
+    if (!v.ok() || !v->valid || v->ends_scan ||
+        !st_->rb.add(*e, {v->base_offset, v->last_offset, v->max_timestamp_ms, false}).ok()) {
+      st_->gave_up = true;
+      return std::nullopt;
+    }
+    if (!st_->out.first_offset) st_->out.first_offset = v->base_offset;
+    st_->out.last_offset = v->last_offset;
+    st_->out.valid_batches++;
+  }
+  // A window ends mid-entry where the block did; a bad size field (or zero
+  // tail) is judged against the whole rest of the file, which only
+  // recover_segment sees.
+  if (scanner.end() == ScanEnd::bad_size || scanner.end() == ScanEnd::zero_tail) {
+    st_->gave_up = true;
+    return std::nullopt;
+  }
+  return static_cast<size_t>((scanner.valid_end() - at).bytes);
+}
+
+std::optional<SegmentRecovery> CleanRecovery::finish(Length file_size) {
+  if (st_->gave_up) return std::nullopt;
+  Rebuilder& rb = st_->rb;
+  SegmentRecovery& out = st_->out;
+  auto final_entry = rb.times.maybe_append(rb.max_ts, rb.max_ts_offset);
+  if (!final_entry.ok()) return std::nullopt;
+  out.file_size = file_size;
+  out.valid_end = Position{file_size.bytes};
+  out.stop = Stop::end_of_file;
+  out.offset_index = rb.offsets.bytes();
+  out.time_index = rb.times.bytes();
+  out.max_timestamp_ms = rb.max_ts;
+  return std::move(out);
+}
+
 namespace {
 
 // An offset a segment with base offset `base` can hold (any when unknown).

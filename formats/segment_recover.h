@@ -16,6 +16,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 
 #include <cstdint>
 #include <optional>
@@ -83,6 +84,28 @@ struct SegmentRecovery {
 // them and keep resident memory flat on large segments.
 Result<SegmentRecovery> recover_segment(Bytes log, Offset base_offset, const Config& config,
                                         const std::function<void(Position)>& scanned = {});
+
+// The recovery of a segment every byte of which is a valid batch, from its
+// bytes given in order as contiguous windows (for a file read in blocks
+// rather than mapped). It gives up, for recover_segment to say what
+// happened, at anything else: an invalid batch, a tail that is not a whole
+// batch, a bad size field, an offset Kafka refuses.
+class CleanRecovery {
+ public:
+  CleanRecovery(Offset base_offset, const Config& config);
+  ~CleanRecovery();
+  // Takes the whole entries at the front of `window`, whose first byte is
+  // file position `at`, and returns the bytes they cover; the rest must
+  // start the next window. nullopt: given up.
+  std::optional<size_t> feed(Bytes window, Position at);
+  // After the last window, all of whose bytes were taken: the result, or
+  // nullopt when given up.
+  std::optional<SegmentRecovery> finish(Length file_size);
+
+ private:
+  struct State;
+  std::unique_ptr<State> st_;
+};
 
 // Kafka's recovery of the file made by laying `pieces` of `log` end to end
 // (what a salvage writes), without building it: positions in the result are

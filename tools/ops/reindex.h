@@ -45,6 +45,15 @@ struct PartitionPlan {
   int64_t segments = 0;
 };
 
+// The common case, a segment of valid batches only, recovered from the file
+// read in `block`-byte blocks on a helper thread rather than mapped
+// (lib/block_reader.h); entries longer than `room` are not carried between
+// blocks. nullopt when it is not that case or anything fails: then
+// recover_segment, which plan_partition falls back to, says what.
+std::optional<recover::SegmentRecovery> recover_clean(const std::string& path, Offset base,
+                                                      const recover::Config& config, size_t block = 2u << 20,
+                                                      size_t room = 2u << 20);
+
 // `only_base`: plan just that segment (a .log path was given).
 Result<PartitionPlan> plan_partition(const std::string& dir, const recover::Config& config, Repair repair,
                                      std::optional<Offset> only_base = std::nullopt);

@@ -1,12 +1,17 @@
 // Planning for kseg-reindex: what each segment of a partition should look
 // like after Kafka's recovery, compared with what is on disk.
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <charconv>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
 #include "formats/file_names.h"
 #include "formats/segment_salvage.h"
+#include "lib/block_reader.h"
 #include "lib/mapped_file.h"
 #include "tools/ops/reindex.h"
 
@@ -192,6 +197,37 @@ void plan_stale_tmp(const std::string& dir, safe::Plan& plan) {
 
 }  // namespace
 
+std::optional<recover::SegmentRecovery> recover_clean(const std::string& path, Offset base,
+                                                      const recover::Config& config, size_t block, size_t room) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  std::optional<recover::SegmentRecovery> out;
+  {
+    BlockReader reader(fd, block, room);
+    recover::CleanRecovery rec(base, config);
+    Bytes carry;  // in the previous block, still held
+    int64_t end = 0;
+    for (;;) {
+      auto b = reader.next();
+      if (!b.ok() || carry.size() > room) break;
+      if (b->size == 0) {
+        if (carry.empty()) out = rec.finish(Length{end});
+        break;
+      }
+      uint8_t* start = b->data - carry.size();
+      std::memcpy(start, carry.data(), carry.size());
+      reader.release_older();
+      const Bytes window(start, carry.size() + b->size);
+      auto used = rec.feed(window, Position{b->at - static_cast<int64_t>(carry.size())});
+      if (!used) break;
+      carry = window.subspan(*used);
+      end = b->at + static_cast<int64_t>(b->size);
+    }
+  }
+  ::close(fd);
+  return out;
+}
+
 Result<PartitionPlan> plan_partition(const std::string& dir, const recover::Config& config, Repair repair,
                                      std::optional<Offset> only_base) {
   PartitionPlan out;
@@ -204,7 +240,9 @@ Result<PartitionPlan> plan_partition(const std::string& dir, const recover::Conf
     Segment s{base, file_name(base, file_names::FileKind::log), {}};
     auto log = MappedFile::open(dir + "/" + s.log_name);
     if (!log.ok()) return log.error();
-    auto r = recover::recover_segment(log->bytes(), base, config, [&](Position p) { log->release_before(p); });
+    auto clean = recover_clean(dir + "/" + s.log_name, base, config);
+    auto r = clean ? Result<recover::SegmentRecovery>(std::move(*clean))
+                   : recover::recover_segment(log->bytes(), base, config, [&](Position p) { log->release_before(p); });
     if (!r.ok() && repair == Repair::salvage && r.error().code == Errc::usage) {
       // Where Kafka fails (e.g. offsets going back), salvage may still find
       // a layout it loads: mark the segment damaged (salvage starts over).

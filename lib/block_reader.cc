@@ -1,0 +1,85 @@
+#include "lib/block_reader.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <new>
+
+#include "lib/mapped_file.h"
+
+namespace kseg {
+
+namespace {
+// Blocks are read to page-aligned addresses: the kernel's copy into a
+// destination 16 bytes off alignment ran four times slower here (AMD EPYC).
+constexpr std::align_val_t kAlign{4096};
+}  // namespace
+
+void BlockReader::Free::operator()(uint8_t* p) const { ::operator delete[](p, kAlign); }
+
+BlockReader::BlockReader(int fd, size_t block_bytes, size_t room)
+    : fd_(fd), block_(block_bytes), room_((room + 4095) / 4096 * 4096), slots_(kSlots) {
+  for (auto& s : slots_)
+    s.mem.reset(static_cast<uint8_t*>(::operator new[](room_ + block_, kAlign)));
+  thread_ = std::thread([this] { run(); });
+}
+
+BlockReader::~BlockReader() {
+  {
+    std::lock_guard lk(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  thread_.join();
+}
+
+void BlockReader::run() {
+  int64_t at = 0;
+  for (int64_t n = 0;; ++n) {
+    {
+      std::unique_lock lk(mu_);
+      cv_.wait(lk, [&] { return stop_ || n - released_ < kSlots; });
+      if (stop_) return;
+    }
+    Slot& s = slots_[static_cast<size_t>(n % kSlots)];
+    uint8_t* dst = s.mem.get() + room_;
+    size_t got = 0;
+    int err = 0;
+    while (got < block_) {  // pread may return less than asked before the end
+      const ssize_t r = pread(fd_, dst + got, block_ - got, at + static_cast<int64_t>(got));
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0) err = errno;
+      if (r <= 0) break;
+      got += static_cast<size_t>(r);
+    }
+    {
+      std::lock_guard lk(mu_);
+      s.size = got;
+      s.at = at;
+      s.err = err;
+      produced_ = n + 1;
+    }
+    cv_.notify_all();
+    at += static_cast<int64_t>(got);
+    if (got == 0 || err != 0) return;  // end of file or error: the last block
+  }
+}
+
+Result<BlockReader::Block> BlockReader::next() {
+  std::unique_lock lk(mu_);
+  cv_.wait(lk, [&] { return produced_ > consumed_; });
+  Slot& s = slots_[static_cast<size_t>(consumed_ % kSlots)];
+  if (s.err != 0) return Error{Errc::io, Position{s.at}, "cannot read: " + errno_text(s.err)};
+  if (s.size > 0) ++consumed_;  // the end stays the end
+  return Block{s.mem.get() + room_, s.size, s.at};
+}
+
+void BlockReader::release_older() {
+  {
+    std::lock_guard lk(mu_);
+    if (released_ + 1 < consumed_) ++released_;
+  }
+  cv_.notify_all();
+}
+
+}  // namespace kseg

@@ -1,0 +1,55 @@
+// BlockReader hands back a file's bytes in order, block by block, with
+// writable room before each block; a read error is returned, not hidden.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+#include "lib/block_reader.h"
+
+namespace fs = std::filesystem;
+using kseg::BlockReader;
+
+TEST_CASE("blocks put together are the file", "[lib]") {
+  const fs::path path = fs::temp_directory_path() / fmt::format("kseg-blocks-{}", getpid());
+  for (size_t size : {size_t{0}, size_t{1}, size_t{4096}, size_t{100000}, size_t{1} << 20}) {
+    std::vector<uint8_t> want(size);
+    for (size_t i = 0; i < size; ++i) want[i] = static_cast<uint8_t>(i * 7 + i / 251);
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(want.data()), static_cast<std::streamsize>(size));
+    for (size_t block : {size_t{1}, size_t{4096}, size_t{65536}, size_t{3} << 20}) {
+      if (block == 1 && size > 4096) continue;  // a pread per byte: slow, and nothing more to learn
+      INFO(size << " bytes in blocks of " << block);
+      const int fd = ::open(path.c_str(), O_RDONLY);
+      REQUIRE(fd >= 0);
+      std::vector<uint8_t> got;
+      {
+        BlockReader r(fd, block, 100);
+        for (;;) {
+          auto b = r.next();
+          REQUIRE(b.ok());
+          if (b->size == 0) break;
+          CHECK(b->at == static_cast<int64_t>(got.size()));
+          std::memset(b->data - 100, 0xAB, 100);  // the room is writable
+          got.insert(got.end(), b->data, b->data + b->size);
+          r.release_older();
+        }
+        CHECK(r.next()->size == 0);  // the end stays the end
+      }
+      ::close(fd);
+      CHECK(got == want);
+    }
+  }
+  fs::remove(path);
+}
+
+TEST_CASE("a read error is returned", "[lib]") {
+  BlockReader r(-1, 4096, 0);
+  auto b = r.next();
+  REQUIRE_FALSE(b.ok());
+  CHECK(b.error().message.find("cannot read") != std::string::npos);
+}

@@ -1,0 +1,109 @@
+// recover_clean reads a segment in blocks and recovers it when every byte is
+// a valid batch; it must then return exactly what recover_segment returns
+// over the mapped file, whatever the block size, and give up on anything
+// else (recover_segment then says what).
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+#include "corrupt.h"
+#include "formats/segment_recover.h"
+#include "lib/mapped_file.h"
+#include "tools/ops/reindex.h"
+
+namespace {
+
+using namespace kseg;
+namespace fs = std::filesystem;
+
+recover::Config config() {
+  recover::Config c;
+  c.index_interval_bytes = 256;  // the corpus cases' setting: many index entries
+  return c;
+}
+
+// Checks recover_clean against recover_segment on one file; true when the
+// file was clean (so recover_clean had to succeed).
+bool agrees(const std::string& path, size_t block) {
+  auto log = MappedFile::open(path);
+  REQUIRE(log.ok());
+  const auto base = Offset{std::stoll(fs::path(path).stem().string())};
+  auto want = recover::recover_segment(log->bytes(), base, config());
+  auto got = recover_clean(path, base, config(), block);
+  INFO(path << ", blocks of " << block);
+  const bool clean = want.ok() && want->stop == recover::Stop::end_of_file;
+  if (!clean) {
+    CHECK_FALSE(got.has_value());
+    return false;
+  }
+  REQUIRE(got.has_value());
+  CHECK(got->valid_end == want->valid_end);
+  CHECK(got->file_size.bytes == want->file_size.bytes);
+  CHECK(got->stop == want->stop);
+  CHECK(got->stop_detail == want->stop_detail);
+  CHECK(got->valid_batches == want->valid_batches);
+  CHECK(got->first_offset == want->first_offset);
+  CHECK(got->last_offset == want->last_offset);
+  CHECK(got->max_timestamp_ms == want->max_timestamp_ms);
+  CHECK(got->offset_index == want->offset_index);
+  CHECK(got->time_index == want->time_index);
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("recover_clean equals recover_segment on every corpus segment", "[reindex]") {
+  int clean = 0, damaged = 0;
+  for (const auto& e : fs::recursive_directory_iterator(std::string(KSEG_SOURCE_DIR) + "/testdata/kafka")) {
+    if (e.path().extension() != ".log") continue;
+    for (size_t block : {size_t{4096}, size_t{5003}, size_t{2} << 20}) (agrees(e.path().string(), block) ? clean : damaged)++;
+  }
+  CHECK(clean > 150);
+  CHECK(damaged > 10);  // torn, zero-filled, bad CRC, bad size: all given up
+}
+
+TEST_CASE("recover_clean equals recover_segment across many blocks, and gives up on damage", "[reindex]") {
+  // Kafka-written batches repeated to 3 MiB, offsets moved up per copy.
+  const corrupt::Buf one = corrupt::corpus_log("v2-none");
+  const auto bounds = corrupt::entry_bounds(corrupt::view(one));
+  int64_t last = -1;
+  {
+    EntryScanner sc(corrupt::view(one), Position{0});
+    while (auto e = sc.next()) last = v2::decode_header(*e)->last_offset();
+  }
+  corrupt::Buf file;
+  std::vector<size_t> starts;
+  for (int64_t copy = 0; file.size() < (3u << 20); ++copy)
+    for (size_t i = 0; i + 1 < bounds.size(); ++i) {
+      const size_t at = file.size();
+      starts.push_back(at);
+      file.insert(file.end(), one.begin() + static_cast<std::ptrdiff_t>(bounds[i]),
+                  one.begin() + static_cast<std::ptrdiff_t>(bounds[i + 1]));
+      corrupt::set_be64(file, at, load_be64(&one[bounds[i]]) + static_cast<uint64_t>(copy * (last + 1)));
+      corrupt::fix_crc(file, at);
+    }
+  const fs::path path = fs::temp_directory_path() / fmt::format("kseg-clean-{}", getpid()) / "00000000000000000000.log";
+  fs::create_directories(path.parent_path());
+  auto write = [&](const corrupt::Buf& b) {
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+  };
+  write(file);
+  for (size_t block : {size_t{4096}, size_t{65537}, size_t{1} << 20}) CHECK(agrees(path.string(), block));
+  const size_t mid = starts[starts.size() / 2];
+  corrupt::Buf torn = corrupt::cut(corrupt::view(file), file.size() - 7);
+  corrupt::Buf bad_crc = file;
+  bad_crc[mid + v2::kRecordBatchOverhead] ^= 0x01;
+  corrupt::Buf zeros = file;
+  zeros.insert(zeros.end(), 4096, 0);
+  corrupt::Buf bad_size = file;
+  corrupt::set_be32(bad_size, mid + kOffsetFieldBytes, 3);
+  for (const auto* damaged : {&torn, &bad_crc, &zeros, &bad_size}) {
+    write(*damaged);
+    for (size_t block : {size_t{4096}, size_t{1} << 20}) CHECK_FALSE(agrees(path.string(), block));
+  }
+  fs::remove_all(path.parent_path());
+}
