@@ -3,9 +3,10 @@
 # alternating the two sides, and reports medians, ratios, peak RSS and the physical limits
 # (page-cache read with cat; each codec's own decompression). Not a test: it asserts nothing
 # about time. Usage:
-#   tests/bench/run.sh [--size BYTES] [--runs N] [--workloads a,b] [--out DIR] [--build DIR]
+#   tests/bench/run.sh [--size BYTES] [--runs N] [--workloads a,b] [--rows a,b] [--out DIR] [--build DIR]
 # Defaults: 1 GiB segments, 3 runs, every workload, results in tests/bench/results/, a
 # Release build in build-bench/ (--build reuses another build dir, as the smoke tier does).
+# --rows limits the commands to some of dump, verify, reindex (cat is always measured).
 # Segments are generated once with the Kafka 4.4.0 harness and cached in $KSEG_BENCH_DIR
 # (default /tmp/kseg-bench).
 set -euo pipefail
@@ -13,12 +14,13 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 top="$(cd "$here/../.." && pwd)"
 source "$top/tests/kafka/lib.sh"
 size=$((1 << 30)) runs=3 out="$here/results" build="$top/build-bench"
-workloads="v2-none-small,v2-none-10k,v2-lz4,v2-zstd,v2-gzip,v2-snappy,v1-gzip"
+workloads="v2-none-small,v2-none-10k,v2-lz4,v2-zstd,v2-gzip,v2-snappy,v1-gzip" rows="dump,verify,reindex"
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --size) size="$2"; shift 2 ;;
     --runs) runs="$2"; shift 2 ;;
     --workloads) workloads="$2"; shift 2 ;;
+    --rows) rows="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     --build) build="$2"; shift 2 ;;
     *) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
@@ -33,6 +35,8 @@ cp="$(oracle_classpath)"
 kafka_jvm=(java -Xmx256M -server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35
   -XX:+ExplicitGCInvokesConcurrent -XX:MaxInlineLevel=15 -Djava.awt.headless=true -cp "$cp"
   org.apache.kafka.tools.DumpLogSegments)
+
+want() { [[ ",$rows," == *",$1,"* ]]; }
 
 # measure NAME CMD...: runs CMD with stdout to /dev/null, appends "NAME seconds maxrss_kib" to $raw.
 # The segment is read into the page cache first, so every command starts warm
@@ -59,19 +63,22 @@ for w in "${list[@]}"; do
   echo "benchmarking $w: $(stat -c %s "$log") bytes" >&2
   for ((r = 0; r < runs; r++)); do
     measure "$w cat" cat "$log"
-    [[ "$w" == *none* ]] || measure "$w codec" "$build/tests/bench/kseg_bench_decompress" "$log"
-    measure "$w jvm-start" "${kafka_jvm[@]}" --files "$empty"
+    if want verify && [[ "$w" != *none* ]]; then
+      measure "$w codec" "$build/tests/bench/kseg_bench_decompress" "$log"
+    fi
+    if want dump || want verify; then measure "$w jvm-start" "${kafka_jvm[@]}" --files "$empty"; fi
     # kseg-verify --deep against kafka-dump-log --deep-iteration: a full check vs Kafka's reader.
-    if ((r % 2 == 0)); then
+    if want verify && ((r % 2 == 0)); then
       measure "$w verify kseg" "$build/kseg-verify" --deep "$log"
       measure "$w verify kafka" "${kafka_jvm[@]}" --deep-iteration --files "$log"
-    else
+    elif want verify; then
       measure "$w verify kafka" "${kafka_jvm[@]}" --deep-iteration --files "$log"
       measure "$w verify kseg" "$build/kseg-verify" --deep "$log"
     fi
     # Index rebuild: kseg-reindex vs Kafka's LogLoader recovery, each on a fresh directory that
     # hard-links the segment and has no indexes. Kafka's time is taken in-process (no JVM start).
     for side in kseg kafka; do
+      want reindex || continue
       rb="$tmp/rebuild-$side/bench-0"; rm -rf "$tmp/rebuild-$side"; mkdir -p "$rb"; ln "$log" "$rb/"
       if [[ $side == kseg ]]; then
         measure "$w reindex kseg" "$build/kseg-reindex" --no-backup "$rb"
@@ -83,6 +90,7 @@ for w in "${list[@]}"; do
       rm -rf "$tmp/rebuild-$side"
     done
     for mode in default deep idx; do
+      want dump || continue
       case "$mode" in
         default) args=(--files "$log") ;;
         deep) args=(--deep-iteration --print-data-log --files "$log") ;;
