@@ -29,8 +29,8 @@ class BlockReader {
     int64_t at = 0;
   };
 
-  // Does not own `fd`.
-  BlockReader(int fd, size_t block_bytes, size_t room);
+  // Does not own `fd`. Without `helper`, next() reads on the calling thread.
+  BlockReader(int fd, size_t block_bytes, size_t room, bool helper = true);
   ~BlockReader();
   BlockReader(const BlockReader&) = delete;
   BlockReader& operator=(const BlockReader&) = delete;
@@ -52,6 +52,7 @@ class BlockReader {
     int err = 0;
   };
   void run();
+  void read_block(Slot& s, int64_t at);
 
   int fd_;
   size_t block_, room_;

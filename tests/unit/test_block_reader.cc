@@ -24,11 +24,12 @@ TEST_CASE("blocks put together are the file", "[lib]") {
     for (size_t block : {size_t{1}, size_t{4096}, size_t{65536}, size_t{3} << 20}) {
       if (block == 1 && size > 4096) continue;  // a pread per byte: slow, and nothing more to learn
       INFO(size << " bytes in blocks of " << block);
+      for (bool helper : {true, false}) {
       const int fd = ::open(path.c_str(), O_RDONLY);
       REQUIRE(fd >= 0);
       std::vector<uint8_t> got;
       {
-        BlockReader r(fd, block, 100);
+        BlockReader r(fd, block, 100, helper);
         for (;;) {
           auto b = r.next();
           REQUIRE(b.ok());
@@ -42,14 +43,17 @@ TEST_CASE("blocks put together are the file", "[lib]") {
       }
       ::close(fd);
       CHECK(got == want);
+      }
     }
   }
   fs::remove(path);
 }
 
 TEST_CASE("a read error is returned", "[lib]") {
-  BlockReader r(-1, 4096, 0);
-  auto b = r.next();
-  REQUIRE_FALSE(b.ok());
-  CHECK(b.error().message.find("cannot read") != std::string::npos);
+  for (bool helper : {true, false}) {
+    BlockReader r(-1, 4096, 0, helper);
+    auto b = r.next();
+    REQUIRE_FALSE(b.ok());
+    CHECK(b.error().message.find("cannot read") != std::string::npos);
+  }
 }

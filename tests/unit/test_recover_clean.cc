@@ -33,25 +33,29 @@ bool agrees(const std::string& path, size_t block) {
   REQUIRE(log.ok());
   const auto base = Offset{std::stoll(fs::path(path).stem().string())};
   auto want = recover::recover_segment(log->bytes(), base, config());
-  auto got = recover_clean(path, base, config(), block);
-  INFO(path << ", blocks of " << block);
   const bool clean = want.ok() && want->stop == recover::Stop::end_of_file;
-  if (!clean) {
-    CHECK_FALSE(got.has_value());
-    return false;
+  for (unsigned threads : {1u, 2u}) {  // blocks read on the calling thread, or by a helper
+    recover::Config c = config();
+    c.threads = threads;
+    auto got = recover_clean(path, base, c, block);
+    INFO(path << ", blocks of " << block << ", " << threads << " threads");
+    if (!clean) {
+      CHECK_FALSE(got.has_value());
+      continue;
+    }
+    REQUIRE(got.has_value());
+    CHECK(got->valid_end == want->valid_end);
+    CHECK(got->file_size.bytes == want->file_size.bytes);
+    CHECK(got->stop == want->stop);
+    CHECK(got->stop_detail == want->stop_detail);
+    CHECK(got->valid_batches == want->valid_batches);
+    CHECK(got->first_offset == want->first_offset);
+    CHECK(got->last_offset == want->last_offset);
+    CHECK(got->max_timestamp_ms == want->max_timestamp_ms);
+    CHECK(got->offset_index == want->offset_index);
+    CHECK(got->time_index == want->time_index);
   }
-  REQUIRE(got.has_value());
-  CHECK(got->valid_end == want->valid_end);
-  CHECK(got->file_size.bytes == want->file_size.bytes);
-  CHECK(got->stop == want->stop);
-  CHECK(got->stop_detail == want->stop_detail);
-  CHECK(got->valid_batches == want->valid_batches);
-  CHECK(got->first_offset == want->first_offset);
-  CHECK(got->last_offset == want->last_offset);
-  CHECK(got->max_timestamp_ms == want->max_timestamp_ms);
-  CHECK(got->offset_index == want->offset_index);
-  CHECK(got->time_index == want->time_index);
-  return true;
+  return clean;
 }
 
 }  // namespace

@@ -203,7 +203,7 @@ std::optional<recover::SegmentRecovery> recover_clean(const std::string& path, O
   if (fd < 0) return std::nullopt;
   std::optional<recover::SegmentRecovery> out;
   {
-    BlockReader reader(fd, block, room);
+    BlockReader reader(fd, block, room, config.threads > 1);
     recover::CleanRecovery rec(base, config);
     Bytes carry;  // in the previous block, still held
     int64_t end = 0;
