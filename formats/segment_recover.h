@@ -92,7 +92,7 @@ Result<SegmentRecovery> recover_segment(Bytes log, Offset base_offset, const Con
 // batch, a bad size field, an offset Kafka refuses.
 class CleanRecovery {
  public:
-  CleanRecovery(Offset base_offset, const Config& config);
+  CleanRecovery(Offset base_offset, const Config& config);  // `config` must outlive it
   ~CleanRecovery();
   // Takes the whole entries at the front of `window`, whose first byte is
   // file position `at`, and returns the bytes they cover; the rest must

@@ -7,7 +7,8 @@
 // Each block has `room` writable bytes before its data, so a caller can
 // put the unfinished tail of the previous block there and see one
 // contiguous window. The caller holds at most two blocks: the one next()
-// returned last and the one before it, until release_older().
+// returned last and the one before it, until release_older(); holding more
+// would leave the helper thread no slot to read into, and next() waiting.
 #pragma once
 
 #include <condition_variable>

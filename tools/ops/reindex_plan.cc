@@ -215,7 +215,7 @@ std::optional<recover::SegmentRecovery> recover_clean(const std::string& path, O
         break;
       }
       uint8_t* start = b->data - carry.size();
-      std::memcpy(start, carry.data(), carry.size());
+      if (!carry.empty()) std::memcpy(start, carry.data(), carry.size());
       reader.release_older();
       const Bytes window(start, carry.size() + b->size);
       auto used = rec.feed(window, Position{b->at - static_cast<int64_t>(carry.size())});
