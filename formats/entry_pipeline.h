@@ -5,8 +5,9 @@
 // the calling thread scans the next chunk while the other threads examine
 // this one, then helps them finish; `consume` sees each chunk's results in
 // file order on the calling thread. An entry that `consume` never reaches
-// (it stopped) may still have been examined: examining must have no effect
-// outside its result.
+// (it stopped) may still have been examined, so whatever examining does
+// must be reachable from its result (kseg-verify's per-thread findings are
+// ranges named in it) for the caller to keep or ignore.
 #pragma once
 
 #include <atomic>
