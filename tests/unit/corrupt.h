@@ -88,6 +88,28 @@ inline void fix_crc(Buf& b, size_t at = 0) {
     set_be32(b, at + legacy::kCrcOffset, legacy::compute_crc(entry));
 }
 
+// A v2 segment of at least `min_bytes`: the Kafka-written batches of `input`
+// repeated, each copy's offsets moved up so that they keep increasing (CRCs
+// fixed). `starts` gets the position of every entry.
+inline Buf repeated_log(const std::string& input, size_t min_bytes, std::vector<size_t>& starts) {
+  const Buf one = corpus_log(input);
+  const auto bounds = entry_bounds(view(one));
+  int64_t last = -1;
+  EntryScanner sc(view(one), Position{0});
+  while (auto e = sc.next()) last = v2::decode_header(*e)->last_offset();
+  Buf file;
+  for (int64_t copy = 0; file.size() < min_bytes; ++copy)
+    for (size_t i = 0; i + 1 < bounds.size(); ++i) {
+      const size_t at = file.size();
+      starts.push_back(at);
+      file.insert(file.end(), one.begin() + static_cast<std::ptrdiff_t>(bounds[i]),
+                  one.begin() + static_cast<std::ptrdiff_t>(bounds[i + 1]));
+      set_be64(file, at, load_be64(&one[bounds[i]]) + static_cast<uint64_t>(copy * (last + 1)));
+      fix_crc(file, at);
+    }
+  return file;
+}
+
 // The CRC stored in an entry, read straight from its bytes (no decoding).
 inline uint32_t stored_crc(Bytes entry) {
   return load_be32(entry.data() + (static_cast<int8_t>(entry[kMagicOffset]) >= 2 ? v2::kCrcOffset : legacy::kCrcOffset));

@@ -72,24 +72,8 @@ TEST_CASE("recover_clean equals recover_segment on every corpus segment", "[rein
 
 TEST_CASE("recover_clean equals recover_segment across many blocks, and gives up on damage", "[reindex]") {
   // Kafka-written batches repeated to 3 MiB, offsets moved up per copy.
-  const corrupt::Buf one = corrupt::corpus_log("v2-none");
-  const auto bounds = corrupt::entry_bounds(corrupt::view(one));
-  int64_t last = -1;
-  {
-    EntryScanner sc(corrupt::view(one), Position{0});
-    while (auto e = sc.next()) last = v2::decode_header(*e)->last_offset();
-  }
-  corrupt::Buf file;
   std::vector<size_t> starts;
-  for (int64_t copy = 0; file.size() < (3u << 20); ++copy)
-    for (size_t i = 0; i + 1 < bounds.size(); ++i) {
-      const size_t at = file.size();
-      starts.push_back(at);
-      file.insert(file.end(), one.begin() + static_cast<std::ptrdiff_t>(bounds[i]),
-                  one.begin() + static_cast<std::ptrdiff_t>(bounds[i + 1]));
-      corrupt::set_be64(file, at, load_be64(&one[bounds[i]]) + static_cast<uint64_t>(copy * (last + 1)));
-      corrupt::fix_crc(file, at);
-    }
+  const corrupt::Buf file = corrupt::repeated_log("v2-none", 3u << 20, starts);
   const fs::path path = fs::temp_directory_path() / fmt::format("kseg-clean-{}", getpid()) / "00000000000000000000.log";
   fs::create_directories(path.parent_path());
   auto write = [&](const corrupt::Buf& b) {

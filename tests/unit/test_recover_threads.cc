@@ -11,35 +11,11 @@ namespace {
 
 using namespace kseg;
 
-// Kafka-written v2-none batches laid end to end past several 8 MiB chunks,
-// each copy's offsets moved up so that the file's offsets keep increasing.
+// Kafka-written v2-none batches laid end to end past several 8 MiB chunks.
 struct LongLog {
-  corrupt::Buf bytes;
   std::vector<size_t> starts;  // of every entry
+  corrupt::Buf bytes = corrupt::repeated_log("v2-none", 20u << 20, starts);
 };
-
-LongLog long_log() {
-  const corrupt::Buf one = corrupt::corpus_log("v2-none");
-  const auto bounds = corrupt::entry_bounds(corrupt::view(one));
-  REQUIRE(bounds.size() > 3);
-  int64_t last = -1;
-  {
-    EntryScanner sc(corrupt::view(one), Position{0});
-    while (auto e = sc.next()) last = v2::decode_header(*e)->last_offset();
-  }
-  LongLog log;
-  for (int64_t copy = 0; log.bytes.size() < (20u << 20); ++copy) {
-    for (size_t i = 0; i + 1 < bounds.size(); ++i) {
-      const size_t at = log.bytes.size();
-      log.starts.push_back(at);
-      log.bytes.insert(log.bytes.end(), one.begin() + static_cast<std::ptrdiff_t>(bounds[i]),
-                       one.begin() + static_cast<std::ptrdiff_t>(bounds[i + 1]));
-      corrupt::set_be64(log.bytes, at, load_be64(&one[bounds[i]]) + static_cast<uint64_t>(copy * (last + 1)));
-      corrupt::fix_crc(log.bytes, at);
-    }
-  }
-  return log;
-}
 
 void same(const Result<recover::SegmentRecovery>& a, const Result<recover::SegmentRecovery>& b) {
   REQUIRE(a.ok() == b.ok());
@@ -67,7 +43,7 @@ Result<recover::SegmentRecovery> recover_on(const corrupt::Buf& log, unsigned th
 }  // namespace
 
 TEST_CASE("recovery on several threads returns what one thread does", "[reindex]") {
-  LongLog log = long_log();
+  LongLog log;
   REQUIRE(log.starts.size() > 3 * 4096);  // several chunks by entry count too
   const size_t late = log.starts[log.starts.size() * 3 / 4];
   const size_t later = log.starts[log.starts.size() * 3 / 4 + 5];  // likely in the same chunk
