@@ -153,6 +153,25 @@ struct Rebuilder {
     }
     return {};
   }
+
+  // A batch recovery keeps: indexed, and counted into `out`.
+  Status take(const EntryRef& e, const EntryVerdict& v, SegmentRecovery& out) {
+    KSEG_RETURN_IF_ERROR(add(e, {v.base_offset, v.last_offset, v.max_timestamp_ms, false}));
+    if (!out.first_offset) out.first_offset = v.base_offset;
+    out.last_offset = v.last_offset;
+    out.valid_batches++;
+    return {};
+  }
+
+  // After the last batch: the final time entry (roll/close/recover, appended
+  // iff the max increased), then the index images into `out`.
+  Status finish(SegmentRecovery& out) {
+    KSEG_RETURN_IF_ERROR(times.maybe_append(max_ts, max_ts_offset).status());
+    out.offset_index = offsets.bytes();
+    out.time_index = times.bytes();
+    out.max_timestamp_ms = max_ts;
+    return {};
+  }
 };
 
 }  // namespace
@@ -215,27 +234,24 @@ Result<SegmentRecovery> recover_layout(Bytes log, const std::vector<Piece>& piec
               failed = j.failed;
               return false;
             }
-            const EntryVerdict* v = &j.verdict;
-            if (!v->valid) {
+            const EntryVerdict& v = j.verdict;
+            if (!v.valid) {
               out.valid_end = e.position;
-              out.stop = v->stop;
-              out.stop_detail = v->detail;
+              out.stop = v.stop;
+              out.stop_detail = v.detail;
               stopped_early = true;
               return false;
             }
-            if (Status st = rb.add(e, {v->base_offset, v->last_offset, v->max_timestamp_ms, false}); !st.ok()) {
+            if (Status st = rb.take(e, v, out); !st.ok()) {
               failed = st;
               return false;
             }
-            if (!out.first_offset) out.first_offset = v->base_offset;
-            out.last_offset = v->last_offset;
-            out.valid_batches++;
             if (scanned) scanned(piece.begin + (e.position - at));
             // Kafka counts the batch into validBytes and indexes it before producer
             // state parses the marker, so a bad marker keeps its batch and ends the scan.
-            if (v->ends_scan) {
-              out.stop = v->stop;
-              out.stop_detail = v->detail;
+            if (v.ends_scan) {
+              out.stop = v.stop;
+              out.stop_detail = v.detail;
               out.valid_end = e.position + e.total();
               stopped_early = true;
               return false;
@@ -252,12 +268,7 @@ Result<SegmentRecovery> recover_layout(Bytes log, const std::vector<Piece>& piec
     out.stop = stop_from_scan(scanner->end());
     out.stop_detail = scan_end_detail(*scanner);
   }
-  // The final entry (roll/close/recover): appended iff the max increased.
-  auto final_entry = rb.times.maybe_append(rb.max_ts, rb.max_ts_offset);
-  if (!final_entry.ok()) return final_entry.error();
-  out.offset_index = rb.offsets.bytes();
-  out.time_index = rb.times.bytes();
-  out.max_timestamp_ms = rb.max_ts;
+  KSEG_RETURN_IF_ERROR(rb.finish(out));
   return out;
 }
 
@@ -276,14 +287,10 @@ std::optional<size_t> CleanRecovery::feed(Bytes window, Position at) {
   EntryScanner scanner(window, at);
   while (auto e = scanner.next()) {
     auto v = judge_entry(*e, st_->rb.config);
-    if (!v.ok() || !v->valid || v->ends_scan ||
-        !st_->rb.add(*e, {v->base_offset, v->last_offset, v->max_timestamp_ms, false}).ok()) {
+    if (!v.ok() || !v->valid || v->ends_scan || !st_->rb.take(*e, *v, st_->out).ok()) {
       st_->gave_up = true;
       return std::nullopt;
     }
-    if (!st_->out.first_offset) st_->out.first_offset = v->base_offset;
-    st_->out.last_offset = v->last_offset;
-    st_->out.valid_batches++;
   }
   // A window ends mid-entry where the block did; a bad size field (or zero
   // tail) is judged against the whole rest of the file, which only
@@ -297,16 +304,11 @@ std::optional<size_t> CleanRecovery::feed(Bytes window, Position at) {
 
 std::optional<SegmentRecovery> CleanRecovery::finish(Length file_size) {
   if (st_->gave_up) return std::nullopt;
-  Rebuilder& rb = st_->rb;
   SegmentRecovery& out = st_->out;
-  auto final_entry = rb.times.maybe_append(rb.max_ts, rb.max_ts_offset);
-  if (!final_entry.ok()) return std::nullopt;
+  if (!st_->rb.finish(out).ok()) return std::nullopt;
   out.file_size = file_size;
   out.valid_end = Position{file_size.bytes};
   out.stop = Stop::end_of_file;
-  out.offset_index = rb.offsets.bytes();
-  out.time_index = rb.times.bytes();
-  out.max_timestamp_ms = rb.max_ts;
   return std::move(out);
 }
 
