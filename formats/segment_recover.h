@@ -74,6 +74,7 @@ struct SegmentRecovery {
   Stop stop = Stop::end_of_file;
   std::string stop_detail;             // expected vs found, at valid_end
   bool truncates() const { return valid_end.value < file_size.bytes; }
+  bool operator==(const SegmentRecovery&) const = default;
 };
 
 // Fails (Errc::usage) where Kafka's recover throws an exception it does not

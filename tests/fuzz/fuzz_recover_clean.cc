@@ -1,0 +1,80 @@
+// Differential fuzz target for kseg-reindex's block path: recover::CleanRecovery
+// fed a .log in windows, as recover_clean feeds it file blocks, against
+// recover_segment over the whole bytes. The input:
+//
+//   bytes 0..1  block size - 1 (little-endian, mod 8192)
+//   byte  2     bit 0: base offset = the first entry's offset (else 0);
+//               bit 1: room for 12 index entries only (capacity failures);
+//               bit 2: checksums fixed first, so that changed bytes inside
+//               entries reach the rules after the CRC (offsets, markers)
+//   byte  3     index.interval.bytes / 64
+//   the rest    the .log
+//
+// CleanRecovery must succeed exactly when recover_segment finds every byte
+// valid, and then return the same result; on anything else it must give up
+// (never crash, never read outside its window). Seeds are Kafka-written
+// segments of testdata/kafka with that 4-byte prefix.
+#include <cstdint>
+#include <cstdlib>
+#include <vector>
+
+#include "formats/batch_v2.h"
+#include "formats/be_append.h"
+#include "formats/legacy.h"
+#include "formats/segment_recover.h"
+#include "lib/byte_reader.h"
+
+using namespace kseg;
+
+namespace {
+
+void check(bool ok) {
+  if (!ok) std::abort();
+}
+
+// Sets the stored CRC of every entry the scanner reaches to its bytes' CRC.
+void fix_crcs(std::vector<uint8_t>& log) {
+  EntryScanner scanner(Bytes(log.data(), log.size()), Position{0});
+  while (auto e = scanner.next()) {
+    const auto at = static_cast<size_t>(e->position.value);
+    if (e->magic == 2) store_be32_at(log, at + v2::kCrcOffset, v2::compute_crc(e->bytes));
+    else if (e->magic == 0 || e->magic == 1) store_be32_at(log, at + legacy::kCrcOffset, legacy::compute_crc(e->bytes));
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size < 4) return 0;
+  const size_t block = 1 + (data[0] | data[1] << 8) % 8192;
+  recover::Config config;
+  config.index_interval_bytes = data[3] * 64;
+  if (data[2] & 2) config.segment_index_bytes = 12 * 12;
+  std::vector<uint8_t> bytes(data + 4, data + size);
+  if (data[2] & 4) fix_crcs(bytes);
+  const Bytes log(bytes.data(), bytes.size());
+  const Offset base{(data[2] & 1) && log.size() >= 8 ? static_cast<int64_t>(load_be64(log.data())) : 0};
+
+  // What recover_clean does with a file's blocks: each window is the untaken
+  // rest of the previous one followed by the next block.
+  recover::CleanRecovery clean(base, config);
+  std::optional<recover::SegmentRecovery> got;
+  size_t taken = 0;
+  for (size_t block_end = 0; block_end < log.size();) {
+    block_end = std::min(log.size(), block_end + block);
+    const Bytes window = log.subspan(taken, block_end - taken);
+    auto used = clean.feed(window, Position{static_cast<int64_t>(taken)});
+    if (!used) break;
+    check(*used <= window.size());
+    taken += *used;
+    if (block_end == log.size() && taken == log.size())
+      got = clean.finish(Length{static_cast<int64_t>(log.size())});
+  }
+  if (log.empty()) got = clean.finish(Length{0});
+
+  auto want = recover::recover_segment(log, base, config);
+  const bool all_valid = want.ok() && want->stop == recover::Stop::end_of_file;
+  check(got.has_value() == all_valid);
+  check(!got || *got == *want);
+  return 0;
+}
