@@ -11,8 +11,10 @@
 #pragma once
 
 #include <atomic>
+#include <optional>
 #include <span>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "formats/log_entry.h"
@@ -28,10 +30,15 @@ struct Examined {
 // `examine(const EntryRef&, unsigned thread) -> R` runs on any thread
 // (thread < threads, so per-thread scratch can be indexed by it);
 // `consume(std::span<Examined<R>>) -> bool` runs in order on the calling
-// thread and returns false to stop. The scanner is left where the scan
-// stopped: its end() says why if every entry was consumed.
-template <class R, class Examine, class Consume>
-void examine_entries(EntryScanner& scanner, unsigned threads, Examine&& examine, Consume&& consume) {
+// thread and returns false to stop. `consumed(Position end)` is told that
+// the entries before `end` are consumed, while the next chunk is examined
+// (or after the last), so that releasing their pages of a mapping, which
+// costs as much as a fifth of a scan, runs beside the other threads rather
+// than alone. The scanner is left where the scan stopped: its end() says
+// why if every entry was consumed.
+template <class R, class Examine, class Consume, class Consumed>
+void examine_entries(EntryScanner& scanner, unsigned threads, Examine&& examine, Consume&& consume,
+                     Consumed&& consumed) {
   // Chunks bound memory (two are mapped at once) and keep a thread's share
   // large against the cost of starting it.
   constexpr size_t kChunkEntries = 4096;
@@ -47,6 +54,7 @@ void examine_entries(EntryScanner& scanner, unsigned threads, Examine&& examine,
     }
   };
   std::vector<Examined<R>> chunk, ahead;
+  std::optional<Position> done;  // the end of the chunk consumed last
   for (fill(chunk); !chunk.empty(); std::swap(chunk, ahead)) {
     std::atomic<size_t> next{0};
     auto work = [&](unsigned t) {
@@ -58,10 +66,13 @@ void examine_entries(EntryScanner& scanner, unsigned threads, Examine&& examine,
       if (chunk.size() > 1)
         for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work, t);
       fill(ahead);
+      if (done) consumed(*std::exchange(done, std::nullopt));
       work(0);
     }
     if (!consume(std::span<Examined<R>>(chunk))) return;
+    done = chunk.back().entry.position + chunk.back().entry.total();
   }
+  if (done) consumed(*done);
 }
 
 }  // namespace kseg

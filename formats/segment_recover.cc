@@ -246,7 +246,6 @@ Result<SegmentRecovery> recover_layout(Bytes log, const std::vector<Piece>& piec
               failed = st;
               return false;
             }
-            if (scanned) scanned(piece.begin + (e.position - at));
             // Kafka counts the batch into validBytes and indexes it before producer
             // state parses the marker, so a bad marker keeps its batch and ends the scan.
             if (v.ends_scan) {
@@ -258,6 +257,9 @@ Result<SegmentRecovery> recover_layout(Bytes log, const std::vector<Piece>& piec
             }
           }
           return true;
+        },
+        [&](Position end) {
+          if (scanned) scanned(piece.begin + (end - at));
         });
     if (!failed.ok()) return failed.error();
     if (stopped_early || scanner->end() != ScanEnd::clean) break;

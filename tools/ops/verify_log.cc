@@ -216,9 +216,9 @@ bool scan_segment(const LogCheckOptions& opts, SegmentScan& s, Findings& f, cons
           if (visit) visit(w.b);
         }
         for (auto& l : local) l.problems.clear();
-        mf->release_before(chunk.back().entry.position + chunk.back().entry.total());
         return true;
-      });
+      },
+      [&](Position end) { mf->release_before(end); });
   s.valid_end = sc.valid_end().value;
   s.checked_bytes = mf->size();
   check_end(sc, s, mf->size(), s.file_size, f);
