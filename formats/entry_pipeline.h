@@ -39,8 +39,9 @@ struct Examined {
 template <class R, class Examine, class Consume, class Consumed>
 void examine_entries(EntryScanner& scanner, unsigned threads, Examine&& examine, Consume&& consume,
                      Consumed&& consumed) {
-  // Chunks bound memory (two are mapped at once) and keep a thread's share
-  // large against the cost of starting it.
+  // Chunks bound memory and keep a thread's share large against the cost of
+  // starting it. Three are mapped at once: the one examined, the one scanned
+  // ahead, and the one consumed last until `consumed` releases it.
   constexpr size_t kChunkEntries = 4096;
   constexpr int64_t kChunkBytes = 8 << 20;
   auto fill = [&](std::vector<Examined<R>>& chunk) {

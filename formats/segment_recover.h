@@ -80,9 +80,10 @@ struct SegmentRecovery {
 // Fails (Errc::usage) where Kafka's recover throws an exception it does not
 // catch (offset overflow, non-increasing index offsets, index capacity):
 // the broker then fails or splits the segment, so a tool must refuse.
-// `scanned(pos)`, if given, is told as the scan goes (a chunk at a time) that the bytes before
-// `pos` will not be read again, so a caller holding a memory map can release
-// them and keep resident memory flat on large segments.
+// `scanned(pos)`, if given, is told as the scan goes (a chunk at a time)
+// that the bytes before `pos` will not be read again, so a caller holding a
+// memory map can release them and keep resident memory flat on large
+// segments.
 Result<SegmentRecovery> recover_segment(Bytes log, Offset base_offset, const Config& config,
                                         const std::function<void(Position)>& scanned = {});
 

@@ -37,8 +37,10 @@ void fix_crcs(std::vector<uint8_t>& log) {
   EntryScanner scanner(Bytes(log.data(), log.size()), Position{0});
   while (auto e = scanner.next()) {
     const auto at = static_cast<size_t>(e->position.value);
-    if (e->magic == 2) store_be32_at(log, at + v2::kCrcOffset, v2::compute_crc(e->bytes));
-    else if (e->magic == 0 || e->magic == 1) store_be32_at(log, at + legacy::kCrcOffset, legacy::compute_crc(e->bytes));
+    if (e->magic == 2)
+      store_be32_at(log, at + v2::kCrcOffset, v2::compute_crc(e->bytes));
+    else if (e->magic == 0 || e->magic == 1)
+      store_be32_at(log, at + legacy::kCrcOffset, legacy::compute_crc(e->bytes));
   }
 }
 
