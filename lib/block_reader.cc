@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <new>
 
@@ -17,8 +18,8 @@ constexpr std::align_val_t kAlign{4096};
 
 void BlockReader::Free::operator()(uint8_t* p) const { ::operator delete[](p, kAlign); }
 
-BlockReader::BlockReader(int fd, size_t block_bytes, size_t room, bool helper)
-    : fd_(fd), block_(block_bytes), room_((room + 4095) / 4096 * 4096), slots_(kSlots) {
+BlockReader::BlockReader(int fd, size_t block_bytes, size_t room, bool helper, int64_t limit)
+    : fd_(fd), block_(block_bytes), room_((room + 4095) / 4096 * 4096), limit_(limit), slots_(kSlots) {
   for (auto& s : slots_)
     s.mem.reset(static_cast<uint8_t*>(::operator new[](room_ + block_, kAlign)));
   if (helper) thread_ = std::thread([this] { run(); });
@@ -35,10 +36,11 @@ BlockReader::~BlockReader() {
 
 void BlockReader::read_block(Slot& s, int64_t at) {
   uint8_t* dst = s.mem.get() + room_;
+  const size_t want = static_cast<size_t>(std::clamp<int64_t>(limit_ - at, 0, static_cast<int64_t>(block_)));
   size_t got = 0;
   int err = 0;
-  while (got < block_) {  // pread may return less than asked before the end
-    const ssize_t r = pread(fd_, dst + got, block_ - got, at + static_cast<int64_t>(got));
+  while (got < want) {  // pread may return less than asked before the end
+    const ssize_t r = pread(fd_, dst + got, want - got, at + static_cast<int64_t>(got));
     if (r < 0 && errno == EINTR) continue;
     if (r < 0) err = errno;
     if (r <= 0) break;

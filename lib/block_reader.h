@@ -31,7 +31,8 @@ class BlockReader {
   };
 
   // Does not own `fd`. Without `helper`, next() reads on the calling thread.
-  BlockReader(int fd, size_t block_bytes, size_t room, bool helper = true);
+  // Reads at most `limit` bytes (the size a mapping of the file was made at).
+  BlockReader(int fd, size_t block_bytes, size_t room, bool helper = true, int64_t limit = INT64_MAX);
   ~BlockReader();
   BlockReader(const BlockReader&) = delete;
   BlockReader& operator=(const BlockReader&) = delete;
@@ -57,6 +58,7 @@ class BlockReader {
 
   int fd_;
   size_t block_, room_;
+  int64_t limit_;
   std::vector<Slot> slots_;
   std::mutex mu_;
   std::condition_variable cv_;

@@ -28,6 +28,8 @@ class MappedFile {
   int64_t size() const { return static_cast<int64_t>(size_); }
   // The file's full size on disk (may exceed size() when max_bytes cut it).
   int64_t file_size() const { return file_size_; }
+  // The open file, for reading it other than through the mapping.
+  int fd() const { return fd_; }
   // Tells the kernel the bytes before `pos` will not be read again.
   void release_before(Position pos);
   // Tells the kernel the whole pages inside [from, to) are not needed now

@@ -37,7 +37,7 @@ bool agrees(const std::string& path, size_t block) {
   for (unsigned threads : {1u, 2u}) {  // blocks read on the calling thread, or by a helper
     recover::Config c = config();
     c.threads = threads;
-    auto got = recover_clean(path, base, c, block);
+    auto got = recover_clean(*log, base, c, block);
     INFO(path << ", blocks of " << block << ", " << threads << " threads");
     if (!clean) {
       CHECK_FALSE(got.has_value());

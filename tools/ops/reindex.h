@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "formats/segment_recover.h"
+#include "lib/mapped_file.h"
 #include "tools/ops/safe_write.h"
 
 namespace kseg {
@@ -45,12 +46,13 @@ struct PartitionPlan {
   int64_t segments = 0;
 };
 
-// The common case, a segment of valid batches only, recovered from the file
-// read in `block`-byte blocks on a helper thread rather than mapped
-// (lib/block_reader.h); entries longer than `room` are not carried between
-// blocks. nullopt when it is not that case or anything fails: then
-// recover_segment, which plan_partition falls back to, says what.
-std::optional<recover::SegmentRecovery> recover_clean(const std::string& path, Offset base,
+// The common case, a segment of valid batches only, recovered from `log`'s
+// file read in `block`-byte blocks on a helper thread rather than through
+// its mapping (lib/block_reader.h), up to the size it was mapped at; entries
+// longer than `room` are not carried between blocks. nullopt when it is not
+// that case or anything fails: then recover_segment over the mapping, which
+// plan_partition falls back to, says what.
+std::optional<recover::SegmentRecovery> recover_clean(const MappedFile& log, Offset base,
                                                       const recover::Config& config, size_t block = 2u << 20,
                                                       size_t room = 2u << 20);
 

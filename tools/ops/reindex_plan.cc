@@ -1,8 +1,5 @@
 // Planning for kseg-reindex: what each segment of a partition should look
 // like after Kafka's recovery, compared with what is on disk.
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <charconv>
 #include <cstring>
@@ -197,35 +194,25 @@ void plan_stale_tmp(const std::string& dir, safe::Plan& plan) {
 
 }  // namespace
 
-std::optional<recover::SegmentRecovery> recover_clean(const std::string& path, Offset base,
+std::optional<recover::SegmentRecovery> recover_clean(const MappedFile& log, Offset base,
                                                       const recover::Config& config, size_t block, size_t room) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  std::optional<recover::SegmentRecovery> out;
-  {
-    BlockReader reader(fd, block, room, config.threads > 1);
-    recover::CleanRecovery rec(base, config);
-    Bytes carry;  // in the previous block, still held
-    int64_t end = 0;
-    for (;;) {
-      auto b = reader.next();
-      if (!b.ok() || carry.size() > room) break;
-      if (b->size == 0) {
-        if (carry.empty()) out = rec.finish(Length{end});
-        break;
-      }
-      uint8_t* start = b->data - carry.size();
-      if (!carry.empty()) std::memcpy(start, carry.data(), carry.size());
-      reader.release_older();
-      const Bytes window(start, carry.size() + b->size);
-      auto used = rec.feed(window, Position{b->at - static_cast<int64_t>(carry.size())});
-      if (!used) break;
-      carry = window.subspan(*used);
-      end = b->at + static_cast<int64_t>(b->size);
-    }
+  BlockReader reader(log.fd(), block, room, config.threads > 1, log.size());
+  recover::CleanRecovery rec(base, config);
+  Bytes carry;  // in the previous block, still held
+  int64_t end = 0;
+  for (;;) {
+    auto b = reader.next();
+    if (!b.ok() || carry.size() > room) return std::nullopt;
+    if (b->size == 0) return carry.empty() ? rec.finish(Length{end}) : std::nullopt;
+    uint8_t* start = b->data - carry.size();
+    if (!carry.empty()) std::memcpy(start, carry.data(), carry.size());
+    reader.release_older();
+    const Bytes window(start, carry.size() + b->size);
+    auto used = rec.feed(window, Position{b->at - static_cast<int64_t>(carry.size())});
+    if (!used) return std::nullopt;
+    carry = window.subspan(*used);
+    end = b->at + static_cast<int64_t>(b->size);
   }
-  ::close(fd);
-  return out;
 }
 
 Result<PartitionPlan> plan_partition(const std::string& dir, const recover::Config& config, Repair repair,
@@ -240,7 +227,7 @@ Result<PartitionPlan> plan_partition(const std::string& dir, const recover::Conf
     Segment s{base, file_name(base, file_names::FileKind::log), {}};
     auto log = MappedFile::open(dir + "/" + s.log_name);
     if (!log.ok()) return log.error();
-    auto clean = recover_clean(dir + "/" + s.log_name, base, config);
+    auto clean = recover_clean(*log, base, config);
     auto r = clean ? Result<recover::SegmentRecovery>(std::move(*clean))
                    : recover::recover_segment(log->bytes(), base, config, [&](Position p) { log->release_before(p); });
     if (!r.ok() && repair == Repair::salvage && r.error().code == Errc::usage) {
