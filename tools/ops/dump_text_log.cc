@@ -109,6 +109,14 @@ struct LogPrinter {
         line += prefix;
         line += label;
         prefix = " ";
+        // A large string value, the last field, is decoded straight into
+        // the run's text: copied once, not into the line and then again.
+        if (blob == &rv.value && decoder == ValueDecoder::string && blob->bytes.size() >= 512) {
+          r->text.write(line);
+          line.clear();
+          append_java_utf8(r->text.buffer(), blob->bytes);
+          break;
+        }
         if (!append_decoded(line, decoder, blob->bytes)) {
           line.resize(bare);
           line += '\n';

@@ -4,6 +4,8 @@
 #include <string>
 #include <string_view>
 
+#include <fmt/format.h>
+
 #include "lib/byte_reader.h"
 
 namespace kseg {
@@ -12,6 +14,7 @@ namespace kseg {
 // encoded back to UTF-8: valid sequences are copied, each malformed
 // subsequence becomes U+FFFD using the JDK's rules for its length.
 void append_java_utf8(std::string& out, Bytes bytes);
+void append_java_utf8(fmt::memory_buffer& out, Bytes bytes);
 
 // Java's Base64.getEncoder() (standard alphabet, padded) and lower-case hex.
 void append_base64(std::string& out, Bytes bytes);

@@ -57,6 +57,9 @@ class Sink {
   std::string_view contents() const { return {buf_.data(), buf_.size()}; }
   size_t capacity() const { return buf_.capacity(); }
   void clear() { buf_.clear(); }
+  // For a collecting sink: its buffer, so large text can be decoded
+  // straight into it instead of through a line that is then copied.
+  fmt::memory_buffer& buffer() { return buf_; }
   void shrink() { buf_ = fmt::memory_buffer(); }
 
  private:
