@@ -17,11 +17,9 @@ namespace kseg {
 
 namespace {
 constexpr size_t kReleaseChunk = 2u << 20;  // drop pages in 2 MiB steps
+}  // namespace
 
-// Pages of [at, at + len) of `fd` in the page cache by cachestat(2) (Linux
-// 6.5), or -1 where it is refused or missing. Pages still being read in
-// count as cached: someone is reading them.
-int64_t cached_pages(int fd, size_t at, size_t len) {
+int64_t cached_page_count(int fd, int64_t at, int64_t len) {
 #if defined(__NR_cachestat)
   constexpr long kCachestat = __NR_cachestat;
 #elif defined(__x86_64__) || defined(__aarch64__)
@@ -29,16 +27,19 @@ int64_t cached_pages(int fd, size_t at, size_t len) {
 #else
   constexpr long kCachestat = -1;
 #endif
+  // struct cachestat_range and struct cachestat of <linux/mman.h>.
   struct Range {
     uint64_t off, len;
-  } range{at, len};
-  struct Stat {
+  };
+  struct Counts {
     uint64_t nr_cache, nr_dirty, nr_writeback, nr_evicted, nr_recently_evicted;
-  } stat{};
-  if (kCachestat < 0 || syscall(kCachestat, fd, &range, &stat, 0) != 0) return -1;
-  return static_cast<int64_t>(stat.nr_cache);
+  };
+  static_assert(sizeof(Range) == 16 && sizeof(Counts) == 40);
+  Range range{static_cast<uint64_t>(at), static_cast<uint64_t>(len)};
+  Counts counts{};
+  if (kCachestat < 0 || syscall(kCachestat, fd, &range, &counts, 0) != 0) return -1;
+  return static_cast<int64_t>(counts.nr_cache);
 }
-}  // namespace
 
 std::string errno_text(int err) { return std::strerror(err); }
 
@@ -102,12 +103,15 @@ void MappedFile::set_drop_page_cache(bool on) {
   drop_page_cache_ = on;
   was_cached_.clear();
   if (!on || !mapped_) return;
-  // Linux reports page-cache residency of a file mapping only to a caller
-  // that may write the file; otherwise pages read as not cached and are
-  // dropped as before. mincore() looks up every page (28 ms for a cached
-  // 1 GiB segment here, a tenth of kseg-verify's time on it); cachestat()
-  // counts a range's cached pages by folio (4 ms), so a range wholly cached
-  // or wholly not is settled by the count and only a mixed one by mincore().
+  // mincore() looks up every page (28 ms for a cached 1 GiB segment here, a
+  // tenth of kseg-verify's time on it); cachestat() counts a range's cached
+  // pages by folio (4 ms), so a range wholly cached or wholly not is settled
+  // by the count, a mixed one by mincore(). The count takes pages still
+  // being read in as cached (someone is reading them); mincore() does not.
+  // Linux answers mincore() only to a caller that may write the file, and
+  // recent kernels cachestat() too (6.18 here fails it with EPERM); to any
+  // other, mincore() reports pages as not cached, and they are dropped
+  // after the scan.
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   was_cached_.resize((size_ + page - 1) / page);
   constexpr size_t kRange = 8u << 20;
@@ -117,7 +121,7 @@ void MappedFile::set_drop_page_cache(bool on) {
     const auto fill = [&](unsigned char v) {
       std::fill_n(was_cached_.begin() + static_cast<ptrdiff_t>(first), pages, v);
     };
-    if (const auto n = cached_pages(fd_, at, len); n == 0 || n == static_cast<int64_t>(pages)) {
+    if (const auto n = cached_page_count(fd_, static_cast<int64_t>(at), static_cast<int64_t>(len)); n == 0 || n == static_cast<int64_t>(pages)) {
       fill(n == 0 ? 0 : 1);
     } else if (mincore(const_cast<uint8_t*>(data_) + at, len, was_cached_.data() + first) != 0) {
       fill(0);

@@ -54,6 +54,10 @@ class MappedFile {
   std::vector<unsigned char> was_cached_;  // mincore() per page at set_drop_page_cache
 };
 
+// Pages of [at, at + len) of `fd` in the page cache, by cachestat(2), or -1
+// where the kernel refuses or lacks it.
+int64_t cached_page_count(int fd, int64_t at, int64_t len);
+
 // errno as text, for I/O error messages.
 std::string errno_text(int err);
 

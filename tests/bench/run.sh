@@ -67,6 +67,7 @@ for w in "${list[@]}"; do
   # 0.08-0.09 s after), and how many of them a run met depended on what the
   # machine had evicted since.
   for f in "$log" "$idx"; do
+    sync "$f"  # dirty pages (a segment just generated) are not dropped
     dd if="$f" iflag=nocache count=0 status=none
     cat "$f" > /dev/null
   done

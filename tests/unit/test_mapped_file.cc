@@ -44,6 +44,15 @@ void evict(const std::string& path) {
   close(fd);
 }
 
+// cachestat's count, where the kernel gives it, is mincore's.
+void check_count(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY);
+  REQUIRE(fd >= 0);
+  const int64_t n = kseg::cached_page_count(fd, 0, static_cast<int64_t>(lseek(fd, 0, SEEK_END)));
+  close(fd);
+  if (n >= 0) CHECK(static_cast<size_t>(n) == cached_pages(path));
+}
+
 // Reads every byte through a MappedFile that drops the page cache.
 uint64_t scan(const std::string& path) {
   auto f = kseg::MappedFile::open(path);
@@ -76,12 +85,14 @@ TEST_CASE("a dropping scan leaves a cached file cached", "[mapped_file]") {
   // mincore reports a file's cache state only to a caller that may write
   // it; ours (we created it) qualifies.
   REQUIRE(cached_pages(path) == pages);
+  check_count(path);
   CHECK(scan(path) == 24u * 2048u * 'x');
   CHECK(cached_pages(path) == pages);
 
   // Evicted before the scan: the scan's own reads are dropped again.
   evict(path);
   if (cached_pages(path) == 0) {  // the kernel honoured the eviction
+    check_count(path);
     scan(path);
     CHECK(cached_pages(path) < pages / 8);
   }
@@ -101,8 +112,11 @@ TEST_CASE("a dropping scan leaves a cached file cached", "[mapped_file]") {
   }
   const size_t before = cached_pages(path);
   if (before == pages / 2) {
+    check_count(path);
     scan(path);
     CHECK(cached_pages(path) == before);
+  } else {
+    WARN("partly cached case skipped: " << before << " of " << pages << " pages cached");
   }
   fs::remove(path);
 }

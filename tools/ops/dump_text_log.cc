@@ -97,6 +97,8 @@ struct LogPrinter {
     r->last_offset = offset;
   }
 
+  static constexpr size_t kDirectValueBytes = 512;
+
   // The key/payload part and the newline of a record line. `prefix` is what
   // Kafka's running prefix holds at this point.
   bool finish_record(const RecordView& rv, bool control, std::string_view prefix) {
@@ -111,7 +113,8 @@ struct LogPrinter {
         prefix = " ";
         // A large string value, the last field, is decoded straight into
         // the run's text: copied once, not into the line and then again.
-        if (blob == &rv.value && decoder == ValueDecoder::string && blob->bytes.size() >= 512) {
+        // Below kDirectValueBytes the extra write of the line costs more.
+        if (blob == &rv.value && decoder == ValueDecoder::string && blob->bytes.size() >= kDirectValueBytes) {
           r->text.write(line);
           line.clear();
           append_java_utf8(r->text.buffer(), blob->bytes);

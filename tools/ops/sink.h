@@ -2,6 +2,7 @@
 // writes in large blocks, so printing millions of lines costs little.
 #pragma once
 
+#include <cassert>
 #include <cstdio>
 #include <string_view>
 
@@ -57,9 +58,13 @@ class Sink {
   std::string_view contents() const { return {buf_.data(), buf_.size()}; }
   size_t capacity() const { return buf_.capacity(); }
   void clear() { buf_.clear(); }
-  // For a collecting sink: its buffer, so large text can be decoded
-  // straight into it instead of through a line that is then copied.
-  fmt::memory_buffer& buffer() { return buf_; }
+  // A collecting sink's buffer, so large text can be decoded straight into
+  // it instead of through a line that is then copied. Only a collecting
+  // sink: appending here skips the flush a writing one needs.
+  fmt::memory_buffer& buffer() {
+    assert(f_ == nullptr);
+    return buf_;
+  }
   void shrink() { buf_ = fmt::memory_buffer(); }
 
  private:
