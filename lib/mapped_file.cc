@@ -117,15 +117,13 @@ void MappedFile::set_drop_page_cache(bool on) {
   constexpr size_t kRange = 8u << 20;
   for (size_t at = 0; at < size_; at += kRange) {
     const size_t len = std::min(kRange, size_ - at);
-    const size_t first = at / page, pages = (len + page - 1) / page;
-    const auto fill = [&](unsigned char v) {
-      std::fill_n(was_cached_.begin() + static_cast<ptrdiff_t>(first), pages, v);
-    };
-    if (const auto n = cached_page_count(fd_, static_cast<int64_t>(at), static_cast<int64_t>(len)); n == 0 || n == static_cast<int64_t>(pages)) {
-      fill(n == 0 ? 0 : 1);
-    } else if (mincore(const_cast<uint8_t*>(data_) + at, len, was_cached_.data() + first) != 0) {
-      fill(0);
-    }
+    const size_t pages = (len + page - 1) / page;
+    unsigned char* const dst = was_cached_.data() + at / page;
+    const int64_t n = cached_page_count(fd_, static_cast<int64_t>(at), static_cast<int64_t>(len));
+    if (n == 0 || n == static_cast<int64_t>(pages))
+      std::fill_n(dst, pages, n == 0 ? 0 : 1);
+    else if (mincore(const_cast<uint8_t*>(data_) + at, len, dst) != 0)
+      std::fill_n(dst, pages, 0);
   }
 }
 

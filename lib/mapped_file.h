@@ -51,7 +51,7 @@ class MappedFile {
   void drop_cached(size_t from, size_t to);
 
   bool drop_page_cache_ = false;
-  std::vector<unsigned char> was_cached_;  // mincore() per page at set_drop_page_cache
+  std::vector<unsigned char> was_cached_;  // per page: cached at set_drop_page_cache
 };
 
 // Pages of [at, at + len) of `fd` in the page cache, by cachestat(2), or -1
