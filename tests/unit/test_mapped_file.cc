@@ -44,13 +44,19 @@ void evict(const std::string& path) {
   close(fd);
 }
 
-// cachestat's count, where the kernel gives it, is mincore's.
+// This machine's kernel pages out a few pages of its own accord (DAMON): a
+// CI run saw 3 of 3072 go during a scan. So "the cache is as it was" allows
+// a 64th less; a scan that dropped what it should keep drops whole 8 MiB
+// ranges (2048 pages) or more.
+bool kept(size_t after, size_t before) { return after <= before && after + before / 64 >= before; }
+
+// cachestat's count, where the kernel gives it, is mincore's (a moment later).
 void check_count(const std::string& path) {
   const int fd = open(path.c_str(), O_RDONLY);
   REQUIRE(fd >= 0);
   const int64_t n = kseg::cached_page_count(fd, 0, static_cast<int64_t>(lseek(fd, 0, SEEK_END)));
   close(fd);
-  if (n >= 0) CHECK(static_cast<size_t>(n) == cached_pages(path));
+  if (n >= 0) CHECK(kept(cached_pages(path), static_cast<size_t>(n)));
 }
 
 // Reads every byte through a MappedFile that drops the page cache.
@@ -87,7 +93,7 @@ TEST_CASE("a dropping scan leaves a cached file cached", "[mapped_file]") {
   REQUIRE(cached_pages(path) == pages);
   check_count(path);
   CHECK(scan(path) == 24u * 2048u * 'x');
-  CHECK(cached_pages(path) == pages);
+  CHECK(kept(cached_pages(path), pages));
 
   // Evicted before the scan: the scan's own reads are dropped again.
   evict(path);
@@ -114,7 +120,7 @@ TEST_CASE("a dropping scan leaves a cached file cached", "[mapped_file]") {
   if (before == pages / 2) {
     check_count(path);
     scan(path);
-    CHECK(cached_pages(path) == before);
+    CHECK(kept(cached_pages(path), before));
   } else {
     WARN("partly cached case skipped: " << before << " of " << pages << " pages cached");
   }
