@@ -131,10 +131,10 @@ struct Rebuilder {
   int64_t offset_capacity() const { return config.segment_index_bytes / offset_index::kEntrySize; }
   int64_t time_capacity() const { return config.segment_index_bytes / time_index::kEntrySize; }
 
-  Status add(const EntryRef& e, const BatchFacts& f) {
+  Status add(Position at, const BatchFacts& f) {
     const int64_t relative = f.last_offset - base;
     if (relative < 0 || relative > INT32_MAX)
-      return Status::fail(Errc::usage, e.position,
+      return Status::fail(Errc::usage, at,
                           fmt::format("batch last offset {} is not representable relative to base offset {} "
                                       "(LogSegmentOffsetOverflowException: Kafka splits or fails the segment)",
                                       f.last_offset, base));
@@ -142,23 +142,23 @@ struct Rebuilder {
       max_ts = f.max_timestamp_ms;
       max_ts_offset = f.last_offset;
     }
-    if ((e.position - last_indexed).bytes > config.index_interval_bytes) {
+    if ((at - last_indexed).bytes > config.index_interval_bytes) {
       if (offsets.entries() >= offset_capacity() || times.entries() >= time_capacity() - 1)
-        return Status::fail(Errc::usage, e.position,
+        return Status::fail(Errc::usage, at,
                             fmt::format("index full at segment.index.bytes={}: Kafka fails loading this segment",
                                         config.segment_index_bytes));
-      KSEG_RETURN_IF_ERROR(offsets.append(f.last_offset, static_cast<int32_t>(e.position.value)));
+      KSEG_RETURN_IF_ERROR(offsets.append(f.last_offset, static_cast<int32_t>(at.value)));
       KSEG_RETURN_IF_ERROR(times.maybe_append(max_ts, max_ts_offset).status());
-      last_indexed = e.position;
+      last_indexed = at;
     }
     return {};
   }
 
   // A batch recovery keeps: indexed, and counted into `out`.
-  Status take(const EntryRef& e, const EntryVerdict& v, SegmentRecovery& out) {
-    KSEG_RETURN_IF_ERROR(add(e, {v.base_offset, v.last_offset, v.max_timestamp_ms, false}));
-    if (!out.first_offset) out.first_offset = v.base_offset;
-    out.last_offset = v.last_offset;
+  Status take(Position at, const BatchFacts& f, SegmentRecovery& out) {
+    KSEG_RETURN_IF_ERROR(add(at, f));
+    if (!out.first_offset) out.first_offset = f.base_offset;
+    out.last_offset = f.last_offset;
     out.valid_batches++;
     return {};
   }
@@ -242,7 +242,8 @@ Result<SegmentRecovery> recover_layout(Bytes log, const std::vector<Piece>& piec
               stopped_early = true;
               return false;
             }
-            if (Status st = rb.take(e, v, out); !st.ok()) {
+            if (Status st = rb.take(e.position, {v.base_offset, v.last_offset, v.max_timestamp_ms, false}, out);
+                !st.ok()) {
               failed = st;
               return false;
             }
@@ -281,27 +282,44 @@ struct CleanRecovery::State {
 };
 
 CleanRecovery::CleanRecovery(Offset base_offset, const Config& config)
-    : st_(std::make_unique<State>(State{Rebuilder{base_offset, config}, {}})) {}
+    : config_(config), st_(std::make_unique<State>(State{Rebuilder{base_offset, config}, {}})) {}
 CleanRecovery::~CleanRecovery() = default;
+
+std::optional<size_t> CleanRecovery::judge(Bytes window, Position at, std::vector<Judged>& out) const {
+  out.clear();
+  EntryScanner scanner(window, at);
+  while (auto e = scanner.next()) {
+    auto v = judge_entry(*e, config_);
+    if (!v.ok() || !v->valid || v->ends_scan) return std::nullopt;
+    out.push_back({e->position, v->base_offset, v->last_offset, v->max_timestamp_ms});
+  }
+  // A fed window may end mid-entry (where its block did); a bad size field
+  // (or zero tail) is judged against the whole rest of the file, which only
+  // recover_segment sees.
+  if (scanner.end() == ScanEnd::bad_size || scanner.end() == ScanEnd::zero_tail) return std::nullopt;
+  return static_cast<size_t>((scanner.valid_end() - at).bytes);
+}
+
+bool CleanRecovery::take(const std::vector<Judged>& entries) {
+  if (st_->gave_up) return false;
+  for (const auto& j : entries) {
+    if (!st_->rb.take(j.position, {j.base_offset, j.last_offset, j.max_timestamp_ms, false}, st_->out).ok()) {
+      st_->gave_up = true;
+      return false;
+    }
+  }
+  return true;
+}
 
 std::optional<size_t> CleanRecovery::feed(Bytes window, Position at) {
   if (st_->gave_up) return std::nullopt;
-  EntryScanner scanner(window, at);
-  while (auto e = scanner.next()) {
-    auto v = judge_entry(*e, st_->rb.config);
-    if (!v.ok() || !v->valid || v->ends_scan || !st_->rb.take(*e, *v, st_->out).ok()) {
-      st_->gave_up = true;
-      return std::nullopt;
-    }
-  }
-  // A window ends mid-entry where the block did; a bad size field (or zero
-  // tail) is judged against the whole rest of the file, which only
-  // recover_segment sees.
-  if (scanner.end() == ScanEnd::bad_size || scanner.end() == ScanEnd::zero_tail) {
+  std::vector<Judged> judged;
+  auto used = judge(window, at, judged);
+  if (!used || !take(judged)) {
     st_->gave_up = true;
     return std::nullopt;
   }
-  return static_cast<size_t>((scanner.valid_end() - at).bytes);
+  return used;
 }
 
 std::optional<SegmentRecovery> CleanRecovery::finish(Length file_size) {

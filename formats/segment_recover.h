@@ -88,17 +88,31 @@ Result<SegmentRecovery> recover_segment(Bytes log, Offset base_offset, const Con
                                         const std::function<void(Position)>& scanned = {});
 
 // The recovery of a segment every byte of which is a valid batch, from its
-// bytes given in order as contiguous windows (for a file read in blocks
-// rather than mapped). It gives up, for recover_segment to say what
-// happened, at anything else: an invalid batch, a tail that is not a whole
-// batch, a bad size field, an offset Kafka refuses.
+// bytes given as contiguous windows (for a file read in blocks rather than
+// mapped): fed in order, or judged on any thread and taken in order. It
+// gives up, for recover_segment to say what happened, at anything else: an
+// invalid batch, a tail that is not a whole batch, a bad size field, an
+// offset Kafka refuses.
 class CleanRecovery {
  public:
   CleanRecovery(Offset base_offset, const Config& config);  // `config` must outlive it
   ~CleanRecovery();
-  // Takes the whole entries at the front of `window`, whose first byte is
-  // file position `at`, and returns the bytes they cover; the rest must
-  // start the next window. nullopt: given up.
+
+  // What recovery keeps of one valid batch.
+  struct Judged {
+    Position position;
+    Offset base_offset;
+    Offset last_offset;
+    int64_t max_timestamp_ms = -1;
+  };
+  // Judges the whole entries at the front of `window`, whose first byte is
+  // file position `at`, into `out` (cleared first), and returns the bytes
+  // they cover; nullopt when one is not a valid batch. Safe on any thread:
+  // windows may be judged in parallel and taken in file order.
+  std::optional<size_t> judge(Bytes window, Position at, std::vector<Judged>& out) const;
+  // Takes judged entries, which follow those taken before; false: given up.
+  bool take(const std::vector<Judged>& entries);
+  // judge, then take: the rest of `window` must start the next window.
   std::optional<size_t> feed(Bytes window, Position at);
   // After the last window, all of whose bytes were taken: the result, or
   // nullopt when given up.
@@ -106,6 +120,7 @@ class CleanRecovery {
 
  private:
   struct State;
+  const Config& config_;  // all judge() reads
   std::unique_ptr<State> st_;
 };
 

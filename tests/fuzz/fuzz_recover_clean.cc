@@ -1,21 +1,27 @@
-// Differential fuzz target for kseg-reindex's block path: recover::CleanRecovery
-// fed a .log in windows, as recover_clean feeds it file blocks, against
-// recover_segment over the whole bytes. The input:
+// Differential fuzz target for kseg-reindex's block path against
+// recover_segment over the whole bytes: recover::CleanRecovery fed a .log in
+// windows, and recover_clean reading it from a file in blocks on 1-4
+// threads. The input:
 //
 //   bytes 0..1  block size - 1 (little-endian, mod 8192)
 //   byte  2     bit 0: base offset = the first entry's offset (else 0);
 //               bit 1: room for 12 index entries only (capacity failures);
 //               bit 2: checksums fixed first, so that changed bytes inside
-//               entries reach the rules after the CRC (offsets, markers)
+//               entries reach the rules after the CRC (offsets, markers);
+//               bits 3-4: recover_clean's threads - 1;
+//               bit 5: recover_clean's room = the block size (else the file's)
 //   byte  3     index.interval.bytes / 64
 //   the rest    the .log
 //
-// CleanRecovery must succeed exactly when recover_segment finds every byte
-// valid, and then return the same result; on anything else it must give up.
-// Each window is a copy freed after its feed, as recover_clean reuses its
-// blocks, so under ASan a read outside the window or of an earlier one
-// fails. Seeds are Kafka-written segments of testdata/kafka with that
-// 4-byte prefix.
+// Both must succeed exactly when recover_segment finds every byte valid, and
+// then return the same result; on anything else they must give up. (With
+// the small room, recover_clean may also give up on a valid file.) Each
+// window fed is a copy freed after its feed, as a block is reused, so under
+// ASan a read outside the window or of an earlier one fails. Seeds are
+// Kafka-written segments of testdata/kafka with that 4-byte prefix.
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -26,6 +32,8 @@
 #include "formats/legacy.h"
 #include "formats/segment_recover.h"
 #include "lib/byte_reader.h"
+#include "lib/mapped_file.h"
+#include "tools/ops/reindex.h"
 
 using namespace kseg;
 
@@ -82,5 +90,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const bool all_valid = want.ok() && want->stop == recover::Stop::end_of_file;
   check(got.has_value() == all_valid);
   check(!got || *got == *want);
+
+  // recover_clean reads a file: an anonymous one in memory.
+  const int fd = memfd_create("fuzz_recover_clean", MFD_CLOEXEC);
+  check(fd >= 0);
+  check(write(fd, log.data(), log.size()) == static_cast<ssize_t>(log.size()));
+  auto file = MappedFile::open(fmt::format("/proc/self/fd/{}", fd));
+  close(fd);
+  check(file.ok());
+  config.threads = 1 + ((data[2] >> 3) & 3);
+  const bool small_room = data[2] & 32;
+  auto read = recover_clean(*file, base, config, block, small_room ? block : log.size());
+  check(read.has_value() == all_valid || (small_room && !read));
+  check(!read || *read == *want);
   return 0;
 }

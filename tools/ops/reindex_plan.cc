@@ -2,13 +2,11 @@
 // like after Kafka's recovery, compared with what is on disk.
 #include <algorithm>
 #include <charconv>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 
 #include "formats/file_names.h"
 #include "formats/segment_salvage.h"
-#include "lib/block_reader.h"
 #include "lib/mapped_file.h"
 #include "tools/ops/reindex.h"
 
@@ -193,27 +191,6 @@ void plan_stale_tmp(const std::string& dir, safe::Plan& plan) {
 }
 
 }  // namespace
-
-std::optional<recover::SegmentRecovery> recover_clean(const MappedFile& log, Offset base,
-                                                      const recover::Config& config, size_t block, size_t room) {
-  BlockReader reader(log.fd(), block, room, config.threads > 1, log.size());
-  recover::CleanRecovery rec(base, config);
-  Bytes carry;  // in the previous block, still held
-  int64_t end = 0;
-  for (;;) {
-    auto b = reader.next();
-    if (!b.ok() || carry.size() > room) return std::nullopt;
-    if (b->size == 0) return carry.empty() ? rec.finish(Length{end}) : std::nullopt;
-    uint8_t* start = b->data - carry.size();
-    if (!carry.empty()) std::memcpy(start, carry.data(), carry.size());
-    reader.release_older();
-    const Bytes window(start, carry.size() + b->size);
-    auto used = rec.feed(window, Position{b->at - static_cast<int64_t>(carry.size())});
-    if (!used) return std::nullopt;
-    carry = window.subspan(*used);
-    end = b->at + static_cast<int64_t>(b->size);
-  }
-}
 
 Result<PartitionPlan> plan_partition(const std::string& dir, const recover::Config& config, Repair repair,
                                      std::optional<Offset> only_base) {
