@@ -2,8 +2,9 @@
 // copying its own blocks from the page cache and judging (CRC) the entries
 // that start in them while the copy is still in its core's cache. The
 // design before, one thread copying and the other checking what it copied,
-// was slower on five of the seven 1 GiB bench segments (v1-gzip 0.165 -> 0.135 s, v2-gzip 0.17 ->
-// 0.125 s, medians of 6 alternating runs) and within 0.005 s on the other two.
+// was slower on five of the seven 1 GiB bench segments (v1-gzip 0.165 ->
+// 0.135 s, v2-gzip 0.17 -> 0.125 s, medians of 6 alternating runs) and
+// within 0.005 s on the other two.
 //
 // Where entries start is a chain through their size fields: a thread learns
 // where the first entry of its block starts from the thread before it,
@@ -18,10 +19,12 @@
 #include <cerrno>
 #include <condition_variable>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <new>
 #include <system_error>
 #include <thread>
+#include <vector>
 
 #include "lib/mapped_file.h"
 #include "tools/ops/reindex.h"
@@ -62,7 +65,8 @@ struct Scan {
 // One thread's blocks: k = first, first + step, ...
 class Worker {
  public:
-  Worker(Scan& s) : s_(s), buf_(static_cast<uint8_t*>(::operator new[](static_cast<size_t>(s.block) + s.room, kAlign))) {}
+  explicit Worker(Scan& s)
+      : s_(s), buf_(static_cast<uint8_t*>(::operator new[](static_cast<size_t>(s.block) + s.room, kAlign))) {}
   ~Worker() { ::operator delete[](buf_, kAlign); }
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
@@ -153,7 +157,8 @@ std::optional<recover::SegmentRecovery> recover_clean(const MappedFile& log, Off
   Scan s(log.fd(), static_cast<int64_t>(log.size()), static_cast<int64_t>(std::max<size_t>(block, 1)), room,
          base, config);
   const int64_t blocks = (s.size + s.block - 1) / s.block;
-  const auto threads = static_cast<unsigned>(std::clamp<int64_t>(std::min<int64_t>(config.threads, blocks), 1, kMaxThreads));
+  const auto threads =
+      static_cast<unsigned>(std::clamp<int64_t>(std::min<int64_t>(config.threads, blocks), 1, kMaxThreads));
   std::vector<std::unique_ptr<Worker>> workers;
   for (unsigned i = 0; i < threads; i++) workers.push_back(std::make_unique<Worker>(s));
   {
