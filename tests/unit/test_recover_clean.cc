@@ -103,10 +103,10 @@ TEST_CASE("recover_clean equals recover_segment across many blocks, and gives up
     write(*damaged);
     for (size_t block : {size_t{4096}, size_t{1} << 20}) CHECK_FALSE(agrees(path.string(), block));
   }
-  // A byte changed anywhere: agreement, whichever way recovery goes (a
-  // changed offset may still be a valid batch with a wrong CRC... or not).
-  // Half of them in a batch header with the CRCs fixed after, so that size
-  // fields and offsets are hit and reach the rules after the CRC.
+  // A byte changed: agreement, whichever way recovery goes. Half anywhere
+  // (mostly a CRC mismatch); half in a batch header with that batch's CRC
+  // fixed after, so that size fields and offsets reach the rules after the
+  // CRC, and some files stay clean.
   std::mt19937 rng(20261130);
   int clean_flips = 0;
   for (int i = 0; i < 30; i++) {

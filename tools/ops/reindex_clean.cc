@@ -34,7 +34,7 @@ namespace kseg {
 namespace {
 
 constexpr std::align_val_t kAlign{4096};  // the kernel's copy to unaligned memory ran 4x slower (AMD EPYC)
-constexpr unsigned kMaxThreads = 4;
+constexpr unsigned kMaxThreads = 4;  // bounds the buffers (block + room each); only 2 measured for speed
 
 struct Scan {
   Scan(int fd_, int64_t size_, int64_t block_, size_t room_, Offset base, const recover::Config& config)
