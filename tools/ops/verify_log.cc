@@ -158,16 +158,14 @@ void check_end(const EntryScanner& sc, const SegmentScan& s, int64_t mapped, int
 struct EntryWork {
   BatchInfo b;
   bool ok = false;
-  unsigned thread = 0;
-  size_t first_problem = 0, end_problem = 0;  // in that thread's findings
+  Findings found;  // its own: the next chunk is examined while this one is consumed
 };
 
-EntryWork examine_entry(const LogCheckOptions& opts, const std::string& file, const EntryRef& e, unsigned thread,
-                        std::vector<uint8_t>& scratch, Findings& f) {
+EntryWork examine_entry(const LogCheckOptions& opts, const std::string& file, const EntryRef& e,
+                        std::vector<uint8_t>& scratch) {
   EntryWork w;
   BatchInfo& b = w.b;
-  w.thread = thread;
-  w.first_problem = f.problems.size();
+  Findings& f = w.found;
   b.position = e.position.value;
   b.size = e.total().bytes;
   b.magic = e.magic;
@@ -178,7 +176,6 @@ EntryWork examine_entry(const LogCheckOptions& opts, const std::string& file, co
     w.ok = e.magic == 2 ? examine_v2(e, b, file, scratch, f) : examine_legacy(e, b, file, f);
     if (w.ok && b.crc_ok) check_records(e, b, opts, file, scratch, f);
   }
-  w.end_problem = f.problems.size();
   return w;
 }
 
@@ -195,7 +192,6 @@ bool scan_segment(const LogCheckOptions& opts, SegmentScan& s, Findings& f, cons
   const size_t before = f.problems.size();
   // Quick checks are CRCs only, memory-bound: extra threads do not pay.
   const unsigned threads = opts.depth == VerifyDepth::quick ? 1u : std::max(1u, opts.segment_threads);
-  std::vector<Findings> local(threads);
   std::vector<std::vector<uint8_t>> scratch(threads);
   EntryScanner sc(mf->bytes(), Position{0});
   int64_t prev_last = INT64_MIN;
@@ -203,11 +199,10 @@ bool scan_segment(const LogCheckOptions& opts, SegmentScan& s, Findings& f, cons
   // previous batch, and the visitors run in file order.
   examine_entries<EntryWork>(
       sc, threads,
-      [&](const EntryRef& e, unsigned t) { return examine_entry(opts, s.file, e, t, scratch[t], local[t]); },
+      [&](const EntryRef& e, unsigned t) { return examine_entry(opts, s.file, e, scratch[t]); },
       [&](std::span<Examined<EntryWork>> chunk) {
         for (auto& [e, w] : chunk) {
-          auto& found = local[w.thread].problems;
-          for (size_t i = w.first_problem; i < w.end_problem; ++i) f.problems.push_back(std::move(found[i]));
+          for (auto& p : w.found.problems) f.problems.push_back(std::move(p));
           if (!w.ok) continue;
           check_offsets(w.b, prev_last, s, f);
           prev_last = std::max(prev_last, w.b.last_offset);
@@ -215,7 +210,6 @@ bool scan_segment(const LogCheckOptions& opts, SegmentScan& s, Findings& f, cons
           s.last_batch = w.b;
           if (visit) visit(w.b);
         }
-        for (auto& l : local) l.problems.clear();
         return true;
       },
       [&](Position end) { mf->release_before(end); });
