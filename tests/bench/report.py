@@ -30,7 +30,7 @@ def ratio(a, b):
 
 
 def s(v):
-    return f"{v:.2f}" if v is not None else "-"
+    return f"{v:.3f}" if v is not None else "-"
 
 
 mib = size / (1 << 20)

@@ -10,6 +10,7 @@
 # Segments are generated once with the Kafka 4.4.0 harness and cached in $KSEG_BENCH_DIR
 # (default /tmp/kseg-bench).
 set -euo pipefail
+export LC_ALL=C  # EPOCHREALTIME and awk with a decimal point
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 top="$(cd "$here/../.." && pwd)"
 source "$top/tests/kafka/lib.sh"
@@ -41,11 +42,15 @@ want() { [[ ",$rows," == *",$1,"* ]]; }
 # measure NAME CMD...: runs CMD with stdout to /dev/null, appends "NAME seconds maxrss_kib" to $raw.
 # The segment is read into the page cache first, so every command starts warm
 # whatever the one before it left (kseg-verify evicts what it brought in).
+# Wall time from EPOCHREALTIME (microseconds; starting /usr/bin/time adds ~1 ms to
+# both sides): /usr/bin/time's own %e has 10 ms steps, a tenth of a kseg run.
 measure() {
-  local name="$1"; shift
+  local name="$1" start end; shift
   cat "$log" > /dev/null
-  /usr/bin/time -f "%e %M" -o "$tmp/t" "$@" >/dev/null 2>"$tmp/err" || true
-  echo "$name $(cat "$tmp/t")" >> "$raw"
+  start=$EPOCHREALTIME
+  /usr/bin/time -f "%M" -o "$tmp/t" "$@" >/dev/null 2>"$tmp/err" || true
+  end=$EPOCHREALTIME
+  echo "$name $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.4f", b - a }') $(cat "$tmp/t")" >> "$raw"
 }
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 raw="$out/raw.txt"; : > "$raw"
