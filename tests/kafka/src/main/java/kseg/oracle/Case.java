@@ -80,6 +80,41 @@ final class Case {
         return new SimpleRecord(timestamp, key, value, hs);
     }
 
+    /** `len` bytes that mix ASCII runs with what UTF-8 decoders treat differently: valid 2-4
+     *  byte sequences, stray continuation bytes, truncated sequences, overlongs, surrogates,
+     *  code points past U+10FFFF, bytes F5-FF, control bytes and a lead byte cut by the end. */
+    byte[] oddBytes(int len) {
+        byte[][] pieces = {
+            {(byte) 0xc3, (byte) 0xa9}, {(byte) 0xe2, (byte) 0x82, (byte) 0xac},
+            {(byte) 0xf0, (byte) 0x9f, (byte) 0x98, (byte) 0x80}, {(byte) 0x80}, {(byte) 0xbf, (byte) 0x80},
+            {(byte) 0xc3}, {(byte) 0xe2, (byte) 0x82}, {(byte) 0xf0, (byte) 0x9f, (byte) 0x98},
+            {(byte) 0xc0, (byte) 0xaf}, {(byte) 0xe0, (byte) 0x80, (byte) 0xaf}, {(byte) 0xf0, (byte) 0x80, (byte) 0x80, (byte) 0xaf},
+            {(byte) 0xed, (byte) 0xa0, (byte) 0x80}, {(byte) 0xed, (byte) 0xbf, (byte) 0xbf},
+            {(byte) 0xf4, (byte) 0x90, (byte) 0x80, (byte) 0x80}, {(byte) 0xf5}, {(byte) 0xff}, {(byte) 0xfe},
+            {0x00}, {0x0a}, {0x0d}, {0x1b}, {0x7f}, {(byte) 0xef, (byte) 0xbb, (byte) 0xbf},
+        };
+        byte[] out = new byte[len];
+        int at = 0;
+        while (at < len) {
+            if (rnd.nextInt(3) == 0) {
+                byte[] p = pieces[rnd.nextInt(pieces.length)];
+                for (int i = 0; i < p.length && at < len; i++) out[at++] = p[i];  // cut at the end: truncated
+            } else {
+                int run = rnd.nextInt(rnd.nextBoolean() ? 8 : 80);
+                for (int i = 0; i < run && at < len; i++) out[at++] = (byte) (0x20 + rnd.nextInt(0x5f));
+            }
+        }
+        return out;
+    }
+
+    /** Text of `len` chars, ASCII and beyond (Latin-1, CJK, an emoji's surrogate pair). */
+    String oddText(int len) {
+        String[] pieces = {"a", "Z", "-", "é", "ß", "€", "日本", "😀", "\u0000", "ñ"};
+        StringBuilder sb = new StringBuilder();
+        while (sb.length() < len) sb.append(pieces[rnd.nextInt(pieces.length)]);
+        return sb.toString();
+    }
+
     void writeInfo() throws IOException {
         info.put("partitions", partitions);
         info.put("steps", steps);

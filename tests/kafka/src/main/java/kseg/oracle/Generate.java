@@ -85,6 +85,7 @@ public final class Generate {
         add("empty", MoreCases::empty);
         add("large-at-limit", MoreCases::largeAtLimit);
         add("large-compressed", MoreCases::largeCompressed);
+        add("binary-values", MoreCases::binaryValues);
         add("consumer-offsets", InternalTopics::consumerOffsets);
         add("transaction-state", InternalTopics::transactionState);
         add("cluster-metadata", InternalTopics::clusterMetadata);

@@ -8,6 +8,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.record.internal.ControlRecordType;
 import org.apache.kafka.common.record.internal.EndTransactionMarker;
@@ -324,6 +326,43 @@ final class MoreCases {
         for (int i = 0; i < 3; i++) recs.add(new SimpleRecord(c.time.milliseconds(), ("part-" + i).getBytes(), c.text(102_400)));
         log.appendAsLeader(Kafka.batch(RecordBatch.MAGIC_VALUE_V2, Compression.gzip().build(), TimestampType.CREATE_TIME, 0, recs), 0);
         c.step("zstd batch with one 1153434-byte value; gzip batch with three 102400-byte values");
+        closeClean(c, log);
+    }
+
+    /** Keys, values and header keys that are not plain ASCII, so that DumpLogSegments'
+     *  own text for them (new String(bytes, UTF_8) and its U+FFFD replacements) is the golden:
+     *  multi-byte UTF-8, malformed and truncated sequences, surrogates, overlongs, control bytes,
+     *  and values around the 32- and 512-byte sizes with ASCII runs broken by all of these.
+     *  Magic 2 (none, gzip, lz4) and magic 1 and 0 wrappers, appended as a follower would. */
+    static void binaryValues(Case c) throws Exception {
+        Map<String, Object> cfg = smallSegments("internal.segment.bytes", 65536);
+        UnifiedLog log = Kafka.open(c.partitionDir("bytes", 0, cfg), cfg, c.time, 0, 0, false, c.topicId("bytes"));
+        String[] codecs = {"none", "gzip", "none", "lz4", "none", "snappy"};
+        int[] sizes = {0, 1, 2, 3, 31, 32, 33, 64, 100, 511, 512, 513, 1000, 1500};
+        for (int b = 0; b < 30; b++) {
+            byte magic = (byte) (b % 10 == 7 ? 0 : b % 5 == 3 ? 1 : 2);
+            String codec = codecs[b % codecs.length];
+            List<SimpleRecord> recs = new ArrayList<>();
+            int count = 1 + c.rnd.nextInt(4);
+            for (int i = 0; i < count; i++) {
+                byte[] key = c.rnd.nextInt(4) == 0 ? null : c.oddBytes(1 + c.rnd.nextInt(40));
+                byte[] value = c.rnd.nextInt(10) == 0 ? null : c.oddBytes(sizes[c.rnd.nextInt(sizes.length)]);
+                Header[] hs = new Header[0];
+                if (magic >= 2 && c.rnd.nextInt(2) == 0) {
+                    // Header keys are Strings in Kafka's writer: any text, but always valid UTF-8.
+                    hs = new Header[] {new RecordHeader(c.oddText(1 + c.rnd.nextInt(12)), c.oddBytes(c.rnd.nextInt(20)))};
+                }
+                recs.add(new SimpleRecord(c.time.milliseconds(), key, value, hs));
+            }
+            MemoryRecords batch = Kafka.batch(magic, Compression.of(codec).build(), TimestampType.CREATE_TIME,
+                    log.logEndOffset(), RecordBatch.NO_PRODUCER_ID, RecordBatch.NO_PRODUCER_EPOCH,
+                    RecordBatch.NO_SEQUENCE, false, magic >= 2 ? 0 : RecordBatch.NO_PARTITION_LEADER_EPOCH, recs);
+            log.appendAsFollower(batch, 0);
+            c.time.advance(10);
+        }
+        c.step("appendAsFollower of 30 batches of 1-4 records with non-ASCII keys, values and header keys "
+                + "(magic 2, with magic 1 at batches 3,8,13,... and magic 0 at 7,17,27; codecs "
+                + String.join(",", codecs) + " in turn)");
         closeClean(c, log);
     }
 
