@@ -333,7 +333,7 @@ final class MoreCases {
      *  own text for them (new String(bytes, UTF_8) and its U+FFFD replacements) is the golden:
      *  multi-byte UTF-8, malformed and truncated sequences, surrogates, overlongs, control bytes,
      *  and values around the 32- and 512-byte sizes with ASCII runs broken by all of these.
-     *  Magic 2 (none, gzip, lz4) and magic 1 and 0 wrappers, appended as a follower would. */
+     *  Magic 2 (none, gzip, lz4, snappy) and magic 1 and 0 wrappers, appended as a follower would. */
     static void binaryValues(Case c) throws Exception {
         Map<String, Object> cfg = smallSegments("internal.segment.bytes", 65536);
         UnifiedLog log = Kafka.open(c.partitionDir("bytes", 0, cfg), cfg, c.time, 0, 0, false, c.topicId("bytes"));
