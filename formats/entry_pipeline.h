@@ -19,6 +19,7 @@
 #include <span>
 #include <system_error>
 #include <thread>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
