@@ -29,7 +29,8 @@ while [[ $# -gt 0 ]]; do
 done
 cache="${KSEG_BENCH_DIR:-/tmp/kseg-bench}"
 mkdir -p "$out" "$cache"
-[[ -f "$build/CMakeCache.txt" ]] || cmake -S "$top" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+"$top/tests/deps.sh"  # a fresh machine: the packages the build and the Kafka harness need
+[[ -f "$build/build.ninja" ]] || cmake -S "$top" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$build" -j2 --target kseg-dump kseg-verify kseg-reindex kseg_bench_decompress >/dev/null
 cp="$(oracle_classpath)"
 # kafka-dump-log.sh runs DumpLogSegments through kafka-run-class.sh with these JVM options.
