@@ -16,13 +16,14 @@ namespace kseg {
 uint32_t crc32(Bytes data, uint32_t crc = 0);
 uint32_t crc32c(Bytes data, uint32_t crc = 0);
 
-// Name of the CRC-32C implementation crc32c() dispatches to on this machine:
-// "isa-l", "sse4.2" or "table".
+// Name of the CRC-32C implementations crc32c() dispatches to on this machine:
+// "isa-l", "sse4.2" or "table", after "pclmul+" when short inputs are folded.
 const char* crc32c_implementation();
 
 // The individual CRC-32C implementations, same contract as crc32c(); exposed
 // so tests can check they agree. crc32c_sse42 must only be called when
-// crc32c_sse42_available(); crc32c_isal only when crc32c_isal_available().
+// crc32c_sse42_available(); crc32c_isal only when crc32c_isal_available();
+// crc32c_fold only when crc32c_fold_available().
 namespace crc_detail {
 uint32_t crc32_zlib(Bytes data, uint32_t crc);
 uint32_t crc32c_table(Bytes data, uint32_t crc);
@@ -30,6 +31,8 @@ bool crc32c_sse42_available();
 uint32_t crc32c_sse42(Bytes data, uint32_t crc);
 bool crc32c_isal_available();
 uint32_t crc32c_isal(Bytes data, uint32_t crc);
+bool crc32c_fold_available();
+uint32_t crc32c_fold(Bytes data, uint32_t crc);
 }  // namespace crc_detail
 
 }  // namespace kseg

@@ -60,6 +60,10 @@ TEST_CASE("every crc32c implementation gives the standard vectors", "[crc]") {
     CHECK(d::crc32c_isal(text("123456789"), 0) == 0xE3069283u);
     CHECK(d::crc32c_isal(ones, 0) == 0x62A8AB43u);
   }
+  if (d::crc32c_fold_available()) {
+    CHECK(d::crc32c_fold(text("123456789"), 0) == 0xE3069283u);
+    CHECK(d::crc32c_fold(ones, 0) == 0x62A8AB43u);
+  }
 }
 
 TEST_CASE("chained crc equals one-shot crc across random splits", "[crc]") {
@@ -81,7 +85,7 @@ TEST_CASE("crc32c implementations agree on many lengths and alignments", "[crc]"
   const auto data = random_bytes(70000, 3);
   std::vector<size_t> lengths;
   for (size_t n = 0; n <= 300; ++n) lengths.push_back(n);
-  for (size_t n : {1023u, 1024u, 1025u, 4095u, 4096u, 4097u, 65536u, 69990u}) lengths.push_back(n);
+  for (size_t n : {1023u, 1024u, 1025u, 4095u, 4096u, 4097u, 16383u, 16384u, 65536u, 69990u}) lengths.push_back(n);
   for (size_t offset = 0; offset < 8; ++offset) {
     for (size_t n : lengths) {
       const Bytes b(data.data() + offset, n);
@@ -89,6 +93,7 @@ TEST_CASE("crc32c implementations agree on many lengths and alignments", "[crc]"
       const uint32_t expect = d::crc32c_table(b, seed);
       if (d::crc32c_sse42_available()) REQUIRE(d::crc32c_sse42(b, seed) == expect);
       if (d::crc32c_isal_available()) REQUIRE(d::crc32c_isal(b, seed) == expect);
+      if (d::crc32c_fold_available()) REQUIRE(d::crc32c_fold(b, seed) == expect);
       REQUIRE(kseg::crc32c(b, seed) == expect);
     }
   }
