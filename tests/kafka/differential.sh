@@ -12,7 +12,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 kseg="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 shift
 seed="$(( (RANDOM << 15 | RANDOM) + 2 ))"
-cases="v2-zstd,v1-gzip,v0-lz4,mixed-magic,transactions,compacted,torn-tail,binary-values"
+cases="v2-zstd,v1-gzip,v0-lz4,mixed-magic,transactions,compacted,torn-tail,binary-values,nested-batches"
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --seed) seed="$2"; shift 2 ;;

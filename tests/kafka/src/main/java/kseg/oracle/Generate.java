@@ -86,6 +86,7 @@ public final class Generate {
         add("large-at-limit", MoreCases::largeAtLimit);
         add("large-compressed", MoreCases::largeCompressed);
         add("binary-values", MoreCases::binaryValues);
+        add("nested-batches", MoreCases::nestedBatches);
         add("consumer-offsets", InternalTopics::consumerOffsets);
         add("transaction-state", InternalTopics::transactionState);
         add("cluster-metadata", InternalTopics::clusterMetadata);

@@ -366,6 +366,40 @@ final class MoreCases {
         closeClean(c, log);
     }
 
+    /** Record values that are themselves Kafka batches (magic 2 uncompressed and gzip, magic 1),
+     *  one or several end to end, with offsets near the log's own: inside the outer batches they
+     *  are plain bytes, but a reader that looks for where a batch starts, as kseg-reindex's
+     *  threads do for their blocks, finds whole valid batches there. Outer batches: magic 2
+     *  uncompressed, 40 of them over three segments. */
+    static void nestedBatches(Case c) throws Exception {
+        Map<String, Object> cfg = smallSegments("internal.segment.bytes", 65536);
+        UnifiedLog log = Kafka.open(c.partitionDir("nested", 0, cfg), cfg, c.time, 0, 0, false, c.topicId("nested"));
+        String[] inner = {"none", "gzip", "none"};
+        for (int b = 0; b < 40; b++) {
+            List<SimpleRecord> recs = new ArrayList<>();
+            int count = 1 + c.rnd.nextInt(4);
+            for (int i = 0; i < count; i++) {
+                java.io.ByteArrayOutputStream value = new java.io.ByteArrayOutputStream();
+                int copies = 1 + c.rnd.nextInt(3);
+                for (int k = 0; k < copies; k++) {
+                    byte magic = (byte) ((b + i + k) % 4 == 3 ? 1 : 2);
+                    MemoryRecords batch = Kafka.batch(magic, Compression.of(inner[(b + k) % inner.length]).build(),
+                            TimestampType.CREATE_TIME, log.logEndOffset() + c.rnd.nextInt(50), records(c, 1 + c.rnd.nextInt(5), false));
+                    ByteBuffer bytes = batch.buffer().duplicate();
+                    byte[] raw = new byte[bytes.remaining()];
+                    bytes.get(raw);
+                    value.write(raw);
+                }
+                recs.add(new SimpleRecord(c.time.milliseconds(), ("k" + i).getBytes(), value.toByteArray()));
+            }
+            log.appendAsLeader(Kafka.batch(RecordBatch.MAGIC_VALUE_V2, Compression.NONE, TimestampType.CREATE_TIME, 0, recs), 0);
+            c.time.advance(10);
+        }
+        c.step("appendAsLeader of 40 uncompressed batches of 1-4 records whose values are 1-3 Kafka-built batches "
+                + "end to end (magic 2 none/gzip, magic 1), with base offsets near the log end offset");
+        closeClean(c, log);
+    }
+
     static void closeClean(Case c, UnifiedLog log) {
         log.close();
         c.step("closed the log (UnifiedLog.close, as at a clean shutdown)");
