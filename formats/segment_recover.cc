@@ -285,19 +285,24 @@ CleanRecovery::CleanRecovery(Offset base_offset, const Config& config)
     : config_(config), st_(std::make_unique<State>(State{Rebuilder{base_offset, config}, {}})) {}
 CleanRecovery::~CleanRecovery() = default;
 
-std::optional<size_t> CleanRecovery::judge(Bytes window, Position at, std::vector<Judged>& out) const {
+std::optional<size_t> CleanRecovery::judge(Bytes window, Position at, std::vector<Judged>& out,
+                                           Position stop) const {
   out.clear();
   EntryScanner scanner(window, at);
-  while (auto e = scanner.next()) {
+  Position reached = at;
+  while (reached < stop) {
+    auto e = scanner.next();
+    if (!e) break;
     auto v = judge_entry(*e, config_);
     if (!v.ok() || !v->valid || v->ends_scan) return std::nullopt;
     out.push_back({e->position, v->base_offset, v->last_offset, v->max_timestamp_ms});
+    reached = e->position + e->total();
   }
   // A fed window may end mid-entry (where its block did); a bad size field
   // (or zero tail) is judged against the whole rest of the file, which only
   // recover_segment sees.
   if (scanner.end() == ScanEnd::bad_size || scanner.end() == ScanEnd::zero_tail) return std::nullopt;
-  return static_cast<size_t>((scanner.valid_end() - at).bytes);
+  return static_cast<size_t>((reached - at).bytes);
 }
 
 bool CleanRecovery::take(const std::vector<Judged>& entries) {

@@ -106,10 +106,12 @@ class CleanRecovery {
     int64_t max_timestamp_ms = -1;
   };
   // Judges the whole entries at the front of `window`, whose first byte is
-  // file position `at`, into `out` (cleared first), and returns the bytes
-  // they cover; nullopt when one is not a valid batch. Safe on any thread:
-  // windows may be judged in parallel and taken in file order.
-  std::optional<size_t> judge(Bytes window, Position at, std::vector<Judged>& out) const;
+  // file position `at`, that start before `stop`, into `out` (cleared
+  // first), and returns the bytes they cover; nullopt when one is not a
+  // valid batch. Safe on any thread: windows may be judged in parallel and
+  // taken in file order.
+  std::optional<size_t> judge(Bytes window, Position at, std::vector<Judged>& out,
+                              Position stop = Position{INT64_MAX}) const;
   // Takes judged entries, which follow those taken before; false: given up.
   bool take(const std::vector<Judged>& entries);
   // judge, then take: the rest of `window` must start the next window.

@@ -8,14 +8,12 @@
 //               bit 1: room for 12 index entries only (capacity failures);
 //               bit 2: checksums fixed first, so that changed bytes inside
 //               entries reach the rules after the CRC (offsets, markers);
-//               bits 3-4: recover_clean's threads - 1;
-//               bit 5: recover_clean's room = the block size (else the file's)
+//               bits 3-4: recover_clean's threads - 1
 //   byte  3     index.interval.bytes / 64
 //   the rest    the .log
 //
 // Both must succeed exactly when recover_segment finds every byte valid, and
-// then return the same result; on anything else they must give up. (With
-// the small room, recover_clean may also give up on a valid file.) Each
+// then return the same result; on anything else they must give up. Each
 // window fed is a copy freed after its feed, as a block is reused, so under
 // ASan a read outside the window or of an earlier one fails. Seeds are
 // Kafka-written segments of testdata/kafka with that 4-byte prefix.
@@ -99,9 +97,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   close(fd);
   check(file.ok());
   config.threads = 1 + ((data[2] >> 3) & 3);
-  const bool small_room = data[2] & 32;
-  auto read = recover_clean(*file, base, config, block, small_room ? block : log.size());
-  check(read.has_value() == all_valid || (small_room && !read));
+  auto read = recover_clean(*file, base, config, block);
+  check(read.has_value() == all_valid);
   check(!read || *read == *want);
   return 0;
 }

@@ -47,14 +47,12 @@ struct PartitionPlan {
 };
 
 // The common case, a segment of valid batches only, recovered from `log`'s
-// file read in `block`-byte blocks by config.threads threads (at most 4) rather
-// than through its mapping (reindex_clean.cc), up to the size it was mapped
-// at; an entry may run at most `room` bytes past the block it starts in.
-// nullopt when it is not that case or anything fails: then recover_segment
-// over the mapping, which plan_partition falls back to, says what.
-std::optional<recover::SegmentRecovery> recover_clean(const MappedFile& log, Offset base,
-                                                      const recover::Config& config, size_t block = 2u << 20,
-                                                      size_t room = 2u << 20);
+// mapping read in `block`-byte blocks by config.threads threads (at most 4;
+// reindex_clean.cc), up to the size it was mapped at, dropping the pages it
+// has read from the mapping. nullopt when it is not that case or anything
+// fails: then recover_segment, which plan_partition falls back to, says what.
+std::optional<recover::SegmentRecovery> recover_clean(MappedFile& log, Offset base, const recover::Config& config,
+                                                      size_t block = 2u << 20);
 
 // `only_base`: plan just that segment (a .log path was given).
 Result<PartitionPlan> plan_partition(const std::string& dir, const recover::Config& config, Repair repair,
