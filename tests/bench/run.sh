@@ -55,6 +55,7 @@ measure() {
 }
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 raw="$out/raw.txt"; : > "$raw"
+check="$out/reindex-check.txt"; : > "$check"
 echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB, $(lscpu | sed -n 's/^Model name: *//p')" > "$out/machine.txt"
 
 empty="$tmp/empty/00000000000000000000.log"; mkdir -p "$(dirname "$empty")"; : > "$empty"
@@ -103,8 +104,20 @@ for w in "${list[@]}"; do
         java -Xmx1g -cp "$cp" kseg.oracle.TimeRebuild "$rb" > "$tmp/rebuild.out"
         echo "$w reindex kafka $(awk '{print $3 / 1000}' "$tmp/rebuild.out") 0" >> "$raw"
       fi
-      rm -rf "$tmp/rebuild-$side"
     done
+    if want reindex && ((r == 0)); then
+      # The files kseg wrote against Kafka's, which keeps the (active) segment's indexes
+      # preallocated: zeros after the entries.
+      for x in index timeindex; do
+        k="$tmp/rebuild-kseg/bench-0/00000000000000000000.$x" j="$tmp/rebuild-kafka/bench-0/00000000000000000000.$x"
+        n=$(stat -c %s "$k" 2>/dev/null || echo 0) v=different
+        if [[ -f $k && -f $j ]] && cmp -s -n "$n" "$k" "$j" && [[ $(tail -c +$((n + 1)) "$j" | tr -d '\0' | wc -c) -eq 0 ]]; then
+          v=equal
+        fi
+        echo "$w .$x: kseg-reindex wrote $n bytes, $v to Kafka's rebuild" | tee -a "$check" >&2
+      done
+    fi
+    rm -rf "$tmp/rebuild-kseg" "$tmp/rebuild-kafka"
     for mode in default deep idx; do
       want dump || continue
       case "$mode" in
@@ -124,3 +137,4 @@ for w in "${list[@]}"; do
   done
 done
 python3 "$here/report.py" "$raw" "$out" "$size"
+if grep -q different "$check"; then echo "run.sh: kseg-reindex's indexes differ from Kafka's rebuild (see $check)" >&2; exit 1; fi
