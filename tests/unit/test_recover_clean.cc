@@ -81,6 +81,23 @@ TEST_CASE("recover_clean equals recover_segment where record values are whole ba
     CHECK(agrees(log, block));
 }
 
+TEST_CASE("recover_clean gives up in bounded time where every 73rd byte looks like a batch", "[reindex]") {
+  // A Kafka-written batch, then 8 MiB of copies of the first 73 bytes of
+  // one, each claiming a 3 MiB batch that ends where another copy starts:
+  // plausible starts that fail their CRC, 28,000 per 2 MiB block.
+  const corrupt::Buf one = corrupt::first_entries(corrupt::view(corrupt::corpus_log("v2-none")), 1);
+  corrupt::Buf file = one;
+  corrupt::Buf fake(one.begin(), one.begin() + 73);
+  const uint32_t claim = (3u << 20) / 73 * 73 - kLogOverhead;  // 12 + claim is a multiple of 73
+  corrupt::set_be32(fake, kOffsetFieldBytes, claim);
+  while (file.size() < (8u << 20)) file.insert(file.end(), fake.begin(), fake.end());
+  const fs::path path = fs::temp_directory_path() / fmt::format("kseg-fakes-{}", getpid()) / "00000000000000000000.log";
+  fs::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(file.data()), static_cast<std::streamsize>(file.size()));
+  CHECK_FALSE(agrees(path.string(), 2u << 20));
+  fs::remove_all(path.parent_path());
+}
+
 TEST_CASE("recover_clean equals recover_segment across many blocks, and gives up on damage", "[reindex]") {
   // Kafka-written batches repeated to 3 MiB, offsets moved up per copy.
   std::vector<size_t> starts;

@@ -45,6 +45,7 @@ namespace {
 
 constexpr unsigned kMaxThreads = 4;  // only 2 measured for speed
 constexpr int64_t kMaxLead = 4;      // blocks claimed beyond the last taken
+constexpr int kMaxGuesses = 4;       // candidate starts CRC-checked per block
 // Taken blocks are dropped from the mapping in steps this large: each drop
 // interrupts the other threads (TLB flush), and dropping each 2 MiB block
 // cost 8-10 ms per thread on a 1 GiB segment.
@@ -105,7 +106,11 @@ class Scan {
     const int64_t to = block_end(k);
     g.start = k == 0 ? 0 : known;
     if (g.start < 0) {
-      for (int64_t from = k * block_;; from = g.start + 1) {
+      for (int64_t from = k * block_, tries = 0;; from = g.start + 1) {
+        // Each try may CRC up to two blocks: a file made to fool plausible()
+        // at every byte would otherwise cost that per byte. Given up, the
+        // block is judged in order from where the entries before it end.
+        if (++tries > kMaxGuesses) return Guessed{};
         g.start = guess(from, to);
         if (g.start < 0) return g;
         // The guessed entry is judged first, CRC and all: a wrong guess
