@@ -174,8 +174,8 @@ __attribute__((target("pclmul,sse4.2"))) uint32_t crc32c_fold(Bytes data, uint32
       x2 = _mm_xor_si128(move_forward(x2, k512), load16(p + 32));
       x3 = _mm_xor_si128(move_forward(x3, k512), load16(p + 48));
     }
-    __m128i x = _mm_xor_si128(_mm_xor_si128(move_forward(x0, load_pair(kFold384)), move_forward(x1, load_pair(kFold256))),
-                              _mm_xor_si128(move_forward(x2, k128), x3));
+    const __m128i x01 = _mm_xor_si128(move_forward(x0, load_pair(kFold384)), move_forward(x1, load_pair(kFold256)));
+    __m128i x = _mm_xor_si128(x01, _mm_xor_si128(move_forward(x2, k128), x3));
     for (; n >= 16; p += 16, n -= 16) x = _mm_xor_si128(move_forward(x, k128), load16(p));
     r = _mm_crc32_u64(0, static_cast<uint64_t>(_mm_cvtsi128_si64(x)));
     r = _mm_crc32_u64(r, static_cast<uint64_t>(_mm_extract_epi64(x, 1)));
@@ -220,8 +220,14 @@ using Crc32cFn = uint32_t (*)(Bytes, uint32_t);
 
 Crc32cFn pick_crc32c(const char** name) {
   const bool fold = crc_detail::crc32c_fold_available();
-  if (crc_detail::crc32c_isal_available()) { *name = fold ? "pclmul+isa-l" : "isa-l"; return crc_detail::crc32c_isal; }
-  if (crc_detail::crc32c_sse42_available()) { *name = fold ? "pclmul+sse4.2" : "sse4.2"; return crc_detail::crc32c_sse42; }
+  if (crc_detail::crc32c_isal_available()) {
+    *name = fold ? "pclmul+isa-l" : "isa-l";
+    return crc_detail::crc32c_isal;
+  }
+  if (crc_detail::crc32c_sse42_available()) {
+    *name = fold ? "pclmul+sse4.2" : "sse4.2";
+    return crc_detail::crc32c_sse42;
+  }
   *name = "table";
   return crc_detail::crc32c_table;
 }

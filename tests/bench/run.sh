@@ -111,7 +111,8 @@ for w in "${list[@]}"; do
       for x in index timeindex; do
         k="$tmp/rebuild-kseg/bench-0/00000000000000000000.$x" j="$tmp/rebuild-kafka/bench-0/00000000000000000000.$x"
         n=$(stat -c %s "$k" 2>/dev/null || echo 0) v=different
-        if [[ -f $k && -f $j ]] && cmp -s -n "$n" "$k" "$j" && [[ $(tail -c +$((n + 1)) "$j" | tr -d '\0' | wc -c) -eq 0 ]]; then
+        if [[ -f $k && -f $j ]] && cmp -s -n "$n" "$k" "$j" &&
+           [[ $(tail -c +$((n + 1)) "$j" | tr -d '\0' | wc -c) -eq 0 ]]; then
           v=equal
         fi
         echo "$w .$x: kseg-reindex wrote $n bytes, $v to Kafka's rebuild" | tee -a "$check" >&2
@@ -137,4 +138,7 @@ for w in "${list[@]}"; do
   done
 done
 python3 "$here/report.py" "$raw" "$out" "$size"
-if grep -q different "$check"; then echo "run.sh: kseg-reindex's indexes differ from Kafka's rebuild (see $check)" >&2; exit 1; fi
+if grep -q different "$check"; then
+  echo "run.sh: kseg-reindex's indexes differ from Kafka's rebuild (see $check)" >&2
+  exit 1
+fi

@@ -383,8 +383,9 @@ final class MoreCases {
                 int copies = 1 + c.rnd.nextInt(3);
                 for (int k = 0; k < copies; k++) {
                     byte magic = (byte) ((b + i + k) % 4 == 3 ? 1 : 2);
+                    long baseOffset = log.logEndOffset() + c.rnd.nextInt(50);
                     MemoryRecords batch = Kafka.batch(magic, Compression.of(inner[(b + k) % inner.length]).build(),
-                            TimestampType.CREATE_TIME, log.logEndOffset() + c.rnd.nextInt(50), records(c, 1 + c.rnd.nextInt(5), false));
+                            TimestampType.CREATE_TIME, baseOffset, records(c, 1 + c.rnd.nextInt(5), false));
                     ByteBuffer bytes = batch.buffer().duplicate();
                     byte[] raw = new byte[bytes.remaining()];
                     bytes.get(raw);
@@ -392,7 +393,8 @@ final class MoreCases {
                 }
                 recs.add(new SimpleRecord(c.time.milliseconds(), ("k" + i).getBytes(), value.toByteArray()));
             }
-            log.appendAsLeader(Kafka.batch(RecordBatch.MAGIC_VALUE_V2, Compression.NONE, TimestampType.CREATE_TIME, 0, recs), 0);
+            log.appendAsLeader(
+                    Kafka.batch(RecordBatch.MAGIC_VALUE_V2, Compression.NONE, TimestampType.CREATE_TIME, 0, recs), 0);
             c.time.advance(10);
         }
         c.step("appendAsLeader of 40 uncompressed batches of 1-4 records whose values are 1-3 Kafka-built batches "
