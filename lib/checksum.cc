@@ -115,29 +115,19 @@ __attribute__((target("sse4.2"))) uint32_t crc32c_sse42(Bytes data, uint32_t crc
 // x^64, its high one L at x^0. Moving it forward by d bits needs
 // H * x^(d+64) + L * x^d mod P. PCLMULQDQ of two reflected 64-bit operands
 // gives their product times x in the 128-bit reflected layout, hence the
-// exponents d+63 and d-1 below; a multiplier k of degree < 32 is the
-// reflected operand k reversed into bits 63..32.
+// exponents d+63 and d-1 below; a multiplier of degree < 32 is its
+// reflected 32-bit value (the CRC register's layout) in bits 63..32.
 namespace {
 
-constexpr uint32_t castagnoli_x_pow(int e) {  // x^e mod P, bit m <-> x^m
-  uint64_t v = 1;
-  for (int i = 0; i < e; ++i) {
-    v <<= 1;
-    if (v >> 32) v ^= 0x11EDC6F41ull;  // P in normal (unreflected) form
-  }
-  return static_cast<uint32_t>(v);
-}
-
-constexpr uint64_t reflect_operand(uint32_t k) {
-  uint64_t r = 0;
-  for (int m = 0; m < 32; ++m)
-    if ((k >> m) & 1u) r |= uint64_t{1} << (63 - m);
-  return r;
+constexpr uint64_t x_pow_operand(int e) {  // x^e mod P as a multiplier
+  uint32_t r = 0x80000000u;                // x^0, reflected
+  for (int i = 0; i < e; ++i) r = (r >> 1) ^ ((r & 1u) ? kCastagnoliReflected : 0u);
+  return uint64_t{r} << 32;
 }
 
 // {low-qword multiplier, high-qword multiplier} for a move of d bits.
 constexpr std::array<uint64_t, 2> fold_by(int d) {
-  return {reflect_operand(castagnoli_x_pow(d + 63)), reflect_operand(castagnoli_x_pow(d - 1))};
+  return {x_pow_operand(d + 63), x_pow_operand(d - 1)};
 }
 
 constexpr std::array<uint64_t, 2> kFold512 = fold_by(512), kFold384 = fold_by(384), kFold256 = fold_by(256),

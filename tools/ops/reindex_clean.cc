@@ -124,7 +124,8 @@ class Scan {
     auto used = judge_from(rest_start, to, rest);
     if (!used) return g;
     g.end = rest_start + static_cast<int64_t>(*used);
-    g.judged.insert(g.judged.end(), rest.begin(), rest.end());
+    if (g.judged.empty()) g.judged = std::move(rest);
+    else g.judged.insert(g.judged.end(), rest.begin(), rest.end());
     return g;
   }
 
