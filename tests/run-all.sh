@@ -2,7 +2,7 @@
 # Runs every test tier; the README's test command and .ci/run call this.
 #   1. build with warnings as errors; unit tests, the Kafka golden driver,
 #      fuzz-input replay (ctest)
-#   2. the same suite built with ASan+UBSan
+#   2. the same suite built with ASan+UBSan, and the unit tests built at -O3 by g++ and clang++
 #   3. Kafka tier: the load-check self-test, the differential run
 #      (fresh Kafka-written cases with a new seed: DumpLogSegments vs kseg-dump) and
 #      the reindex oracle (kseg-reindex vs Kafka's own recovery, damaged cases, crash points)
@@ -16,24 +16,39 @@ tier() {  # tier NAME COMMAND...
   shift
   if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "=== tier FAILED"; fi
 }
-build() {  # build DIR CMAKE_ARGS...
-  local dir="$1"; shift
-  cmake -S "$top" -B "$dir" -G Ninja -DKSEG_WERROR=ON "$@" >/dev/null && cmake --build "$dir" -j2
+# Every build dir here belongs to this script alone (tests/sample.sh and hand builds use others),
+# and each configure names every option its tier depends on, so nothing another command cached
+# can change what is built.
+build() {  # build DIR BUILD_TYPE [CMAKE_ARGS...] [-- TARGETS...]
+  local dir="$1" type="$2"; shift 2
+  local args=() targets=()
+  while (($#)) && [[ "$1" != -- ]]; do args+=("$1"); shift; done
+  (($#)) && { shift; targets=(--target "$@"); }
+  cmake -S "$top" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE="$type" -DKSEG_WERROR=ON -DKSEG_FUZZ=OFF \
+    -DCMAKE_CXX_FLAGS= "${args[@]}" >/dev/null && cmake --build "$dir" -j2 "${targets[@]}"
 }
 suite() {  # suite DIR: ctest over the unit tests, goldens and fuzz replays
   (cd "$1" && ctest --output-on-failure)
 }
-tier "build" build "$top/build"
-tier "unit+golden+fuzz-replay" suite "$top/build"
-tier "build (asan+ubsan)" build "$top/build-asan" -DKSEG_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
-tier "unit+golden+fuzz-replay (asan+ubsan)" suite "$top/build-asan"
+b="$top/build-test"
+tier "build" build "$b/main" RelWithDebInfo -DKSEG_SANITIZE=OFF
+tier "unit+golden+fuzz-replay" suite "$b/main"
+tier "build (asan+ubsan)" build "$b/asan" Debug -DKSEG_SANITIZE=ON
+tier "unit+golden+fuzz-replay (asan+ubsan)" suite "$b/asan"
+# -O3 inlines deeper and warns where -O2 does not: a suite that built only at -O2 once failed
+# the README's commands run in order (tests/sample.sh builds at Release).
+build_o3() {
+  build "$b/o3-gcc" Release -DKSEG_SANITIZE=OFF -DCMAKE_CXX_COMPILER=g++ -- kseg_tests &&
+    build "$b/o3-clang" Release -DKSEG_SANITIZE=OFF -DCMAKE_CXX_COMPILER=clang++ -- kseg_tests
+}
+tier "build -O3 (g++, clang++)" build_o3
 if [[ "${KSEG_SKIP_KAFKA:-0}" != 1 ]]; then
   tier "kafka load-check self-test" "$top/tests/kafka/loadcheck-selftest.sh"
-  tier "kafka differential" "$top/tests/kafka/differential.sh" "$top/build/kseg-dump"
+  tier "kafka differential" "$top/tests/kafka/differential.sh" "$b/main/kseg-dump"
   # Benchmark smoke run: tiny segments, one run, asserts nothing about time.
   tier "benchmark smoke" "$top/tests/bench/run.sh" --size 300000 --runs 1 --workloads v2-none-small,v2-lz4 \
-    --out "$(mktemp -d)" --build "$top/build"
-  tier "kafka reindex oracle" "$top/tests/kafka/reindex-oracle.sh" "$top/build/kseg-reindex"
+    --out "$(mktemp -d)" --build "$b/main"
+  tier "kafka reindex oracle" "$top/tests/kafka/reindex-oracle.sh" "$b/main/kseg-reindex"
 fi
 echo "tiers: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -5,7 +5,7 @@
 set -euo pipefail
 top="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$top/tests/deps.sh"
-cmake -S "$top" -B "$top/build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$top/build" -j2 --target kseg kseg-dump >/dev/null
+cmake -S "$top" -B "$top/build-sample" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$top/build-sample" -j2 --target kseg kseg-dump >/dev/null
 cd "$top/testdata/kafka/v2-zstd"
-"$top/build/kseg" dump --deep-iteration orders-0
+"$top/build-sample/kseg" dump --deep-iteration orders-0
