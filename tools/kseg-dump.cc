@@ -1,4 +1,4 @@
 // kseg-dump: a drop-in for kafka-dump-log.sh. See man/kseg-dump.1.
-#include "tools/ops/dump_cli.h"
+#include "tools/cli/dump_cli.h"
 
 int main(int argc, char** argv) { return kseg::dump_main(argc, argv); }

@@ -1,4 +1,4 @@
 // kseg-reindex: rebuild indexes and recover partitions as Kafka would. See man/kseg-reindex.1.
-#include "tools/ops/reindex_cli.h"
+#include "tools/cli/reindex_cli.h"
 
 int main(int argc, char** argv) { return kseg::reindex_main(argc, argv); }

@@ -1,4 +1,4 @@
 // kseg-verify: check partitions for corruption. See man/kseg-verify.1.
-#include "tools/ops/verify_cli.h"
+#include "tools/cli/verify_cli.h"
 
 int main(int argc, char** argv) { return kseg::verify_main(argc, argv); }

@@ -2,10 +2,10 @@
 #include <cstdio>
 #include <cstring>
 
-#include "tools/ops/exit_codes.h"
-#include "tools/ops/dump_cli.h"
-#include "tools/ops/verify_cli.h"
-#include "tools/ops/reindex_cli.h"
+#include "tools/ops/common/exit_codes.h"
+#include "tools/cli/dump_cli.h"
+#include "tools/cli/verify_cli.h"
+#include "tools/cli/reindex_cli.h"
 
 namespace {
 

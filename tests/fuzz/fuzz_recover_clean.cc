@@ -31,7 +31,7 @@
 #include "formats/segment_recover.h"
 #include "lib/byte_reader.h"
 #include "lib/mapped_file.h"
-#include "tools/ops/reindex.h"
+#include "tools/ops/reindex/reindex.h"
 
 using namespace kseg;
 

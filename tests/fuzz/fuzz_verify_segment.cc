@@ -17,7 +17,7 @@
 #include <fstream>
 #include <string>
 
-#include "tools/ops/verify_partition.h"
+#include "tools/ops/verify/verify_partition.h"
 
 using namespace kseg;
 

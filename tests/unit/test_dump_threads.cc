@@ -13,8 +13,8 @@
 #include <fmt/format.h>
 
 #include "corrupt.h"
-#include "tools/ops/dump.h"
-#include "tools/ops/sink.h"
+#include "tools/ops/dump/dump.h"
+#include "tools/ops/common/sink.h"
 
 namespace {
 

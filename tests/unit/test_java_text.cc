@@ -12,7 +12,7 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
-#include "tools/ops/java_text.h"
+#include "tools/ops/common/java_text.h"
 
 using kseg::Bytes;
 

@@ -14,7 +14,7 @@
 #include "corrupt.h"
 #include "formats/segment_recover.h"
 #include "lib/mapped_file.h"
-#include "tools/ops/reindex.h"
+#include "tools/ops/reindex/reindex.h"
 
 namespace {
 

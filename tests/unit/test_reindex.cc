@@ -16,8 +16,8 @@
 #include "lib/mapped_file.h"
 #include "tests/unit/corrupt.h"
 #include "tests/unit/run_tool.h"
-#include "tools/ops/reindex.h"
-#include "tools/ops/safe_write.h"
+#include "tools/ops/reindex/reindex.h"
+#include "tools/ops/write/safe_write.h"
 
 namespace fs = std::filesystem;
 using kseg::test::run_tool;

@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 
 #include "corrupt.h"
-#include "tools/ops/verify_log.h"
+#include "tools/ops/verify/verify_log.h"
 
 namespace {
 

@@ -1,0 +1,109 @@
+#include "tools/cli/dump_cli.h"
+
+#include <cstdio>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "tools/ops/dump/dump.h"
+#include "tools/ops/partition/expand.h"
+#include "tools/ops/common/sink.h"
+
+namespace kseg {
+
+namespace {
+
+bool decoder_from_name(const std::string& name, ValueDecoder& out) {
+  auto is = [&](const char* cls) {
+    return name == std::string("org.apache.kafka.tools.api.") + cls || name == std::string("kafka.serializer.") + cls;
+  };
+  if (name.empty() || is("StringDecoder")) out = ValueDecoder::string;
+  else if (is("IntegerDecoder")) out = ValueDecoder::integer;
+  else if (is("LongDecoder")) out = ValueDecoder::long_int;
+  else if (name == "hex") out = ValueDecoder::hex;
+  else if (name == "base64") out = ValueDecoder::base64;
+  else return false;
+  return true;
+}
+
+}  // namespace
+
+int dump_main(int argc, char** argv) {
+  CLI::App app{
+      "Print the files of a Kafka partition directory: segments (.log), indexes (.index, .timeindex, .txnindex),\n"
+      "producer snapshots (.snapshot) and KRaft snapshots (.checkpoint). Text output is byte-identical to\n"
+      "kafka-dump-log.sh; --format json/jsonl gives every field with byte positions.",
+      "kseg-dump"};
+  app.set_version_flag("--version", std::string("kseg-dump ") + KSEG_VERSION);
+  DumpOptions o;
+  std::string files_csv, format = "text", key_decoder, value_decoder;
+  std::vector<std::string> paths;
+  app.add_option("--files", files_csv, "Comma-separated list of files to dump (kafka-dump-log's form)");
+  app.add_option("paths", paths, "Files, partition directories or log directories to dump");
+  app.add_flag("--print-data-log", o.print_data_log, "Print each record's key and value (implies --deep-iteration)");
+  app.add_flag("--deep-iteration", o.deep_iteration, "Print every record, decompressing batches");
+  app.add_flag("--verify-index-only", o.verify_index_only, "Check index entries against the log without printing them");
+  app.add_flag("--index-sanity-check", o.index_sanity_check, "Only run Kafka's index sanity check");
+  app.add_flag("--skip-record-metadata", o.skip_record_metadata, "Omit offsets, timestamps and sizes in record lines");
+  app.add_option("--max-message-size", o.max_message_size, "Largest batch expected at an index position (default 5242880)");
+  app.add_option("--max-bytes", o.max_bytes, "Read only the first N bytes of each .log/.checkpoint file");
+  app.add_option("--threads", o.threads, "Threads printing a .log (default: one per CPU; output is the same)");
+  auto* kd = app.add_option("--key-decoder-class", key_decoder,
+                            "Key decoder: org.apache.kafka.tools.api.{String,Integer,Long}Decoder, hex or base64")
+                 ->expected(0, 1);
+  auto* vd = app.add_option("--value-decoder-class", value_decoder, "Value decoder (as --key-decoder-class)")
+                 ->expected(0, 1);
+  bool offsets = false, txn_log = false, cluster_metadata = false;
+  app.add_flag("--offsets-decoder", offsets, "Parse records as __consumer_offsets records");
+  app.add_flag("--transaction-log-decoder", txn_log, "Parse records as __transaction_state records");
+  app.add_flag("--cluster-metadata-decoder", cluster_metadata, "Parse records as KRaft metadata records");
+  app.add_option("--format", format, "Output format: text (kafka-dump-log's), json or jsonl")
+      ->check(CLI::IsMember({"text", "json", "jsonl"}));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? kExitOk : kExitUsage;
+  }
+  // Kafka splits on ',' without trimming and drops trailing empty items.
+  if (!files_csv.empty()) {
+    std::vector<std::string> items;
+    size_t start = 0;
+    while (true) {
+      const size_t comma = files_csv.find(',', start);
+      items.push_back(files_csv.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    while (!items.empty() && items.back().empty()) items.pop_back();
+    o.files.insert(o.files.end(), items.begin(), items.end());
+  }
+  if (!paths.empty()) {
+    auto expanded = expand_paths(paths);
+    if (!expanded.ok()) {
+      std::fprintf(stderr, "kseg-dump: %s\n", expanded.error().message.c_str());
+      return kExitIo;
+    }
+    o.files.insert(o.files.end(), expanded->begin(), expanded->end());
+  }
+  if (o.files.empty()) {
+    std::fprintf(stderr, "kseg-dump: nothing to dump: give --files or paths (see --help)\n");
+    return kExitUsage;
+  }
+  if (!decoder_from_name(key_decoder, o.key_decoder) || !decoder_from_name(value_decoder, o.value_decoder)) {
+    std::fprintf(stderr, "kseg-dump: unknown decoder class '%s'\n",
+                 (decoder_from_name(key_decoder, o.key_decoder) ? value_decoder : key_decoder).c_str());
+    return kExitUsage;
+  }
+  if (offsets) o.parser = RecordParser::offsets;
+  else if (txn_log) o.parser = RecordParser::transaction_log;
+  else if (cluster_metadata) o.parser = RecordParser::cluster_metadata;
+  // As in Kafka: any decoder option turns printing on; printing implies deep iteration.
+  if (o.parser != RecordParser::plain || kd->count() > 0 || vd->count() > 0) o.print_data_log = true;
+  if (o.print_data_log) o.deep_iteration = true;
+  o.format = format == "json" ? OutputFormat::json : format == "jsonl" ? OutputFormat::jsonl : OutputFormat::text;
+  Sink out(stdout), err(stderr);
+  return run_dump(o, out, err);
+}
+
+}  // namespace kseg

@@ -1,0 +1,124 @@
+#include "tools/ops/dump/dump.h"
+
+#include <filesystem>
+#include <functional>
+#include <map>
+
+#include "formats/java_text.h"
+#include "tools/ops/dump/dumper.h"
+
+namespace kseg {
+
+std::string java_file_path(const std::string& path) {
+  std::string out;
+  for (char c : path) {
+    if (c == '/' && !out.empty() && out.back() == '/') continue;
+    out += c;
+  }
+  if (out.size() > 1 && out.back() == '/') out.pop_back();
+  return out;
+}
+
+std::string absolute_path(const std::string& path) {
+  if (!path.empty() && path[0] == '/') return java_file_path(path);
+  return java_file_path(std::filesystem::current_path().string() + "/" + path);
+}
+
+std::string base_name(const std::string& path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string dir_name(const std::string& path) {
+  const auto slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+bool parse_java_long(const std::string& s, int64_t& out) {
+  const auto v = java::parse_long(s);
+  if (v) out = *v;
+  return v.has_value();
+}
+
+void Dumper::problem(const std::string& path, const Error& e) {
+  emit_problem(path, e);
+  if (e.position.value >= 0)
+    err_.print("kseg-dump: {}: position {}: {}\n", path, e.position, e.message);
+  else
+    err_.print("kseg-dump: {}: {}\n", path, e.message);
+  if (exit_ == kExitOk) exit_ = kExitProblems;
+}
+
+void Dumper::io_problem(const std::string& path, const std::string& what) {
+  emit_problem(path, Error{Errc::io, Position{-1}, what});
+  err_.print("kseg-dump: {}: {}\n", path, what);
+  exit_ = kExitIo;
+}
+
+Dumper::Pairs& Dumper::pairs_for(std::vector<Pairs>& list, const std::string& abs_path) {
+  for (auto& p : list)
+    if (p.file == abs_path) return p;
+  list.push_back({abs_path, {}});
+  return list.back();
+}
+
+void Dumper::dump_file(const std::string& arg) {
+  const std::string path = java_file_path(arg);
+  if (opts_.format != OutputFormat::text) return dump_file_json(path);
+  out_.print("Dumping {}\n", path);
+  const std::string name = base_name(path);
+  const auto dot = name.rfind('.');
+  const std::string suffix = dot == std::string::npos ? std::string() : name.substr(dot);
+  if (suffix == ".log" || suffix == ".checkpoint") log_text(path, name);
+  else if (suffix == ".index") index_text(path, name);
+  else if (suffix == ".timeindex") time_index_text(path, name);
+  else if (suffix == ".snapshot") snapshot_text(path);
+  else if (suffix == ".txnindex") txn_index_text(path, name);
+  else err_.print("Ignoring unknown file {}\n", path);
+}
+
+int Dumper::finish() {
+  close_json();
+  // Kafka's end-of-run summaries on stderr, in its order.
+  for (const auto& p : index_mismatches_) {
+    // Kafka 4.4 keeps these in a map keyed by index offset, descending.
+    std::map<int64_t, int64_t, std::greater<>> ordered;
+    for (const auto& [a, b] : p.pairs) ordered[a] = b;
+    err_.print("Mismatches in :{}\n", p.file);
+    for (const auto& [a, b] : ordered) err_.print("  Index offset: {}, log offset: {}\n", a, b);
+  }
+  for (const auto& p : time_mismatches_) {
+    err_.print("Found timestamp mismatch in :{}\n", p.file);
+    for (const auto& [a, b] : p.pairs) err_.print("  Index timestamp: {}, log timestamp: {}\n", a, b);
+  }
+  for (const auto& p : time_out_of_order_) {
+    err_.print("Found out of order timestamp in :{}\n", p.file);
+    for (const auto& [a, b] : p.pairs) err_.print("  Index timestamp: {}, Previously indexed timestamp: {}\n", a, b);
+  }
+  for (const auto& p : time_not_found_) {
+    err_.print("The following indexed offsets are not found in :{}\n", p.file);
+    for (const auto& [a, b] : p.pairs) err_.print("Indexed offset: {}, found log offset: {}\n", a, b);
+  }
+  for (const auto& p : non_consecutive_) {
+    // Kafka 4.4 keeps these in a map keyed by the first offset, ascending.
+    std::map<int64_t, int64_t> ordered;
+    for (const auto& [a, b] : p.pairs) ordered[a] = b;
+    err_.print("Non-consecutive offsets in {}\n", p.file);
+    for (const auto& [a, b] : ordered) err_.print("  {} is followed by {}\n", a, b);
+  }
+  const bool index_problems = !index_mismatches_.empty() || !time_mismatches_.empty() ||
+                              !time_out_of_order_.empty() || !time_not_found_.empty();
+  if (index_problems && exit_ == kExitOk) exit_ = kExitProblems;
+  out_.flush();
+  err_.flush();
+  return exit_;
+}
+
+int run_dump(const DumpOptions& opts, Sink& out, Sink& err) {
+  Dumper d(opts, out, err);
+  for (const auto& f : opts.files) d.dump_file(f);
+  return d.finish();
+}
+
+}  // namespace kseg

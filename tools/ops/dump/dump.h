@@ -1,0 +1,50 @@
+// kseg-dump: print the files of a partition directory the way Kafka's
+// DumpLogSegments (kafka-dump-log.sh) does, byte for byte on stdout, or as
+// JSON. Unlike Kafka it reports corruption as a clear error on stderr, goes
+// on with the next file and exits non-zero.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tools/ops/common/exit_codes.h"
+
+namespace kseg {
+
+class Sink;
+
+enum class ValueDecoder { string, hex, base64, integer, long_int };
+enum class RecordParser { plain, offsets, transaction_log, cluster_metadata };
+enum class OutputFormat { text, json, jsonl };
+
+inline constexpr unsigned kMaxDumpThreads = 64;
+
+struct DumpOptions {
+  std::vector<std::string> files;  // as given; directories are expanded
+  bool print_data_log = false;     // implies deep_iteration
+  bool deep_iteration = false;
+  bool verify_index_only = false;
+  bool index_sanity_check = false;
+  bool skip_record_metadata = false;
+  int32_t max_message_size = 5 * 1024 * 1024;
+  int32_t max_bytes = INT32_MAX;
+  ValueDecoder key_decoder = ValueDecoder::string;
+  ValueDecoder value_decoder = ValueDecoder::string;
+  RecordParser parser = RecordParser::plain;
+  OutputFormat format = OutputFormat::text;
+  // Most bytes one batch may decompress to before it is called a bomb.
+  size_t max_decompressed_bytes = 256u << 20;
+  // Threads printing a .log's batches (0: one per CPU); output is the same
+  // for any number.
+  unsigned threads = 0;
+  // About how much of a .log one thread prints at a time, and how much text
+  // a run holds before it waits its turn to write (tests make them small).
+  size_t run_bytes = 256u << 10;
+  size_t run_text_cap = 4u << 20;
+};
+
+// Runs a whole dump; returns the exit code.
+int run_dump(const DumpOptions& opts, Sink& out, Sink& err);
+
+}  // namespace kseg

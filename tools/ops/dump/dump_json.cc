@@ -1,0 +1,231 @@
+// --format json / jsonl: every field of every batch, record, index entry and
+// problem, with byte positions. One object per line (jsonl), or the same
+// objects in one document {"schema": "kseg-dump/1", "objects": [...]} (json).
+// The schema is formats/kseg-dump.schema.json. Output is streamed: memory
+// does not grow with the file.
+#include <nlohmann/json.hpp>
+
+#include "formats/batch_v2.h"
+#include "formats/control.h"
+#include "formats/legacy.h"
+#include "formats/log_batch.h"
+#include "formats/offset_index.h"
+#include "formats/producer_snapshot.h"
+#include "formats/time_index.h"
+#include "formats/txn_index.h"
+#include "lib/codec.h"
+#include "lib/mapped_file.h"
+#include "tools/ops/dump/dumper.h"
+#include "tools/ops/common/java_text.h"
+#include "tools/ops/dump/record_text.h"
+
+namespace kseg {
+
+using json = nlohmann::ordered_json;
+
+namespace {
+
+std::string text(Bytes b) {
+  std::string s;
+  append_java_utf8(s, b);
+  return s;
+}
+
+json nullable(int64_t v, bool present) { return present ? json(v) : json(nullptr); }
+
+}  // namespace
+
+void Dumper::emit(const json& obj) {
+  if (opts_.format == OutputFormat::jsonl) {
+    out_.write(obj.dump(-1, ' ', false, json::error_handler_t::replace));
+    out_.put('\n');
+    return;
+  }
+  out_.write(emitted_ == 0 ? "{\"schema\":\"kseg-dump/1\",\"objects\":[\n" : ",\n");
+  out_.write(obj.dump(-1, ' ', false, json::error_handler_t::replace));
+  ++emitted_;
+}
+
+void Dumper::emit_problem(const std::string& path, const Error& e) {
+  if (opts_.format == OutputFormat::text) return;
+  json p = {{"type", "problem"}, {"file", path}, {"position", nullable(e.position.value, e.position.value >= 0)},
+            {"code", errc_name(e.code)}, {"message", e.message}};
+  emit(p);
+}
+
+void Dumper::close_json() {
+  if (opts_.format != OutputFormat::json) return;
+  out_.write(emitted_ == 0 ? "{\"schema\":\"kseg-dump/1\",\"objects\":[]}\n" : "\n]}\n");
+}
+
+void Dumper::log_json(const std::string& path, int64_t base_offset) {
+  auto file = MappedFile::open(path, opts_.max_bytes < 0 ? 0 : opts_.max_bytes);
+  if (!file.ok()) return io_problem(path, file.error().message);
+  emit({{"type", "file"}, {"file", path}, {"kind", "log"}, {"size_bytes", file->file_size()},
+        {"base_offset", base_offset}});
+  const bool deep = opts_.deep_iteration || opts_.print_data_log;
+  std::vector<uint8_t> scratch;
+  std::vector<legacy::InnerMessage> inner;
+  EntryScanner scan(file->bytes(), Position{0});
+  ParsedRecord parsed;
+  auto record = [&](const EntryRef& e, json r, const RecordView& rv) {
+    r["file"] = path;
+    r["batch_position"] = e.position.value;
+    r["offset"] = rv.offset;
+    r["timestamp"] = rv.timestamp;
+    r["key_size"] = rv.key.size();
+    r["value_size"] = rv.value.size();
+    if (opts_.print_data_log) {
+      parse_record(opts_, rv, parsed);
+      r["key"] = parsed.key ? json(*parsed.key) : json(nullptr);
+      r["value"] = parsed.payload ? json(*parsed.payload) : json(nullptr);
+    }
+    emit(r);
+  };
+  while (auto e = scan.next()) {
+    file->release_before(e->position);
+    if (e->magic >= 2) {
+      auto h = v2::decode_header(*e);
+      if (!h.ok()) { problem(path, h.error()); return; }
+      const uint32_t crc = v2::compute_crc(e->bytes);
+      const char* codec = codec_name(h->codec_id());
+      emit({{"type", "batch"}, {"file", path}, {"position", e->position.value}, {"size_bytes", e->bytes.size()},
+            {"magic", h->magic}, {"base_offset", h->base_offset}, {"last_offset", h->last_offset()},
+            {"count", h->records_count}, {"base_sequence", h->base_sequence}, {"last_sequence", h->last_sequence()},
+            {"producer_id", h->producer_id}, {"producer_epoch", h->producer_epoch},
+            {"partition_leader_epoch", h->partition_leader_epoch}, {"attributes", h->attributes},
+            {"codec", codec ? json(codec) : json(nullptr)}, {"timestamp_type", v2::timestamp_type_name(h->timestamp_type())},
+            {"is_transactional", h->is_transactional()}, {"is_control", h->is_control()},
+            {"delete_horizon_ms", nullable(h->base_timestamp, h->has_delete_horizon())},
+            {"base_timestamp", h->base_timestamp}, {"max_timestamp", h->max_timestamp}, {"crc", h->crc},
+            {"crc_computed", crc}, {"crc_valid", crc == h->crc}});
+      if (crc != h->crc)
+        problem(path, Error{Errc::bad_crc, e->position,
+                            fmt::format("batch at offset {}: CRC-32C mismatch: stored {:#010x}, computed {:#010x}",
+                                        h->base_offset, h->crc, crc)});
+      if (!deep) continue;
+      auto records = v2::records_bytes(*e, *h, scratch, opts_.max_decompressed_bytes);
+      if (!records.ok()) { problem(path, records.error()); continue; }
+      const bool compressed = h->codec_id() != 0;
+      v2::RecordReader rr(*records, compressed ? Position{0} : e->position + Length{v2::kRecordBatchOverhead},
+                          h->records_count < 0 ? 0 : h->records_count);
+      v2::Record rec;
+      while (rr.next(rec)) {
+        RecordView rv{v2::wrapping_add(h->base_offset, rec.offset_delta),
+                      h->timestamp_type() == v2::TimestampType::log_append_time ? h->max_timestamp
+                                                                                : v2::wrapping_add(h->base_timestamp, rec.timestamp_delta),
+                      rec.key, rec.value};
+        json r = {{"type", "record"}};
+        r[compressed ? "stream_position" : "position"] = rec.position.value;
+        r["sequence"] = h->base_sequence >= 0 ? v2::increment_sequence(h->base_sequence, rec.offset_delta) : -1;
+        json headers = json::array();
+        v2::HeaderReader hr(rec);
+        v2::Header hdr;
+        while (hr.next(hdr))
+          headers.push_back({{"key", text({reinterpret_cast<const uint8_t*>(hdr.key.data()), hdr.key.size()})},
+                             {"value_size", hdr.value.size()}});
+        r["headers"] = headers;
+        if (h->is_control()) {
+          auto ctl = control::describe(rec.key, rec.value);
+          r["control"] = ctl.ok() ? json(ctl->substr(1)) : json(nullptr);
+          if (!ctl.ok()) problem(path, Error{ctl.error().code, e->position, ctl.error().message});
+        }
+        record(*e, std::move(r), rv);
+      }
+      if (Status st = rr.finish(); !st.ok())
+        problem(path, Error{st.error().code, e->position,
+                            fmt::format("batch at offset {}: {}", h->base_offset, st.error().message)});
+    } else {
+      auto m = legacy::decode(*e);
+      if (!m.ok()) { problem(path, m.error()); return; }
+      const uint32_t crc = legacy::compute_crc(e->bytes);
+      const char* codec = codec_name(m->codec_id());
+      emit({{"type", "batch"}, {"file", path}, {"position", e->position.value}, {"size_bytes", e->bytes.size()},
+            {"magic", m->magic}, {"last_offset", m->offset}, {"attributes", m->attributes},
+            {"codec", codec ? json(codec) : json(nullptr)}, {"timestamp_type", v2::timestamp_type_name(m->timestamp_type())},
+            {"max_timestamp", m->timestamp}, {"crc", m->crc}, {"crc_computed", crc}, {"crc_valid", crc == m->crc}});
+      if (crc != m->crc)
+        problem(path, Error{Errc::bad_crc, e->position,
+                            fmt::format("message at offset {}: CRC-32 mismatch: stored {:#010x}, computed {:#010x}",
+                                        m->offset, m->crc, crc)});
+      if (!deep) continue;
+      if (m->codec_id() == 0) {
+        record(*e, {{"type", "record"}, {"position", e->position.value}, {"crc_valid", crc == m->crc}},
+               RecordView{m->offset, m->timestamp, m->key, m->value});
+        continue;
+      }
+      if (Status st = legacy::inner_messages(*m, scratch, opts_.max_decompressed_bytes, inner); !st.ok()) {
+        problem(path, st.error());
+        continue;
+      }
+      for (const auto& im : inner)
+        record(*e, {{"type", "record"}, {"stream_position", im.message.position.value}, {"crc_valid", im.crc_valid}},
+               RecordView{im.absolute_offset, im.timestamp, im.message.key, im.message.value});
+    }
+  }
+  const int64_t trailing = scan.trailing().bytes;
+  if (trailing > 0 && opts_.max_bytes == INT32_MAX)
+    problem(path, Error{scan.end() == ScanEnd::bad_size ? Errc::bad_length : Errc::truncated, scan.valid_end(),
+                        fmt::format("{}: {} bytes after the last complete batch", scan_end_name(scan.end()), trailing)});
+}
+
+void Dumper::index_json(const std::string& path, int64_t base_offset, bool time) {
+  auto f = MappedFile::open(path);
+  if (!f.ok()) return io_problem(path, f.error().message);
+  emit({{"type", "file"}, {"file", path}, {"kind", time ? "timeindex" : "index"}, {"size_bytes", f->size()},
+        {"base_offset", base_offset}});
+  if (time) {
+    const time_index::View v(f->bytes(), Offset{base_offset});
+    for (int64_t i = 0; i < v.slot_count(); ++i) {
+      const auto to = v.timestamp_offset(i);
+      if (i > 0 && to.offset.value == base_offset) break;
+      emit({{"type", "time_index_entry"}, {"file", path}, {"slot", i}, {"position", v.slot_position(i).value},
+            {"timestamp", to.timestamp_ms}, {"offset", to.offset.value}});
+    }
+  } else {
+    const offset_index::View v(f->bytes(), Offset{base_offset});
+    for (int64_t i = 0; i < v.slot_count(); ++i) {
+      const auto op = v.offset_position(i);
+      if (i > 0 && op.offset.value == base_offset) break;
+      emit({{"type", "index_entry"}, {"file", path}, {"slot", i}, {"position", v.slot_position(i).value},
+            {"offset", op.offset.value}, {"log_position", op.position}});
+    }
+  }
+}
+
+void Dumper::state_json(const std::string& path, bool snapshot) {
+  auto f = MappedFile::open(path);
+  if (!f.ok()) return io_problem(path, f.error().message);
+  emit({{"type", "file"}, {"file", path}, {"kind", snapshot ? "snapshot" : "txnindex"}, {"size_bytes", f->size()}});
+  if (snapshot) {
+    auto snap = producer_snapshot::read(f->bytes());
+    if (!snap.ok()) return problem(path, snap.error());
+    for (const auto& e : snap->entries)
+      emit({{"type", "producer_entry"}, {"file", path}, {"producer_id", e.producer_id},
+            {"producer_epoch", e.producer_epoch}, {"last_sequence", e.last_sequence}, {"last_offset", e.last_offset},
+            {"offset_delta", e.offset_delta}, {"timestamp", e.timestamp_ms}, {"coordinator_epoch", e.coordinator_epoch},
+            {"current_txn_first_offset", nullable(e.current_txn_first_offset, e.has_open_txn())}});
+    return;
+  }
+  const txn_index::View v(f->bytes());
+  for (int64_t i = 0; i < v.entry_count(); ++i) {
+    const auto t = v.entry(i);
+    emit({{"type", "aborted_txn"}, {"file", path}, {"position", v.entry_position(i).value}, {"version", t.version},
+          {"producer_id", t.producer_id}, {"first_offset", t.first_offset}, {"last_offset", t.last_offset},
+          {"last_stable_offset", t.last_stable_offset}});
+  }
+}
+
+void Dumper::dump_file_json(const std::string& path) {
+  const std::string name = base_name(path);
+  const auto dot = name.rfind('.');
+  const std::string suffix = dot == std::string::npos ? std::string() : name.substr(dot);
+  int64_t base = -1;
+  const bool numbered = parse_java_long(name.substr(0, name.find('.')), base);
+  if (suffix == ".log" || suffix == ".checkpoint") log_json(path, numbered ? base : -1);
+  else if ((suffix == ".index" || suffix == ".timeindex") && numbered) index_json(path, base, suffix == ".timeindex");
+  else if (suffix == ".snapshot" || suffix == ".txnindex") state_json(path, suffix == ".snapshot");
+  else emit({{"type", "file"}, {"file", path}, {"kind", "unknown"}});
+}
+
+}  // namespace kseg

@@ -1,0 +1,168 @@
+// Text dump of .index and .timeindex files, with the checks DumpLogSegments
+// makes against the segment's .log.
+#include <fmt/format.h>
+
+#include "formats/log_batch.h"
+#include "formats/offset_index.h"
+#include "formats/time_index.h"
+#include "lib/mapped_file.h"
+#include "tools/ops/dump/dumper.h"
+
+namespace kseg {
+
+namespace {
+
+// The first entry that lies wholly inside [from, from + max_len) of the log,
+// as Kafka's FileRecords.slice(from, max_len).batches().iterator().next().
+// nullopt with `err` set where Kafka would throw.
+std::optional<EntryRef> first_entry_at(Bytes log, int64_t from, int64_t max_len, Error& err) {
+  const int64_t size = static_cast<int64_t>(log.size());
+  if (from < 0 || from > size) {
+    err = Error{Errc::bad_value, Position{from},
+                fmt::format("index points at log position {}, past the end of the log ({} bytes)", from, size)};
+    return std::nullopt;
+  }
+  const int64_t end = (max_len > size - from) ? size : from + max_len;
+  EntryScanner scan(log.subspan(static_cast<size_t>(from), static_cast<size_t>(end - from)), Position{from});
+  auto e = scan.next();
+  if (!e) {
+    err = Error{Errc::bad_value, Position{from},
+                fmt::format("no complete batch at log position {} (scan ended: {})", from, scan_end_name(scan.end()))};
+  }
+  return e;
+}
+
+// The segment base offset (file name before the first dot) and the sibling
+// file with another suffix, as Kafka derives them.
+bool sibling(const std::string& path, const std::string& name, const char* suffix, int64_t& base, std::string& out) {
+  const std::string stem = name.substr(0, name.find('.'));
+  if (!parse_java_long(stem, base)) return false;
+  out = dir_name(path) + "/" + stem + suffix;
+  return true;
+}
+
+}  // namespace
+
+void Dumper::index_text(const std::string& path, const std::string& name) {
+  int64_t base = 0;
+  std::string log_path;
+  if (!sibling(path, name, ".log", base, log_path)) {
+    problem(path, Error{Errc::usage, Position{-1}, "file name does not start with a base offset"});
+    return;
+  }
+  auto log = MappedFile::open(log_path);
+  if (!log.ok()) return io_problem(log_path, log.error().message + " (the index is checked against its segment)");
+  auto idx = MappedFile::open(path);
+  if (!idx.ok()) return io_problem(path, idx.error().message);
+  const offset_index::View view(idx->bytes(), Offset{base});
+  const int64_t entries = view.slot_count();
+  if (entries == 0) {
+    out_.print("{} is empty.\n", path);
+    return;
+  }
+  if (opts_.index_sanity_check) {
+    if (Status st = offset_index::sanity_check(view, absolute_path(path)); !st.ok()) return problem(path, st.error());
+    out_.print("{} passed sanity check.\n", path);
+    return;
+  }
+  std::vector<std::pair<int64_t, int64_t>> mismatches;
+  for (int64_t i = 0; i < entries; ++i) {
+    const auto op = view.offset_position(i);
+    if (i > 0 && op.offset.value == base) break;  // the zero tail of a preallocated index
+    Error err;
+    auto e = first_entry_at(log->bytes(), op.position, opts_.max_message_size, err);
+    if (!e) {
+      problem(path, Error{err.code, view.slot_position(i),
+                          fmt::format("entry {} (offset {}): {}", i, op.offset, err.message)});
+      break;
+    }
+    auto last = entry_last_offset(*e);
+    if (!last.ok()) {
+      problem(path, Error{last.error().code, view.slot_position(i),
+                          fmt::format("entry {} (offset {}): {}", i, op.offset, last.error().message)});
+      break;
+    }
+    if (*last != op.offset.value) mismatches.emplace_back(op.offset.value, *last);
+    // Entries go forward through the log: let the pages behind go, so RSS
+    // stays flat on large segments.
+    log->release_before(Position{op.position});
+    if (!opts_.verify_index_only) out_.print("offset: {} position: {}\n", op.offset, op.position);
+  }
+  if (!mismatches.empty()) {
+    auto& dst = pairs_for(index_mismatches_, absolute_path(path)).pairs;
+    dst.insert(dst.end(), mismatches.begin(), mismatches.end());
+  }
+}
+
+void Dumper::time_index_text(const std::string& path, const std::string& name) {
+  int64_t base = 0;
+  std::string log_path, index_path;
+  if (!sibling(path, name, ".log", base, log_path) || !sibling(path, name, ".index", base, index_path)) {
+    problem(path, Error{Errc::usage, Position{-1}, "file name does not start with a base offset"});
+    return;
+  }
+  auto log = MappedFile::open(log_path);
+  if (!log.ok()) return io_problem(log_path, log.error().message + " (the time index is checked against its segment)");
+  auto idx = MappedFile::open(index_path);
+  if (!idx.ok()) return io_problem(index_path, idx.error().message + " (the time index is checked through it)");
+  auto tidx = MappedFile::open(path);
+  if (!tidx.ok()) return io_problem(path, tidx.error().message);
+  const offset_index::View oview(idx->bytes(), Offset{base});
+  const time_index::View view(tidx->bytes(), Offset{base});
+  if (opts_.index_sanity_check) {
+    if (Status st = time_index::sanity_check(view, absolute_path(path)); !st.ok()) return problem(path, st.error());
+    out_.print("{} passed sanity check.\n", path);
+    return;
+  }
+  const std::string abs = absolute_path(path);
+  RecordWalker walker(opts_.max_decompressed_bytes);
+  int64_t prev_timestamp = -1;
+  const int64_t entries = view.slot_count();
+  for (int64_t i = 0; i < entries; ++i) {
+    const auto to = view.timestamp_offset(i);
+    if (i > 0 && to.offset.value == base) break;
+    const int64_t position = offset_index::lookup(oview, oview.slot_count(), to.offset).position;
+    const int64_t size = log->size();
+    if (position > size) {
+      problem(path, Error{Errc::bad_value, view.slot_position(i),
+                          fmt::format("entry {}: the offset index sends offset {} to log position {}, past the end ({} bytes)",
+                                      i, to.offset, position, size)});
+      break;
+    }
+    // Kafka 4.4 collects every batch from that position to the end before
+    // searching, so a bad size anywhere after it aborts the entry.
+    EntryScanner scan(log->bytes().subspan(static_cast<size_t>(position)), Position{position});
+    std::optional<EntryRef> found;
+    int64_t found_last = -1;
+    bool failed = false;
+    while (auto e = scan.next()) {
+      if (found) continue;
+      auto last = entry_last_offset(*e);
+      if (!last.ok()) { problem(path, last.error()); failed = true; break; }
+      if (*last >= to.offset.value) { found = e; found_last = *last; }
+    }
+    if (failed) break;
+    if (scan.end() == ScanEnd::bad_size || scan.end() == ScanEnd::zero_tail) {
+      problem(log_path, Error{Errc::bad_length, scan.valid_end(),
+                              fmt::format("size field {} below the minimum {} while looking for offset {}",
+                                          scan.stop_size(), kMinRecordOverhead, to.offset)});
+      break;
+    }
+    if (!found) {
+      pairs_for(time_not_found_, abs).pairs.emplace_back(to.offset.value, -1);
+    } else if (found_last != to.offset.value) {
+      pairs_for(time_not_found_, abs).pairs.emplace_back(to.offset.value, found_last);
+    } else {
+      int64_t max_ts = -1;
+      Status st = walker.walk(*found, [&](const RecordStamp& r) { max_ts = std::max(max_ts, r.timestamp); });
+      if (!st.ok()) { problem(log_path, st.error()); break; }
+      if (max_ts != to.timestamp_ms) pairs_for(time_mismatches_, abs).pairs.emplace_back(to.timestamp_ms, max_ts);
+      if (prev_timestamp >= to.timestamp_ms)
+        pairs_for(time_out_of_order_, abs).pairs.emplace_back(to.timestamp_ms, prev_timestamp);
+    }
+    if (!opts_.verify_index_only) out_.print("timestamp: {} offset: {}\n", to.timestamp_ms, to.offset);
+    prev_timestamp = to.timestamp_ms;
+  }
+}
+
+}  // namespace kseg

@@ -1,0 +1,558 @@
+// Text dump of .log and KRaft .checkpoint files, as DumpLogSegments prints them.
+#include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "formats/batch_v2.h"
+#include "formats/control.h"
+#include "formats/legacy.h"
+#include "lib/codec.h"
+#include "lib/cpus.h"
+#include "lib/mapped_file.h"
+#include "tools/ops/dump/dumper.h"
+#include "tools/ops/common/java_text.h"
+#include "tools/ops/dump/record_text.h"
+
+namespace kseg {
+
+using namespace std::string_view_literals;  // appends of literals without strlen
+
+namespace {
+const char* tf(bool b) { return b ? "true" : "false"; }
+}  // namespace
+
+// What printing a run of a file's entries produced: kept until its turn
+// comes, so runs can be printed on several threads and written in order.
+struct PrintedRun {
+  std::vector<EntryRef> entries;
+  Sink text;                  // collects only
+  std::vector<Error> problems;
+  bool any_offset = false;    // offsets seen: the first, the last, and the
+  int64_t first_offset = 0;   // non-consecutive pairs within the run
+  int64_t last_offset = 0;
+  std::vector<std::pair<int64_t, int64_t>> gaps;
+  bool aborted = false;       // Kafka would stop reading the file here
+  bool done = false;          // these two guarded by the pipeline's mutex
+  bool head = false;          // every earlier run is written: this one may write
+
+  void reset() {
+    entries.clear();
+    // A run of very large records leaves a large buffer; do not keep it.
+    if (text.capacity() > (16u << 20)) text.shrink();
+    text.clear();
+    problems.clear();
+    any_offset = aborted = done = head = false;
+    gaps.clear();
+  }
+};
+
+// Prints batches and records the way DumpLogSegments does, a run at a time;
+// one per thread, for its decompression and line buffers.
+struct LogPrinter {
+  LogPrinter(const DumpOptions& opts, bool deep_iteration) : o(opts), deep(deep_iteration) {}
+  const DumpOptions& o;
+  bool deep;
+  PrintedRun* r = nullptr;
+  // Called when the run's text passes o.run_text_cap: writes it out once
+  // every earlier run is written, so a run's text stays bounded.
+  std::function<void()> spill;
+  std::vector<uint8_t> scratch;
+  std::vector<legacy::InnerMessage> inner;
+  std::string line;
+  ParsedRecord parsed;
+
+  void print(PrintedRun& run) {
+    r = &run;
+    for (const EntryRef& e : run.entries)
+      if (!entry(e)) {
+        run.aborted = true;
+        break;
+      }
+    if (scratch.capacity() > (64u << 20)) std::vector<uint8_t>().swap(scratch);
+  }
+
+  void problem(Error e) { r->problems.push_back(std::move(e)); }
+
+  void bound_text() {
+    if (r->text.contents().size() > o.run_text_cap) spill();
+  }
+
+  // Returns false when the file cannot be read further (Kafka would abort).
+  bool entry(const EntryRef& e) { return e.magic >= 2 ? batch_v2(e) : legacy_entry(e); }
+
+  void note_offset(int64_t offset) {
+    if (!r->any_offset) {
+      r->any_offset = true;
+      r->first_offset = offset;
+    } else if (offset != r->last_offset + 1) {
+      r->gaps.emplace_back(r->last_offset, offset);
+    }
+    r->last_offset = offset;
+  }
+
+  static constexpr size_t kDirectValueBytes = 512;
+
+  // The key/payload part and the newline of a record line. `prefix` is what
+  // Kafka's running prefix holds at this point.
+  bool finish_record(const RecordView& rv, bool control, std::string_view prefix) {
+    if (o.print_data_log && !control && o.parser == RecordParser::plain) {
+      // The common case, decoded straight into the line.
+      const size_t bare = line.size();
+      for (const auto& [blob, name, label, decoder] :
+           {std::tuple{&rv.key, "key", "key: "sv, o.key_decoder}, std::tuple{&rv.value, "value", "payload: "sv, o.value_decoder}}) {
+        if (blob->null) continue;
+        line += prefix;
+        line += label;
+        prefix = " ";
+        // A large string value, the last field, is decoded straight into
+        // the run's text: copied once, not into the line and then again.
+        // Below kDirectValueBytes the extra write of the line costs more.
+        if (blob == &rv.value && decoder == ValueDecoder::string && blob->bytes.size() >= kDirectValueBytes) {
+          r->text.write(line);
+          line.clear();
+          append_java_utf8(r->text.buffer(), blob->bytes);
+          break;
+        }
+        if (!append_decoded(line, decoder, blob->bytes)) {
+          line.resize(bare);
+          line += '\n';
+          r->text.write(line);
+          problem(decoder_error(rv.offset, name, blob->bytes.size()));
+          return false;
+        }
+      }
+    } else if (o.print_data_log && !control) {
+      parse_record(o, rv, parsed);
+      if (parsed.error) {
+        line += '\n';
+        r->text.write(line);
+        problem(*parsed.error);
+        return false;
+      }
+      // Kafka 4.4 puts the running prefix before the payload too, so a
+      // keyless record under --skip-record-metadata starts "| payload:".
+      if (parsed.key) {
+        line += prefix;
+        line += "key: "sv;
+        line += *parsed.key;
+        prefix = " ";
+      }
+      if (parsed.payload) {
+        line += prefix;
+        line += "payload: "sv;
+        line += *parsed.payload;
+      }
+    }
+    line += '\n';
+    r->text.write(line);
+    bound_text();
+    return true;
+  }
+
+  bool batch_v2(const EntryRef& e) {
+    auto hr = v2::decode_header(e);
+    if (!hr.ok()) {
+      problem(Error{Errc::bad_length, e.position,
+                    fmt::format("v2 batch size {} is below the 61-byte batch header", e.bytes.size())});
+      return false;
+    }
+    const v2::BatchHeader& h = *hr;
+    const char* codec = codec_name(h.codec_id());
+    fmt::basic_memory_buffer<char, 48> horizon;  // no allocation per batch
+    if (h.has_delete_horizon())
+      fmt::format_to(fmt::appender(horizon), FMT_COMPILE("OptionalLong[{}]"), h.base_timestamp);
+    else
+      horizon.append(std::string_view("OptionalLong.empty"));
+    r->text.print(
+        FMT_COMPILE("baseOffset: {} lastOffset: {} count: {} baseSequence: {} lastSequence: {} producerId: {} "
+                    "producerEpoch: {} partitionLeaderEpoch: {} isTransactional: {} isControl: {} deleteHorizonMs: {}"),
+        h.base_offset, h.last_offset(), h.records_count, h.base_sequence, h.last_sequence(), h.producer_id,
+        h.producer_epoch, h.partition_leader_epoch, tf(h.is_transactional()), tf(h.is_control()),
+        std::string_view(horizon.data(), horizon.size()));
+    if (codec == nullptr) {
+      problem(Error{Errc::bad_codec, e.position + Length{v2::kAttributesOffset},
+                    fmt::format("unknown compression type id {} in batch attributes", h.codec_id())});
+      return false;
+    }
+    const bool valid = v2::compute_crc(e.bytes) == h.crc;
+    r->text.print(FMT_COMPILE(" position: {} {}: {} size: {} magic: {} compresscodec: {} crc: {} isvalid: {}\n"), e.position.value,
+              v2::timestamp_type_name(h.timestamp_type()), h.max_timestamp, e.bytes.size(), h.magic, codec, h.crc,
+              tf(valid));
+    if (!valid)
+      problem(Error{Errc::bad_crc, e.position,
+                    fmt::format("batch at offset {}: CRC-32C mismatch: stored {:#010x}, computed {:#010x}",
+                                h.base_offset, h.crc, v2::compute_crc(e.bytes))});
+    bound_text();
+    if (!deep) return true;
+    if (h.records_count < 0) {
+      problem(Error{Errc::bad_length, e.position + Length{v2::kRecordsCountOffset},
+                    fmt::format("invalid record count {} in v2 batch", h.records_count)});
+      return false;
+    }
+    auto records = v2::records_bytes(e, h, scratch, o.max_decompressed_bytes);
+    if (!records.ok()) {
+      problem(Error{records.error().code, e.position,
+                    fmt::format("batch at offset {}: {}", h.base_offset, records.error().message)});
+      return false;
+    }
+    const bool compressed = h.codec_id() != 0;
+    v2::RecordReader rr(*records, compressed ? Position{0} : e.position + Length{v2::kRecordBatchOverhead},
+                        h.records_count);
+    v2::Record rec;
+    while (rr.next(rec)) {
+      RecordView rv;
+      rv.offset = v2::wrapping_add(h.base_offset, rec.offset_delta);
+      rv.timestamp = h.timestamp_type() == v2::TimestampType::log_append_time ? h.max_timestamp
+                                                                               : v2::wrapping_add(h.base_timestamp, rec.timestamp_delta);
+      rv.key = rec.key;
+      rv.value = rec.value;
+      note_offset(rv.offset);
+      line.clear();
+      std::string_view prefix = "| ";
+      if (!o.skip_record_metadata) {
+        const int32_t seq = h.base_sequence >= 0 ? v2::increment_sequence(h.base_sequence, rec.offset_delta) : -1;
+        // Compiled format into a stack buffer, one append: printed per record.
+        fmt::basic_memory_buffer<char, 256> head;
+        fmt::format_to(fmt::appender(head),
+                       FMT_COMPILE("| offset: {} {}: {} keySize: {} valueSize: {} sequence: {} headerKeys: ["),
+                       rv.offset, std::string_view(v2::timestamp_type_name(h.timestamp_type())), rv.timestamp,
+                       rec.key.size(), rec.value.size(), seq);
+        line.append(head.data(), head.size());
+        v2::HeaderReader hr2(rec);
+        v2::Header hdr;
+        bool first = true;
+        while (hr2.next(hdr)) {
+          if (!first) line += ',';
+          first = false;
+          append_header_key(hdr.key);
+        }
+        line += ']';
+        if (h.is_control()) {
+          auto ctl = control::describe(rec.key, rec.value);
+          if (!ctl.ok()) {
+            r->text.write(line);
+            problem(Error{ctl.error().code, e.position,
+                          fmt::format("control record at offset {}: {}", rv.offset, ctl.error().message)});
+            return false;
+          }
+          line += *ctl;
+        }
+        prefix = " ";
+      }
+      if (!finish_record(rv, h.is_control(), prefix)) return false;
+    }
+    if (Status st = rr.finish(); !st.ok()) {
+      problem(Error{st.error().code, e.position,
+                    fmt::format("batch at offset {}{}: {}", h.base_offset,
+                                compressed ? " (decompressed stream)" : "", st.error().message)});
+      return false;
+    }
+    return true;
+  }
+
+  void append_header_key(std::string_view key);
+
+  bool legacy_entry(const EntryRef& e) {
+    auto mr = legacy::decode(e);
+    if (!mr.ok()) {
+      problem(mr.error());
+      return false;
+    }
+    const legacy::Message& m = *mr;
+    const char* codec = codec_name(m.codec_id());
+    if (codec == nullptr) {
+      r->text.print("offset: {}", m.offset);
+      problem(Error{Errc::bad_codec, e.position + Length{legacy::kAttributesOffset},
+                    fmt::format("unknown compression type id {} in message attributes", m.codec_id())});
+      return false;
+    }
+    const bool valid = legacy::compute_crc(e.bytes) == m.crc;
+    const char* ts_name = v2::timestamp_type_name(m.timestamp_type());
+    r->text.print(FMT_COMPILE("offset: {} position: {} {}: {} size: {} magic: {} compresscodec: {} crc: {} isvalid: {}\n"), m.offset,
+              e.position.value, ts_name, m.timestamp, e.bytes.size(), m.magic, codec, m.crc, tf(valid));
+    if (!valid)
+      problem(Error{Errc::bad_crc, e.position,
+                    fmt::format("message at offset {}: CRC-32 mismatch: stored {:#010x}, computed {:#010x}",
+                                m.offset, m.crc, legacy::compute_crc(e.bytes))});
+    bound_text();
+    if (!deep) return true;
+    if (m.codec_id() == 0) {
+      RecordView rv{m.offset, m.timestamp, m.key, m.value};
+      return legacy_record(rv, ts_name, valid, m.crc);
+    }
+    if (Status st = legacy::inner_messages(m, scratch, o.max_decompressed_bytes, inner); !st.ok()) {
+      problem(Error{st.error().code, e.position,
+                    fmt::format("compressed message set at offset {}: {}", m.offset, st.error().message)});
+      return false;
+    }
+    for (const auto& im : inner) {
+      RecordView rv{im.absolute_offset, im.timestamp, im.message.key, im.message.value};
+      if (!legacy_record(rv, ts_name, im.crc_valid, im.message.crc)) return false;
+    }
+    return true;
+  }
+
+  bool legacy_record(const RecordView& rv, const char* ts_name, bool valid, uint32_t crc) {
+    note_offset(rv.offset);
+    line.clear();
+    std::string_view prefix = "| ";
+    if (!o.skip_record_metadata) {
+      // Kafka 4.4 no longer prints the stray "}" older releases put after the crc.
+      fmt::basic_memory_buffer<char, 256> head;
+      fmt::format_to(fmt::appender(head),
+                     FMT_COMPILE("| offset: {} {}: {} keySize: {} valueSize: {} isValid: {} crc: {}"), rv.offset,
+                     std::string_view(ts_name), rv.timestamp, rv.key.size(), rv.value.size(), std::string_view(tf(valid)),
+                     crc);
+      line.append(head.data(), head.size());
+      prefix = " ";
+    }
+    return finish_record(rv, false, prefix);
+  }
+};
+
+void LogPrinter::append_header_key(std::string_view key) {
+  append_java_utf8(line, Bytes{reinterpret_cast<const uint8_t*>(key.data()), key.size()});
+}
+
+namespace {
+
+// Cuts the next run of entries off the scan: about `bytes` of the file, and
+// few enough batches and records that the text it prints stays small.
+bool cut_run(EntryScanner& scan, PrintedRun& run, size_t bytes) {
+  constexpr size_t kMaxEntries = 1024;
+  constexpr int64_t kMaxRecords = 16384;
+  size_t taken = 0;
+  int64_t records = 0;
+  while (taken < bytes && run.entries.size() < kMaxEntries && records < kMaxRecords) {
+    auto e = scan.next();
+    if (!e) break;
+    taken += e->bytes.size();
+    if (e->magic >= 2 && e->bytes.size() >= static_cast<size_t>(v2::kRecordBatchOverhead)) {
+      const auto count = static_cast<int32_t>(load_be32(e->bytes.data() + v2::kRecordsCountOffset));
+      records += std::max(count, 1);
+    } else {
+      records += 1;
+    }
+    run.entries.push_back(*e);
+  }
+  return !run.entries.empty();
+}
+
+// Worker threads printing runs handed to them; the caller writes the runs
+// out in file order as each is done. A run whose text grows past the cap
+// waits until it is the oldest, then writes straight to `out`: the caller
+// is then blocked in wait() on that very run, so `out` has one writer.
+class PrintPipeline {
+ public:
+  PrintPipeline(const DumpOptions& o, bool deep, unsigned threads, Sink& out) : out_(out) {
+    try {
+      for (unsigned t = 0; t < threads; ++t)
+        workers_.emplace_back([this, &o, deep] { work(o, deep); });
+    } catch (...) {
+      stop();  // the threads already started must see it before they are joined
+      throw;
+    }
+  }
+  ~PrintPipeline() { stop(); }
+  void submit(PrintedRun* r) {
+    {
+      std::lock_guard lock(m_);
+      queue_.push_back(r);
+    }
+    work_.notify_one();
+  }
+  // Marks `r` the oldest run not yet written and waits until it is printed.
+  void wait(PrintedRun& r) {
+    std::unique_lock lock(m_);
+    r.head = true;
+    changed_.notify_all();
+    changed_.wait(lock, [&] { return r.done; });
+  }
+
+ private:
+  void work(const DumpOptions& o, bool deep) {
+    LogPrinter printer(o, deep);
+    printer.spill = [this, &printer] {
+      PrintedRun& r = *printer.r;
+      {
+        std::unique_lock lock(m_);
+        changed_.wait(lock, [&] { return r.head || stop_; });
+        if (stop_) {  // the file ended earlier: this text is not wanted
+          r.text.clear();
+          return;
+        }
+      }
+      out_.write_large(r.text.contents());
+      r.text.clear();
+    };
+    while (PrintedRun* r = take()) {
+      printer.print(*r);
+      {
+        std::lock_guard lock(m_);
+        r->done = true;
+      }
+      changed_.notify_all();
+    }
+  }
+  PrintedRun* take() {
+    std::unique_lock lock(m_);
+    work_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+    if (queue_.empty()) return nullptr;
+    PrintedRun* r = queue_.front();
+    queue_.pop_front();
+    return r;
+  }
+  void stop() {
+    {
+      std::lock_guard lock(m_);
+      stop_ = true;
+      queue_.clear();
+    }
+    work_.notify_all();
+    changed_.notify_all();
+  }
+  Sink& out_;
+  std::mutex m_;
+  std::condition_variable work_, changed_;
+  std::deque<PrintedRun*> queue_;
+  bool stop_ = false;
+  std::vector<std::jthread> workers_;  // last: joined before the rest goes
+};
+
+}  // namespace
+
+void Dumper::log_text(const std::string& path, const std::string& name) {
+  const auto first_dot = name.find('.');
+  if (name.ends_with(".log")) {
+    int64_t base = 0;
+    if (!parse_java_long(name.substr(0, first_dot), base)) {
+      problem(path, Error{Errc::usage, Position{-1}, "file name does not start with a base offset"});
+      return;
+    }
+    out_.print("Log starting offset: {}\n", base);
+  } else if (name == "bootstrap.checkpoint") {
+    out_.print("KRaft bootstrap snapshot\n");
+  } else {
+    // <20-digit end offset>-<10-digit epoch>.checkpoint
+    const std::string stem = name.substr(0, name.size() - std::string_view(".checkpoint").size());
+    int64_t offset = 0, epoch = 0;
+    if (stem.size() != 31 || stem[20] != '-' || !parse_java_long(stem.substr(0, 20), offset) ||
+        !parse_java_long(stem.substr(21), epoch) || offset < 0 || epoch < 0) {
+      problem(path, Error{Errc::usage, Position{-1},
+                          "not a KRaft snapshot name (<20-digit offset>-<10-digit epoch>.checkpoint)"});
+      return;
+    }
+    out_.print("Snapshot end offset: {}, epoch: {}\n", offset, epoch);
+  }
+  if (opts_.max_bytes < 0) {
+    problem(path, Error{Errc::usage, Position{-1}, fmt::format("invalid --max-bytes {}", opts_.max_bytes)});
+    return;
+  }
+  auto file = MappedFile::open(path, opts_.max_bytes);
+  if (!file.ok()) {
+    io_problem(path, file.error().message);
+    return;
+  }
+  const bool deep = opts_.deep_iteration || opts_.print_data_log;
+  unsigned threads = opts_.threads > 0 ? opts_.threads : usable_cpus();
+  threads = std::min(threads, kMaxDumpThreads);
+  if (file->size() < 2 * static_cast<int64_t>(opts_.run_bytes)) threads = 1;  // not worth a thread
+  // Enough runs in flight to keep every thread busy while the oldest is
+  // written; each holds at most about run_text_cap of text.
+  std::vector<PrintedRun> runs(threads > 1 ? threads + 3 : 1);
+  std::optional<LogPrinter> self;
+  std::optional<PrintPipeline> pipeline;
+  if (threads > 1) {
+    pipeline.emplace(opts_, deep, threads, out_);
+  } else {
+    self.emplace(opts_, deep);
+    self->spill = [&] {
+      out_.write_large(self->r->text.contents());
+      self->r->text.clear();
+    };
+  }
+  EntryScanner scan(file->bytes(), Position{0});
+  // Kafka 4.4 starts from -1, so a file whose first record is not offset 0
+  // reports (-1, first) too.
+  int64_t last_offset = -1;
+  std::vector<std::pair<int64_t, int64_t>> gaps;
+  // Writes a printed run out; false if the file ends there.
+  auto write_out = [&](PrintedRun& r) {
+    out_.write_large(r.text.contents());
+    for (const Error& e : r.problems) problem(path, e);
+    if (r.any_offset) {
+      if (r.first_offset != last_offset + 1) gaps.emplace_back(last_offset, r.first_offset);
+      gaps.insert(gaps.end(), r.gaps.begin(), r.gaps.end());
+      last_offset = r.last_offset;
+    }
+    if (!r.entries.empty()) file->release_before(r.entries.back().position);
+    return !r.aborted;
+  };
+  bool aborted = false;
+  if (self) {
+    for (PrintedRun& r = runs[0];;) {
+      r.reset();
+      if (!cut_run(scan, r, opts_.run_bytes)) break;
+      self->print(r);
+      if (!write_out(r)) { aborted = true; break; }
+    }
+  } else {
+    // Runs in flight are runs[next], runs[next + 1], ... (mod size), oldest first.
+    size_t next = 0, in_flight = 0;
+    bool more = true;
+    while (true) {
+      while (more && in_flight < runs.size()) {
+        PrintedRun& r = runs[(next + in_flight) % runs.size()];
+        r.reset();
+        if (!cut_run(scan, r, opts_.run_bytes)) { more = false; break; }
+        pipeline->submit(&r);
+        ++in_flight;
+      }
+      if (in_flight == 0) break;
+      PrintedRun& r = runs[next];
+      pipeline->wait(r);
+      next = (next + 1) % runs.size();
+      --in_flight;
+      if (!write_out(r)) { aborted = true; break; }
+    }
+  }
+  pipeline.reset();  // before `runs` goes: workers may still hold one
+  if (!gaps.empty()) {
+    auto& dst = pairs_for(non_consecutive_, absolute_path(path));
+    dst.pairs.insert(dst.pairs.end(), gaps.begin(), gaps.end());
+  }
+  if (aborted) return;
+  const Position end = scan.valid_end();
+  switch (scan.end()) {
+    case ScanEnd::zero_tail:
+      problem(path, Error{Errc::bad_length, end,
+                          fmt::format("zero-filled tail: {} zero bytes from here to the end of the file (as a "
+                                      "preallocated or crashed segment leaves them)",
+                                      scan.trailing().bytes)});
+      return;
+    case ScanEnd::bad_size:
+      problem(path, Error{Errc::bad_length, end,
+                          fmt::format("batch at offset {}: size field {} is below the minimum {}", scan.stop_offset(),
+                                      scan.stop_size(), kMinRecordOverhead)});
+      return;
+    default: break;
+  }
+  const int64_t trailing = scan.trailing().bytes;
+  if (trailing > 0 && opts_.max_bytes == INT32_MAX) {
+    out_.print("Found {} invalid bytes at the end of {}\n", trailing, name);
+    problem(path, Error{Errc::truncated, end,
+                        scan.end() == ScanEnd::partial_tail
+                            ? fmt::format("torn tail: batch at offset {} declares {} bytes, only {} remain",
+                                          scan.stop_offset(), kLogOverhead + scan.stop_size(), trailing)
+                            : fmt::format("{} trailing bytes, too few for a batch header", trailing)});
+  }
+}
+
+}  // namespace kseg

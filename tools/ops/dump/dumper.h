@@ -1,0 +1,72 @@
+// The state of one kseg-dump run: options, output sinks, the end-of-run
+// summaries Kafka prints on stderr, and the exit code so far.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "formats/log_entry.h"
+#include "lib/status.h"
+#include "tools/ops/dump/dump.h"
+#include "tools/ops/common/sink.h"
+
+namespace kseg {
+
+class Dumper {
+ public:
+  Dumper(const DumpOptions& o, Sink& out, Sink& err) : opts_(o), out_(out), err_(err) {}
+
+  void dump_file(const std::string& path);
+  // Prints the end-of-run summaries and returns the exit code.
+  int finish();
+
+  // The text form of each file type (dump_text_*.cc).
+  void log_text(const std::string& path, const std::string& name);
+  void index_text(const std::string& path, const std::string& name);
+  void time_index_text(const std::string& path, const std::string& name);
+  void snapshot_text(const std::string& path);
+  void txn_index_text(const std::string& path, const std::string& name);
+
+  // The JSON form (dump_json.cc).
+  void dump_file_json(const std::string& path);
+  void log_json(const std::string& path, int64_t base_offset);
+  void index_json(const std::string& path, int64_t base_offset, bool time);
+  void state_json(const std::string& path, bool snapshot);
+  void emit(const nlohmann::ordered_json& obj);
+  void emit_problem(const std::string& path, const Error& e);
+  void close_json();
+
+  // Reports a problem on stderr, once, and marks the run as failed.
+  void problem(const std::string& path, const Error& e);
+  void io_problem(const std::string& path, const std::string& what);
+
+  const DumpOptions& opts() const { return opts_; }
+  Sink& out() { return out_; }
+
+ private:
+  friend struct LogPrinter;
+  const DumpOptions& opts_;
+  Sink& out_;
+  Sink& err_;
+  int exit_ = kExitOk;
+  int64_t emitted_ = 0;  // JSON objects written so far
+  struct Pairs {
+    std::string file;  // absolute path, as Kafka prints it
+    std::vector<std::pair<int64_t, int64_t>> pairs;
+  };
+  Pairs& pairs_for(std::vector<Pairs>& list, const std::string& abs_path);
+  std::vector<Pairs> index_mismatches_, time_mismatches_, time_out_of_order_, time_not_found_, non_consecutive_;
+};
+
+// Kafka's java.io.File(path).toString(): duplicate and trailing separators go.
+std::string java_file_path(const std::string& path);
+std::string absolute_path(const std::string& path);
+std::string base_name(const std::string& path);
+std::string dir_name(const std::string& path);
+// The part of a file name before its first '.', parsed as Java's Long.parseLong would.
+bool parse_java_long(const std::string& s, int64_t& out);
+
+}  // namespace kseg

@@ -1,0 +1,63 @@
+// Parsers for Kafka's internal topics (__consumer_offsets,
+// __transaction_state, __cluster_metadata), printing what DumpLogSegments'
+// --offsets-decoder, --transaction-log-decoder and --cluster-metadata-decoder
+// print. The decoding lives in formats/; this file maps it onto ParsedRecord.
+#include <fmt/format.h>
+
+#include "formats/coordinator_records.h"
+#include "formats/metadata_records.h"
+#include "tools/ops/dump/record_text.h"
+
+namespace kseg {
+
+namespace {
+
+void parse_coordinator(coordinator::Topic topic, const RecordView& r, ParsedRecord& out) {
+  if (r.key.null) {  // Kafka throws here and the dump stops
+    out.error = Error{Errc::bad_value, Position{-1},
+                      fmt::format("Failed to decode message at offset {} using the specified decoder (message had "
+                                  "a missing key)", r.offset)};
+    return;
+  }
+  std::optional<Bytes> value;
+  if (!r.value.null) value = r.value.bytes;
+  auto text = coordinator::parse(topic, r.offset, r.key.bytes, value);
+  if (!text.ok()) {
+    out.error = text.error();
+    return;
+  }
+  out.key = std::move(text.value().key);
+  out.payload = std::move(text.value().value);
+}
+
+}  // namespace
+
+void parse_offsets_record(const RecordView& r, ParsedRecord& out) {
+  parse_coordinator(coordinator::Topic::group, r, out);
+}
+
+void parse_transaction_log_record(const RecordView& r, ParsedRecord& out) {
+  parse_coordinator(coordinator::Topic::transaction, r, out);
+}
+
+void parse_cluster_metadata_record(const RecordView& r, ParsedRecord& out) {
+  // No key for metadata records. A null value makes Kafka's reader throw a
+  // NullPointerException, which we report as an error rather than imitate.
+  if (r.value.null) {
+    out.error = Error{Errc::bad_value, Position{-1}, fmt::format("record at offset {}: null metadata record value",
+                                                                  r.offset)};
+    return;
+  }
+  metadata::Text text = metadata::parse(r.value.bytes);
+  switch (text.outcome) {
+    case metadata::Outcome::ok: out.payload = std::move(text.text); break;
+    case metadata::Outcome::kafka_error:
+      out.payload = fmt::format("Error at {}, skipping. {}", r.offset, text.text);
+      break;
+    case metadata::Outcome::unsupported:
+      out.error = Error{Errc::usage, Position{-1}, fmt::format("record at offset {}: {}", r.offset, text.text)};
+      break;
+  }
+}
+
+}  // namespace kseg

@@ -1,0 +1,124 @@
+#include "tools/ops/reindex/reindex.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "formats/file_names.h"
+#include "lib/cpus.h"
+#include "tools/ops/common/exit_codes.h"
+#include "tools/ops/common/sink.h"
+
+namespace kseg {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Target {
+  std::string partition_dir;
+  std::optional<Offset> only_base;  // a single segment was named
+};
+
+bool has_log_files(const fs::path& dir) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.is_regular_file() && e.path().extension() == ".log") return true;
+  return false;
+}
+
+// A .log file, a partition directory (holds .log files) or a log directory
+// (each sub-directory holding .log files; hidden ones such as our backups skipped).
+Result<std::vector<Target>> expand_targets(const std::vector<std::string>& paths) {
+  std::vector<Target> out;
+  for (const auto& p : paths) {
+    std::error_code ec;
+    if (fs::is_regular_file(p, ec)) {
+      auto n = file_names::parse_segment_file_name(fs::path(p).filename().string());
+      if (!n.ok() || n->kind != file_names::FileKind::log)
+        return Error{Errc::usage, Position{-1}, fmt::format("{}: not a segment (.log) file", p)};
+      const auto parent = fs::path(p).parent_path();
+      out.push_back({parent.empty() ? std::string(".") : parent.string(), n->offset});
+    } else if (!fs::is_directory(p, ec)) {
+      return Error{Errc::io, Position{-1}, fmt::format("{}: no such file or directory", p)};
+    } else if (has_log_files(p)) {
+      out.push_back({p, std::nullopt});
+    } else {
+      std::vector<std::string> dirs;
+      for (const auto& e : fs::directory_iterator(p, ec))
+        if (e.is_directory() && e.path().filename().string()[0] != '.' && has_log_files(e.path()))
+          dirs.push_back(e.path().string());
+      std::sort(dirs.begin(), dirs.end());
+      for (auto& d : dirs) out.push_back({d, std::nullopt});
+    }
+  }
+  return out;
+}
+
+Result<recover::Config> resolve_config(const ReindexOptions& o) {
+  recover::Config c;
+  if (!o.topic_config.empty()) KSEG_RETURN_IF_ERROR(read_topic_config(o.topic_config, c));
+  if (o.index_interval_bytes) c.index_interval_bytes = *o.index_interval_bytes;
+  if (o.segment_index_bytes) c.segment_index_bytes = *o.segment_index_bytes;
+  c.threads = o.threads ? o.threads : usable_cpus();
+  if (c.index_interval_bytes < 0 || c.segment_index_bytes < 4)
+    return Error{Errc::usage, Position{-1}, "index.interval.bytes must be >= 0 and segment.index.bytes >= 4"};
+  return c;
+}
+
+// Plans, prints and applies one partition; returns its exit code.
+int reindex_partition(const Target& t, const recover::Config& config, const ReindexOptions& o, Sink& out, Sink& err) {
+  auto plan = plan_partition(t.partition_dir, config, o.repair, t.only_base);
+  if (!plan.ok()) {
+    err.print("kseg-reindex: {}\n", plan.error().message);
+    return kExitIo;
+  }
+  for (const auto& p : plan->problems) err.print("kseg-reindex: {}\n", p);
+  safe::print_plan(plan->plan, out);
+  if (plan->plan.empty()) {
+    out.print("{}: {} segment{} checked, nothing to change\n", t.partition_dir, plan->segments,
+              plan->segments == 1 ? "" : "s");
+  } else if (o.dry_run) {
+    out.print("{}: dry run: {} change{} planned, nothing written\n", t.partition_dir, plan->plan.actions.size(),
+              plan->plan.actions.size() == 1 ? "" : "s");
+  } else {
+    out.flush();
+    auto applied = safe::apply(plan->plan, {false, o.backup, o.backup_dir});
+    if (!applied.ok()) {
+      err.print("kseg-reindex: {}: {}\n", t.partition_dir, applied.error().message);
+      return kExitIo;
+    }
+    out.print("{}: {} change{} applied{}\n", t.partition_dir, plan->plan.actions.size(),
+              plan->plan.actions.size() == 1 ? "" : "s",
+              applied->empty() ? std::string(" (no backup)") : fmt::format("; originals in {}", *applied));
+  }
+  return plan->problems.empty() ? kExitOk : kExitProblems;
+}
+
+}  // namespace
+
+int run_reindex(const ReindexOptions& o, Sink& out, Sink& err) {
+  auto config = resolve_config(o);
+  if (!config.ok()) {
+    err.print("kseg-reindex: {}\n", config.error().message);
+    return config.error().code == Errc::usage ? kExitUsage : kExitIo;
+  }
+  auto targets = expand_targets(o.paths);
+  if (!targets.ok()) {
+    err.print("kseg-reindex: {}\n", targets.error().message);
+    return targets.error().code == Errc::usage ? kExitUsage : kExitIo;
+  }
+  // Refuse before planning anything if a broker holds any involved log dir.
+  for (const auto& t : *targets) {
+    Status st = safe::check_unlocked(t.partition_dir + "/..");
+    if (!st.ok() && !o.dry_run) {
+      err.print("kseg-reindex: {}\n", st.error().message);
+      return kExitIo;
+    }
+    if (!st.ok()) err.print("kseg-reindex: warning: {}\n", st.error().message);
+  }
+  int rc = kExitOk;
+  for (const auto& t : *targets) rc = std::max(rc, reindex_partition(t, *config, o, out, err));
+  return rc;
+}
+
+}  // namespace kseg

@@ -1,0 +1,68 @@
+// kseg-reindex: rebuild .index and .timeindex files from the .log exactly as
+// Kafka's LogSegment.recover writes them, and with --recover cut a partition
+// at its first invalid batch as Kafka's unclean-shutdown recovery does
+// (truncate that segment, delete every later one), or with --salvage keep
+// every valid batch around the invalid bytes (segment_salvage.h). All writes
+// go through safe_write.h. See man/kseg-reindex.1.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "formats/segment_recover.h"
+#include "lib/mapped_file.h"
+#include "tools/ops/write/safe_write.h"
+
+namespace kseg {
+
+class Sink;
+
+// What to do with invalid bytes in a .log.
+enum class Repair {
+  none,     // report them (exit 1), rebuild indexes over the valid part
+  recover,  // Kafka's unclean recovery: truncate there, delete later segments
+  salvage,  // cut out only the invalid bytes, keep later batches and segments
+};
+
+struct ReindexOptions {
+  std::vector<std::string> paths;  // .log files, partition directories or log directories
+  std::optional<int32_t> index_interval_bytes;
+  std::optional<int32_t> segment_index_bytes;
+  std::string topic_config;  // a properties file (index.interval.bytes, segment.index.bytes)
+  Repair repair = Repair::none;
+  bool dry_run = false;
+  bool backup = true;
+  std::string backup_dir;
+  unsigned threads = 0;  // batches judged in parallel; 0: usable_cpus()
+};
+
+// The plan for one partition directory, and what it cannot fix.
+struct PartitionPlan {
+  safe::Plan plan;
+  std::vector<std::string> problems;  // left as they are (e.g. invalid bytes without --recover/--salvage)
+  bool refused = false;               // Kafka would fail on it: nothing planned
+  int64_t segments = 0;
+};
+
+// The common case, a segment of valid batches only, recovered from `log`'s
+// mapping read in `block`-byte blocks by config.threads threads (at most 4;
+// reindex_clean.cc), up to the size it was mapped at, dropping the pages it
+// has read from the mapping. nullopt when it is not that case or anything
+// fails: then recover_segment, which plan_partition falls back to, says what.
+std::optional<recover::SegmentRecovery> recover_clean(MappedFile& log, Offset base, const recover::Config& config,
+                                                      size_t block = 2u << 20);
+
+// `only_base`: plan just that segment (a .log path was given).
+Result<PartitionPlan> plan_partition(const std::string& dir, const recover::Config& config, Repair repair,
+                                     std::optional<Offset> only_base = std::nullopt);
+
+// Reads index.interval.bytes and segment.index.bytes from a Java properties
+// file into `config` (keys absent: unchanged).
+Status read_topic_config(const std::string& path, recover::Config& config);
+
+// Runs a whole reindex; returns the exit code.
+int run_reindex(const ReindexOptions& options, Sink& out, Sink& err);
+
+}  // namespace kseg

@@ -1,0 +1,273 @@
+// Planning for kseg-reindex: what each segment of a partition should look
+// like after Kafka's recovery, compared with what is on disk.
+#include <algorithm>
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+
+#include "formats/file_names.h"
+#include "formats/segment_salvage.h"
+#include "lib/mapped_file.h"
+#include "tools/ops/reindex/reindex.h"
+
+namespace kseg {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Segment {
+  Offset base;
+  std::string log_name;
+  recover::SegmentRecovery recovery;
+};
+
+std::string file_name(Offset base, file_names::FileKind kind) { return file_names::segment_file_name(base, kind); }
+
+Result<std::vector<Offset>> list_segments(const std::string& dir) {
+  std::vector<Offset> bases;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (!e.is_regular_file()) continue;
+    auto n = file_names::parse_segment_file_name(e.path().filename().string());
+    if (n.ok() && n->kind == file_names::FileKind::log && n->transient == file_names::TransientSuffix::none &&
+        n->canonical_prefix)
+      bases.push_back(n->offset);
+  }
+  if (ec) return Error{Errc::io, Position{-1}, fmt::format("cannot list {}: {}", dir, ec.message())};
+  std::sort(bases.begin(), bases.end());
+  return bases;
+}
+
+// The current bytes of a small file, or nullopt when it does not exist.
+Result<std::optional<std::vector<uint8_t>>> read_if_exists(const std::string& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return std::optional<std::vector<uint8_t>>();
+  auto f = MappedFile::open(path);
+  if (!f.ok()) return f.error();
+  return std::optional<std::vector<uint8_t>>(std::vector<uint8_t>(f->bytes().begin(), f->bytes().end()));
+}
+
+Status plan_index(const std::string& dir, const std::string& name, const std::vector<uint8_t>& want,
+                  int64_t entry_size, safe::Plan& plan) {
+  auto have = read_if_exists(dir + "/" + name);
+  if (!have.ok()) return have.status();
+  if (have->has_value() && **have == want) return {};
+  const std::string was = have->has_value() ? fmt::format("was {} bytes", (*have)->size()) : std::string("was missing");
+  plan.actions.push_back({safe::Action::Kind::write, name, want, {},
+                          fmt::format("rebuilt: {} entries, {} bytes ({})", want.size() / static_cast<size_t>(entry_size),
+                                      want.size(), was)});
+  return {};
+}
+
+std::string offsets_text(std::optional<Offset> first, std::optional<Offset> last) {
+  if (!first || !last) return "no offsets";
+  return fmt::format("offsets {}..{}", *first, *last);
+}
+
+std::string declared_text(const recover::RemovedRange& removed) {
+  return removed.entries > 0
+             ? fmt::format("{} as declared by {} entr{} there", offsets_text(removed.first_offset, removed.last_offset),
+                           removed.entries, removed.entries == 1 ? "y" : "ies")
+             : std::string("no readable entry");
+}
+
+void plan_truncation(const Segment& s, Bytes log, safe::Plan& plan) {
+  const auto& r = s.recovery;
+  const std::string what = declared_text(recover::describe_removed(log, r.valid_end, s.base));
+  plan.actions.push_back(
+      {safe::Action::Kind::copy_ranges, s.log_name, {}, {{0, r.valid_end.value}},
+       fmt::format("keep {} of {} bytes (last kept offset {}); remove bytes [{}, {}): {} ({}: {})", r.valid_end,
+                   r.file_size, r.last_offset ? fmt::format("{}", *r.last_offset) : std::string("none"),
+                   r.valid_end, r.file_size, what, recover::stop_name(r.stop), r.stop_detail)});
+}
+
+void plan_removal(const std::string& dir, const Segment& s, Offset cut_base, safe::Plan& plan) {
+  using file_names::FileKind;
+  // .log first: a crash part-way leaves orphan indexes, which Kafka deletes.
+  for (FileKind k : {FileKind::log, FileKind::index, FileKind::timeindex, FileKind::txnindex}) {
+    const std::string name = file_name(s.base, k);
+    std::error_code ec;
+    if (!fs::exists(dir + "/" + name, ec)) continue;
+    const std::string why =
+        k == FileKind::log ? fmt::format("{} bytes, {}: follows truncated segment {} (Kafka's recovery deletes it)",
+                                         s.recovery.file_size, offsets_text(s.recovery.first_offset, s.recovery.last_offset),
+                                         cut_base)
+                           : std::string("index of a removed segment");
+    plan.actions.push_back({safe::Action::Kind::remove, name, {}, {}, why});
+  }
+}
+
+// --salvage: the .log as the concatenation of the kept ranges, one report
+// per gap. `r` is the recovery of the new layout.
+void plan_salvage(const Segment& s, const recover::Salvage& sv, const recover::SegmentRecovery& r, Length old_size,
+                  safe::Plan& plan) {
+  safe::Action a{safe::Action::Kind::copy_ranges, s.log_name, {}, {}, ""};
+  for (const auto& p : sv.kept) a.ranges.push_back({p.begin.value, (p.end - p.begin).bytes});
+  a.why = fmt::format("keep {} of {} bytes in {} range{} ({} batches, offsets up to {}); {} gap{}", sv.kept_bytes(),
+                      old_size, sv.kept.size(), sv.kept.size() == 1 ? "" : "s", r.valid_batches,
+                      r.last_offset ? fmt::format("{}", *r.last_offset) : std::string("none"), sv.gaps.size(),
+                      sv.gaps.size() == 1 ? "" : "s");
+  for (const auto& g : sv.gaps)
+    a.why += fmt::format("; remove bytes [{}, {}): {}{} ({}: {})", g.begin, g.end, declared_text(g.declared),
+                         g.skipped_valid > 0 ? fmt::format(", {} valid batch{} out of offset order", g.skipped_valid,
+                                                                 g.skipped_valid == 1 ? "" : "es")
+                                             : std::string(),
+                         g.reason, g.detail);
+  plan.actions.push_back(std::move(a));
+}
+
+// Salvages a damaged segment and replaces s.recovery by Kafka's recovery of
+// the new layout. Each pass maps the file afresh so that it can release what
+// it has read: resident memory stays flat on large segments.
+Result<recover::Salvage> salvage(const std::string& dir, Segment& s, const recover::Config& config) {
+  const std::string path = dir + "/" + s.log_name;
+  auto f = MappedFile::open(path);
+  if (!f.ok()) return f.error();
+  auto sv = recover::salvage_segment(f->bytes(), s.base, config, [&](Position p) { f->release_before(p); });
+  if (!sv.ok()) return sv.error();
+  auto g = MappedFile::open(path);
+  if (!g.ok()) return g.error();
+  auto layout = recover::recover_layout(g->bytes(), sv->kept, s.base, config, [&](Position p) { g->release_before(p); });
+  if (!layout.ok()) return layout.error();
+  s.recovery = std::move(*layout);
+  return sv;
+}
+
+// A segment that stays: its rebuilt indexes, and under a repair its .log cut
+// at the first invalid batch (recover) or cut around its invalid bytes (salvage).
+Status plan_kept(const std::string& dir, Segment& s, Bytes log, Repair repair, const recover::Config& config,
+                 PartitionPlan& out) {
+  const std::string index_name = file_name(s.base, file_names::FileKind::index);
+  const bool rewrite = repair != Repair::none && s.recovery.truncates();
+  const Length old_size = s.recovery.file_size;
+  std::optional<recover::Salvage> sv;
+  if (rewrite && repair == Repair::salvage) {
+    auto found = salvage(dir, s, config);
+    if (!found.ok()) return found.error();
+    sv = std::move(*found);
+  }
+  const auto& r = s.recovery;
+  if (rewrite) {
+    // Without its .index Kafka recovers the segment at any start-up, so a
+    // crash after this unlink is finished by the broker (safe_write.h).
+    out.plan.actions.push_back({safe::Action::Kind::hide, index_name, {}, {},
+                                "so that a crash from here on makes Kafka recover this segment"});
+  } else {
+    KSEG_RETURN_IF_ERROR(plan_index(dir, index_name, r.offset_index, 8, out.plan));
+  }
+  KSEG_RETURN_IF_ERROR(plan_index(dir, file_name(s.base, file_names::FileKind::timeindex), r.time_index, 12, out.plan));
+  if (rewrite) {
+    if (sv) plan_salvage(s, *sv, r, old_size, out.plan);
+    else plan_truncation(s, log, out.plan);
+    out.plan.actions.push_back({safe::Action::Kind::write, index_name, r.offset_index, {},
+                                fmt::format("rebuilt: {} entries, {} bytes (renamed last)", r.offset_index.size() / 8,
+                                            r.offset_index.size())});
+  } else if (r.truncates()) {
+    out.problems.push_back(fmt::format("{}/{}: {} invalid bytes from position {} ({}: {}); --salvage or --recover removes them", dir,
+                                       s.log_name, r.file_size - Length{r.valid_end.value}, r.valid_end,
+                                       recover::stop_name(r.stop), r.stop_detail));
+  }
+  return {};
+}
+
+// Temporary files a crashed run left that this plan does not rewrite: ours,
+// ignored by Kafka, but clutter (a plan that rewrites one reuses the name).
+void plan_stale_tmp(const std::string& dir, safe::Plan& plan) {
+  const std::string suffix = safe::kTmpSuffix;
+  std::vector<std::string> stale;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (!e.is_regular_file() || name.size() <= suffix.size() || !name.ends_with(suffix)) continue;
+    const std::string target = name.substr(0, name.size() - suffix.size());
+    const bool rewritten = std::any_of(plan.actions.begin(), plan.actions.end(), [&](const safe::Action& a) {
+      return a.name == target && a.kind != safe::Action::Kind::remove && a.kind != safe::Action::Kind::hide;
+    });
+    if (!rewritten) stale.push_back(name);
+  }
+  std::sort(stale.begin(), stale.end());
+  for (auto& n : stale) plan.actions.push_back({safe::Action::Kind::remove, n, {}, {}, "left by an interrupted kseg run"});
+}
+
+}  // namespace
+
+Result<PartitionPlan> plan_partition(const std::string& dir, const recover::Config& config, Repair repair,
+                                     std::optional<Offset> only_base) {
+  PartitionPlan out;
+  out.plan.partition_dir = dir;
+  auto bases = list_segments(dir);
+  if (!bases.ok()) return bases.error();
+  std::optional<Offset> cut_base;  // the segment --recover truncated; later ones go
+  for (Offset base : *bases) {
+    if (only_base && base != *only_base) continue;
+    Segment s{base, file_name(base, file_names::FileKind::log), {}};
+    auto log = MappedFile::open(dir + "/" + s.log_name);
+    if (!log.ok()) return log.error();
+    auto clean = recover_clean(*log, base, config);
+    auto r = clean ? Result<recover::SegmentRecovery>(std::move(*clean))
+                   : recover::recover_segment(log->bytes(), base, config, [&](Position p) { log->release_before(p); });
+    if (!r.ok() && repair == Repair::salvage && r.error().code == Errc::usage) {
+      // Where Kafka fails (e.g. offsets going back), salvage may still find
+      // a layout it loads: mark the segment damaged (salvage starts over).
+      recover::SegmentRecovery failed;
+      failed.file_size = Length{static_cast<int64_t>(log->bytes().size())};
+      failed.valid_end = Position{0};
+      failed.stop_detail = r.error().message;
+      r = std::move(failed);
+    }
+    if (!r.ok()) {
+      out.problems.push_back(fmt::format("{}/{}: refused: {} (at position {})", dir, s.log_name, r.error().message,
+                                         r.error().position));
+      out.refused = true;
+      out.plan.actions.clear();
+      return out;
+    }
+    s.recovery = std::move(*r);
+    out.segments++;
+    if (cut_base) {
+      plan_removal(dir, s, *cut_base, out.plan);
+      continue;
+    }
+    if (Status st = plan_kept(dir, s, log->bytes(), repair, config, out); !st.ok()) {
+      if (st.error().code != Errc::usage) return st.error();
+      out.problems.push_back(fmt::format("{}/{}: refused: {} (at position {})", dir, s.log_name, st.error().message,
+                                         st.error().position));
+      out.refused = true;
+      out.plan.actions.clear();
+      return out;
+    }
+    if (repair == Repair::recover && s.recovery.truncates()) cut_base = base;
+  }
+  plan_stale_tmp(dir, out.plan);
+  return out;
+}
+
+Status read_topic_config(const std::string& path, recover::Config& config) {
+  std::ifstream in(path);
+  if (!in) return Status::fail(Errc::io, Position{-1}, fmt::format("cannot read topic config {}", path));
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto start = line.find_first_not_of(" \t");
+    if (start == std::string::npos || line[start] == '#' || line[start] == '!') continue;
+    const auto sep = line.find_first_of("=:", start);
+    if (sep == std::string::npos) continue;
+    auto trim = [](std::string s) {
+      s.erase(0, s.find_first_not_of(" \t"));
+      s.erase(s.find_last_not_of(" \t\r") + 1);
+      return s;
+    };
+    const std::string key = trim(line.substr(start, sep - start)), value = trim(line.substr(sep + 1));
+    int32_t* field = key == "index.interval.bytes" ? &config.index_interval_bytes
+                     : key == "segment.index.bytes" ? &config.segment_index_bytes : nullptr;
+    if (field == nullptr) continue;
+    int64_t v = -1;
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+    if (ec != std::errc() || end != value.data() + value.size() || v < 0 || v > INT32_MAX)
+      return Status::fail(Errc::usage, Position{-1}, fmt::format("{}: {}: not a valid int: '{}'", path, key, value));
+    *field = static_cast<int32_t>(v);
+  }
+  return {};
+}
+
+}  // namespace kseg

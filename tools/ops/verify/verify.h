@@ -1,0 +1,43 @@
+// kseg-verify: check segment, index and state files of a partition, or of a
+// whole log dir, against the rules Kafka itself writes and reads them by, and
+// report every problem with a stable code, a severity, the file, the byte
+// position, and what was expected and found. Never writes anything.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tools/ops/common/exit_codes.h"
+
+namespace kseg {
+
+class Sink;
+
+enum class Severity { info = 0, warning = 1, error = 2 };
+const char* severity_name(Severity s);  // "info", "warning", "error"
+
+enum class VerifyDepth {
+  quick,    // batch headers and CRCs (plus index and state checks)
+  normal,   // also decode the records of uncompressed batches
+  deep,     // also decompress and decode every compressed batch
+};
+
+enum class VerifyFormat { text, json };
+
+struct VerifyOptions {
+  std::vector<std::string> paths;  // files, partition dirs or log dirs
+  VerifyDepth depth = VerifyDepth::normal;
+  VerifyFormat format = VerifyFormat::text;
+  Severity fail_on = Severity::error;  // exit 1 when a problem is at or above this
+  bool show_info = false;              // print info findings in the text report
+  int64_t max_bytes = INT64_MAX;       // read at most this much of each .log
+  size_t max_decompressed_bytes = 256u << 20;
+  unsigned threads = 0;                // 0: usable_cpus()
+  bool progress = false;               // progress lines on stderr
+};
+
+// Runs the whole verification; returns the exit code.
+int run_verify(const VerifyOptions& opts, Sink& out, Sink& err);
+
+}  // namespace kseg

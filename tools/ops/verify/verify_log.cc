@@ -1,0 +1,233 @@
+#include "tools/ops/verify/verify_log.h"
+
+#include <climits>
+
+#include <fmt/format.h>
+
+#include "formats/batch_v2.h"
+#include "formats/control.h"
+#include "formats/entry_pipeline.h"
+#include "formats/legacy.h"
+#include "lib/mapped_file.h"
+
+namespace kseg {
+
+namespace {
+
+std::string hex32(uint32_t v) { return fmt::format("0x{:08x}", v); }
+
+// The control type of a control batch's first record, as Kafka's producer
+// state code reads it (only ABORT/COMMIT matter there).
+int16_t control_type(const EntryRef& e, const v2::BatchHeader& h, std::vector<uint8_t>& scratch) {
+  if (h.records_count < 1) return -1;
+  auto records = v2::records_bytes(e, h, scratch, 1u << 20);
+  if (!records.ok()) return -1;
+  v2::RecordReader rr(*records, Position{0}, h.records_count);
+  v2::Record rec;
+  if (!rr.next(rec)) return -1;
+  auto key = control::decode_key(rec.key);
+  return key.ok() ? key->type : int16_t{-1};
+}
+
+// Header, CRC and producer fields of a v2 batch. Returns false when the
+// header itself cannot be read.
+bool examine_v2(const EntryRef& e, BatchInfo& b, const std::string& file, std::vector<uint8_t>& scratch,
+                Findings& f) {
+  auto h = v2::decode_header(e);
+  if (!h.ok()) {
+    f.add("log.bad_size", file, e.position,
+          fmt::format("v2 batch of {} bytes is smaller than the 61-byte batch header", e.bytes.size()),
+          ">= 61", std::to_string(e.bytes.size()));
+    return false;
+  }
+  const uint32_t computed = v2::compute_crc(e.bytes);
+  if (computed != h->crc) {
+    b.crc_ok = false;
+    f.add("log.crc_mismatch", file, e.position,
+          fmt::format("batch at offset {} ({} bytes): CRC-32C mismatch", h->base_offset, e.bytes.size()),
+          hex32(h->crc), hex32(computed));
+  }
+  b.first_offset = h->base_offset;
+  b.last_offset = h->last_offset();
+  b.max_timestamp = h->max_timestamp;
+  b.leader_epoch = h->partition_leader_epoch;
+  b.producer_id = h->producer_id;
+  b.producer_epoch = h->producer_epoch;
+  b.last_sequence = h->last_sequence();
+  b.last_offset_delta = h->last_offset_delta;
+  b.records_count = h->records_count;
+  b.transactional = h->is_transactional();
+  b.control = h->is_control();
+  if (codec_name(h->codec_id()) == nullptr)
+    f.add("log.bad_codec", file, e.position + Length{v2::kAttributesOffset}, "unknown compression codec id",
+          "0..4", std::to_string(h->codec_id()));
+  if (h->last_offset_delta < 0)
+    f.add("log.offset_order", file, e.position + Length{v2::kAttributesOffset + 2}, "negative lastOffsetDelta",
+          ">= 0", std::to_string(h->last_offset_delta));
+  if (h->records_count < 0)
+    f.add("log.record_count", file, e.position + Length{v2::kRecordsCountOffset}, "negative recordsCount", ">= 0",
+          std::to_string(h->records_count));
+  // Kafka writes pid/epoch/sequence -1 together for non-idempotent batches,
+  // and transactional (or marker) batches always carry a producer id.
+  if (h->producer_id < 0 && (h->producer_epoch != -1 || h->base_sequence != -1 || h->is_transactional()))
+    f.add("log.producer_fields", file, e.position + Length{43},
+          "no producer id, but an epoch, a sequence or the transactional flag is set", "epoch -1, sequence -1",
+          fmt::format("epoch {}, sequence {}, transactional {}", h->producer_epoch, h->base_sequence,
+                      h->is_transactional()));
+  if (b.control && b.crc_ok) b.control_type = control_type(e, *h, scratch);
+  return true;
+}
+
+bool examine_legacy(const EntryRef& e, BatchInfo& b, const std::string& file, Findings& f) {
+  auto m = legacy::decode(e);
+  if (!m.ok()) {
+    f.add("log.bad_size", file, e.position, fmt::format("v{} message: {}", e.magic, m.error().message));
+    return false;
+  }
+  const uint32_t computed = legacy::compute_crc(e.bytes);
+  if (computed != m->crc) {
+    b.crc_ok = false;
+    f.add("log.crc_mismatch", file, e.position,
+          fmt::format("v{} message at offset {} ({} bytes): CRC-32 mismatch", e.magic, m->offset, e.bytes.size()),
+          hex32(m->crc), hex32(computed));
+  }
+  if (m->codec_id() > 3)
+    f.add("log.bad_codec", file, e.position + Length{legacy::kAttributesOffset},
+          fmt::format("compression codec id {} is not allowed with magic {}", m->codec_id(), e.magic), "0..3",
+          std::to_string(m->codec_id()));
+  b.first_offset = b.last_offset = m->offset;
+  b.max_timestamp = m->timestamp;
+  return true;
+}
+
+// Offsets against the previous batch and the segment's base offset.
+void check_offsets(const BatchInfo& b, int64_t prev_last, const SegmentScan& s, Findings& f) {
+  if (b.first_offset <= prev_last)
+    f.add("log.offset_order", s.file, Position{b.position},
+          "batch offset not above the previous batch's last offset", fmt::format("> {}", prev_last),
+          std::to_string(b.first_offset));
+  if (b.first_offset < s.base_offset.value)
+    f.add("log.below_base_offset", s.file, Position{b.position}, "batch offset below the segment's base offset",
+          fmt::format(">= {}", s.base_offset.value), std::to_string(b.first_offset));
+  else if (b.last_offset - s.base_offset.value > INT32_MAX)
+    f.add("log.offset_overflow", s.file, Position{b.position},
+          "batch last offset does not fit the segment's 32-bit relative offsets",
+          fmt::format("<= {}", s.base_offset.value + INT32_MAX), std::to_string(b.last_offset));
+}
+
+// Why the walk stopped, judged like Kafka's recovery would.
+void check_end(const EntryScanner& sc, const SegmentScan& s, int64_t mapped, int64_t file_size, Findings& f) {
+  const Position at = sc.valid_end();
+  const int64_t left = sc.trailing().bytes;
+  switch (sc.end()) {
+    case ScanEnd::clean:
+    case ScanEnd::none: return;
+    case ScanEnd::short_tail:
+    case ScanEnd::partial_tail:
+      if (mapped < file_size) {  // --max-bytes cut the file: not the file's end
+        f.add("log.max_bytes", s.file, at, fmt::format("checked the first {} of {} bytes", mapped, file_size));
+      } else if (s.last_segment && sc.end() == ScanEnd::short_tail) {
+        f.add("log.torn_tail", s.file, at, fmt::format("{} bytes after the last batch: a torn batch header", left),
+              "a batch header (>= 18 bytes) or end of file", fmt::format("{} bytes", left));
+      } else if (s.last_segment) {
+        f.add("log.torn_tail", s.file, at, "the last batch runs past the end of the file (torn write)",
+              fmt::format("{} bytes", kLogOverhead + sc.stop_size()), fmt::format("{} bytes", left));
+      } else {
+        f.add(sc.end() == ScanEnd::short_tail ? "log.trailing_garbage" : "log.bad_size", s.file, at,
+              "batch size runs past the end of a non-active segment",
+              fmt::format("<= {} bytes", left), fmt::format("{} bytes", kLogOverhead + int64_t{sc.stop_size()}));
+      }
+      return;
+    case ScanEnd::zero_tail:
+      // preallocate=true creates the active segment at segment.bytes (page
+      // multiples in practice) and Kafka recovery trims the zeros silently.
+      if (s.last_segment && file_size % 4096 == 0)
+        f.add("log.preallocated_tail", s.file, at, fmt::format("{} zero bytes of preallocated space", left));
+      else
+        f.add("log.zero_tail", s.file, at, fmt::format("{} zero bytes where a batch should start", left),
+              "a batch or end of file", fmt::format("{} zero bytes", left));
+      return;
+    case ScanEnd::bad_size:
+      f.add("log.trailing_garbage", s.file, at, "batch size field below the 14-byte minimum, non-zero data follows",
+            ">= 14", std::to_string(sc.stop_size()));
+      return;
+  }
+}
+
+// One entry examined (header, CRC, records) on any thread.
+struct EntryWork {
+  BatchInfo b;
+  bool ok = false;
+  Findings found;  // its own: the next chunk is examined while this one is consumed
+};
+
+EntryWork examine_entry(const LogCheckOptions& opts, const std::string& file, const EntryRef& e,
+                        std::vector<uint8_t>& scratch) {
+  EntryWork w;
+  BatchInfo& b = w.b;
+  Findings& f = w.found;
+  b.position = e.position.value;
+  b.size = e.total().bytes;
+  b.magic = e.magic;
+  if (e.magic < 0 || e.magic > 2) {
+    f.add("log.bad_magic", file, e.position + Length{kMagicOffset}, "unknown magic", "0, 1 or 2",
+          std::to_string(e.magic));
+  } else {
+    w.ok = e.magic == 2 ? examine_v2(e, b, file, scratch, f) : examine_legacy(e, b, file, f);
+    if (w.ok && b.crc_ok) check_records(e, b, opts, file, scratch, f);
+  }
+  return w;
+}
+
+}  // namespace
+
+bool scan_segment(const LogCheckOptions& opts, SegmentScan& s, Findings& f, const BatchVisitor& visit) {
+  auto mf = MappedFile::open(s.file, opts.max_bytes);
+  if (!mf.ok()) {
+    f.io_error(s.file, mf.error().message);
+    return false;
+  }
+  mf->set_drop_page_cache(true);  // safe on a live broker: leave its page cache alone
+  s.file_size = mf->file_size();
+  const size_t before = f.problems.size();
+  // Quick checks are CRCs only, memory-bound: extra threads do not pay.
+  const unsigned threads = opts.depth == VerifyDepth::quick ? 1u : std::max(1u, opts.segment_threads);
+  std::vector<std::vector<uint8_t>> scratch(threads);
+  EntryScanner sc(mf->bytes(), Position{0});
+  int64_t prev_last = INT64_MIN;
+  // Entries are examined on any thread; the offset checks, which need the
+  // previous batch, and the visitors run in file order.
+  examine_entries<EntryWork>(
+      sc, threads,
+      [&](const EntryRef& e, unsigned t) { return examine_entry(opts, s.file, e, scratch[t]); },
+      [&](std::span<Examined<EntryWork>> chunk) {
+        for (auto& [e, w] : chunk) {
+          for (auto& p : w.found.problems) f.problems.push_back(std::move(p));
+          if (!w.ok) continue;
+          check_offsets(w.b, prev_last, s, f);
+          prev_last = std::max(prev_last, w.b.last_offset);
+          ++s.batch_count;
+          s.last_batch = w.b;
+          if (visit) visit(w.b);
+        }
+        return true;
+      },
+      [&](Position end) { mf->release_before(end); });
+  s.valid_end = sc.valid_end().value;
+  s.checked_bytes = mf->size();
+  check_end(sc, s, mf->size(), s.file_size, f);
+  for (size_t i = before; i < f.problems.size(); ++i)
+    if (f.problems[i].code != "log.preallocated_tail" && f.problems[i].code != "log.max_bytes" &&
+        f.problems[i].position >= s.valid_end)
+      s.tail_damaged = true;
+  mf->release_before(Position{mf->size()});
+  for (size_t i = before; i < f.problems.size(); ++i)
+    if (f.problems[i].severity == Severity::error) s.damaged = true;
+  auto& fr = f.file(s.file, "log");
+  fr.size_bytes = s.file_size;
+  fr.checked_bytes = mf->size();
+  fr.entries = s.batch_count;
+  return true;
+}
+
+}  // namespace kseg

@@ -1,0 +1,32 @@
+// One unit of verification work and its result: a partition directory, a
+// log dir's root files, or a single file named on the command line.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "tools/ops/verify/verify_log.h"
+#include "tools/ops/verify/verify_problem.h"
+
+namespace kseg {
+
+struct Target {
+  enum Kind { partition, log_dir, file } kind = partition;
+  std::string path;
+  bool clean_shutdown = false;  // the partition's log dir holds .kafka_cleanshutdown
+};
+
+struct TargetResult {
+  Target target;
+  Findings findings;
+  int64_t segments = 0;
+  int64_t log_start = 0;  // partitions: first segment's base offset
+  int64_t log_end = 0;    // partitions: next offset after the last batch
+};
+
+// Every check of one partition directory.
+void verify_partition(const LogCheckOptions& opts, TargetResult& r);
+// The checks that apply to one file alone, by its name.
+void verify_single_file(const LogCheckOptions& opts, TargetResult& r);
+
+}  // namespace kseg

@@ -1,0 +1,66 @@
+// Producer state replayed over a partition's batches, in log order, the way
+// Kafka's recovery does (ProducerAppendInfo): it yields the aborted
+// transactions each segment's .txnindex must hold and the state each
+// producer snapshot must record.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "formats/producer_snapshot.h"
+#include "formats/txn_index.h"
+#include "tools/ops/verify/verify_log.h"
+#include "tools/ops/verify/verify_problem.h"
+
+namespace kseg {
+
+struct SnapshotFile {
+  std::string path;
+  int64_t offset = 0;  // from the file name: state of offsets below it
+  std::vector<producer_snapshot::ProducerEntry> entries;
+  bool compared = false;
+};
+
+// Reads and validates every snapshot (snapshot.corrupt / snapshot.crc);
+// returns the readable ones sorted by offset.
+std::vector<SnapshotFile> read_snapshots(const std::vector<std::pair<int64_t, std::string>>& files, Findings& f);
+
+class ProducerReplay {
+ public:
+  // `snapshots` sorted by offset; one at `start_offset` seeds the open
+  // transactions of producers whose earlier batches are gone.
+  ProducerReplay(std::vector<SnapshotFile> snapshots, int64_t start_offset);
+
+  // Replays one batch of the segment being scanned.
+  void batch(const BatchInfo& b, Findings& f);
+  // After the segment's last batch: checks its .txnindex (`txn_path`, which
+  // may not exist) against the aborts found in it.
+  void end_segment(const SegmentScan& s, const std::string& txn_path, Findings& f);
+  // After the last segment: snapshots at the log end or above it.
+  void finish(int64_t log_end_offset, bool tail_damaged, Findings& f);
+
+ private:
+  struct Producer {
+    bool has_batch = false;
+    BatchInfo last;               // last data batch
+    int64_t open_txn_first = -1;  // first offset of the ongoing transaction
+  };
+  void apply(const BatchInfo& b, std::vector<txn_index::AbortedTxn>& aborts);
+  // Compares the snapshots at or below `offset` not compared yet: the state
+  // now holds every batch below it.
+  void compare_snapshots_below(int64_t offset, Findings& f);
+  void compare(SnapshotFile& snap, Findings& f);
+
+  std::vector<SnapshotFile> snapshots_;
+  std::map<int64_t, Producer> producers_;
+  std::vector<txn_index::AbortedTxn> aborts_;  // in the segment being scanned
+  int64_t start_offset_;
+  bool seeded_ = false;  // open transactions at start_offset_ are known
+};
+
+void check_txn_index(const std::string& path, const SegmentScan& s, const std::vector<txn_index::AbortedTxn>& expected,
+                     bool state_known, Findings& f);
+
+}  // namespace kseg

@@ -1,0 +1,154 @@
+#include "tools/ops/verify/verify_state.h"
+
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "formats/checkpoint_file.h"
+#include "formats/meta_properties.h"
+#include "formats/partition_metadata.h"
+
+namespace kseg {
+
+bool read_small_file(const std::string& path, std::string& out, Findings& f) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    f.io_error(path, "cannot open");
+    return false;
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  out = ss.str();
+  return true;
+}
+
+Position line_position(std::string_view text, int64_t line) {
+  size_t pos = 0;
+  for (int64_t i = 0; i < line && pos != std::string_view::npos; ++i) {
+    pos = text.find('\n', pos);
+    if (pos != std::string_view::npos) ++pos;
+  }
+  return Position{pos == std::string_view::npos ? static_cast<int64_t>(text.size()) : static_cast<int64_t>(pos)};
+}
+
+void EpochTracker::batch(const BatchInfo& b, const std::string& file, Findings& f) {
+  if (b.magic < 2 || b.leader_epoch < 0 || !b.crc_ok) {
+    prev_last_ = b.last_offset;
+    return;
+  }
+  if (b.leader_epoch > latest_) {
+    latest_ = b.leader_epoch;
+    transitions_.push_back({b.leader_epoch, b.first_offset, prev_last_});
+  } else if (b.leader_epoch < latest_) {
+    f.add("log.epoch_regression", file, Position{b.position + 12}, "partitionLeaderEpoch below an earlier batch's",
+          fmt::format(">= {}", latest_), std::to_string(b.leader_epoch));
+  }
+  prev_last_ = b.last_offset;
+}
+
+namespace {
+
+// The checkpoint's view of one epoch the batches show.
+void check_transition(const std::string& path, std::string_view text, const std::vector<checkpoint::EpochEntry>& cp,
+                      const EpochTracker::Transition& t, Findings& f) {
+  const int32_t epoch = t.epoch;
+  const int64_t start = t.start;
+  for (size_t k = 0; k < cp.size(); ++k) {
+    if (cp[k].epoch != epoch) continue;
+    // Raising the log start offset moves the earliest entry up to it;
+    // compaction may remove an epoch's first batches (but not its start).
+    const bool moved_up = k == 0 && cp[k].start_offset > start;
+    const bool compacted = cp[k].start_offset < start && cp[k].start_offset > t.prev_last;
+    if (cp[k].start_offset != start && !moved_up && !compacted)
+      f.add("epoch.mismatch", path, line_position(text, static_cast<int64_t>(k) + 2),
+            fmt::format("epoch {} starts at another offset in the log", epoch), std::to_string(start),
+            std::to_string(cp[k].start_offset));
+    return;
+  }
+  if (!cp.empty() && epoch < cp.front().epoch) return;  // dropped with the data below the log start
+  f.add("epoch.missing", path, Position{static_cast<int64_t>(text.size())},
+        fmt::format("epoch {} (first batch at offset {}) has no entry", epoch, start),
+        fmt::format("{} {}", epoch, start), "no entry");
+}
+
+}  // namespace
+
+void check_leader_epoch_checkpoint(const std::string& path, const EpochTracker& epochs, int64_t log_end_offset,
+                                   Findings& f) {
+  std::string text;
+  if (!read_small_file(path, text, f)) return;
+  auto& fr = f.file(path, "leader-epoch-checkpoint");
+  fr.size_bytes = fr.checked_bytes = static_cast<int64_t>(text.size());
+  auto cp = checkpoint::parse_leader_epoch_checkpoint(text, path);
+  if (!cp.ok()) {
+    f.add("epoch.corrupt", path, cp.error().position, cp.error().message);
+    return;
+  }
+  fr.entries = static_cast<int64_t>(cp->size());
+  if (auto st = checkpoint::validate_epoch_entries(*cp); !st.ok()) {
+    f.add("epoch.corrupt", path, Position{-1}, st.error().message);
+    return;
+  }
+  if (log_end_offset < 0) return;  // the file alone: nothing to compare with
+  for (const auto& t : epochs.transitions()) check_transition(path, text, *cp, t, f);
+  for (size_t k = 0; k < cp->size(); ++k) {
+    const auto& e = (*cp)[k];
+    const Position at = line_position(text, static_cast<int64_t>(k) + 2);
+    if (e.start_offset > log_end_offset) {
+      f.add("epoch.past_log_end", path, at, fmt::format("epoch {} starts above the log end offset", e.epoch),
+            fmt::format("<= {}", log_end_offset), std::to_string(e.start_offset));
+      continue;
+    }
+    bool seen = false;
+    for (const auto& t : epochs.transitions()) seen = seen || t.epoch == e.epoch;
+    // A new leader's entry precedes its first batch; the first entry may
+    // name an epoch whose batches retention removed.
+    if (!seen && k > 0 && e.start_offset < log_end_offset)
+      f.add("epoch.mismatch", path, at, fmt::format("epoch {} has no batch in the log", e.epoch),
+            "a batch with this epoch", "none");
+  }
+}
+
+void check_partition_metadata(const std::string& path, Findings& f) {
+  std::string text;
+  if (!read_small_file(path, text, f)) return;
+  auto& fr = f.file(path, "partition.metadata");
+  fr.size_bytes = fr.checked_bytes = static_cast<int64_t>(text.size());
+  auto m = partition_metadata::parse(text, path);
+  if (!m.ok()) f.add("partition_metadata.corrupt", path, m.error().position, m.error().message);
+}
+
+void check_meta_properties(const std::string& path, Findings& f) {
+  std::string text;
+  if (!read_small_file(path, text, f)) return;
+  auto& fr = f.file(path, "meta.properties");
+  fr.size_bytes = fr.checked_bytes = static_cast<int64_t>(text.size());
+  auto m = meta_properties::parse(text);
+  if (!m.ok()) f.add("meta.corrupt", path, m.error().position, m.error().message);
+}
+
+void check_root_checkpoint(const std::string& path, const std::map<std::string, PartitionRange>& partitions,
+                           Findings& f) {
+  std::string text;
+  if (!read_small_file(path, text, f)) return;
+  auto& fr = f.file(path, "checkpoint");
+  fr.size_bytes = fr.checked_bytes = static_cast<int64_t>(text.size());
+  auto cp = checkpoint::parse_offset_checkpoint(text, path);
+  if (!cp.ok()) {
+    f.add("checkpoint.corrupt", path, cp.error().position, cp.error().message);
+    return;
+  }
+  fr.entries = static_cast<int64_t>(cp->size());
+  for (size_t k = 0; k < cp->size(); ++k) {
+    const auto& e = (*cp)[k];
+    auto it = partitions.find(fmt::format("{}-{}", e.topic, e.partition));
+    if (it == partitions.end()) continue;  // not verified in this run
+    if (e.offset > it->second.log_end)
+      f.add("checkpoint.past_log_end", path, line_position(text, static_cast<int64_t>(k) + 2),
+            fmt::format("{}-{}: offset above the partition's log end offset", e.topic, e.partition),
+            fmt::format("<= {}", it->second.log_end), std::to_string(e.offset));
+  }
+}
+
+}  // namespace kseg

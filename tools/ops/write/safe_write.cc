@@ -1,0 +1,293 @@
+#include "tools/ops/write/safe_write.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+
+#include "lib/mapped_file.h"
+#include "tools/ops/common/sink.h"
+
+namespace kseg::safe {
+
+namespace {
+
+Error io_error(const std::string& what, const std::string& path, int err) {
+  return Error{Errc::io, Position{-1}, fmt::format("{} {}: {}", what, path, errno_text(err))};
+}
+
+// fcntl write-lock request over the whole file. OFD locks conflict with the
+// classic POSIX locks a JVM takes, and unlike those they are not dropped when
+// some other descriptor of ours on the file is closed.
+struct flock whole_file(short type) {
+  struct flock fl {};
+  fl.l_type = type;
+  fl.l_whence = SEEK_SET;
+  return fl;
+}
+
+Status write_all(int fd, const uint8_t* p, size_t n, const std::string& path) {
+  while (n > 0) {
+    const ssize_t w = ::write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) return io_error("cannot write", path, errno);
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+  return {};
+}
+
+// Copies `ranges` of `from`, in order, into the new file `to` and fsyncs it.
+Status copy_ranges(const std::string& from, const std::string& to, const std::vector<ByteRange>& ranges,
+                   bool crash_halfway) {
+  const int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in < 0) return io_error("cannot open", from, errno);
+  const int out = ::open(to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (out < 0) {
+    const int err = errno;
+    ::close(in);
+    return io_error("cannot create", to, err);
+  }
+  int64_t total = 0, copied = 0;
+  for (const auto& r : ranges) total += r.size;
+  Status st;
+  for (const auto& r : ranges) {
+    loff_t at = r.begin;
+    int64_t left = r.size;
+    while (st.ok() && left > 0) {
+      const ssize_t n = ::copy_file_range(in, &at, out, nullptr, static_cast<size_t>(left), 0);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        st = io_error("cannot copy into", to, n < 0 ? errno : EIO);
+      } else {
+        left -= n;
+        copied += n;
+      }
+      if (crash_halfway && copied >= total / 2) crash_point("tmp-partial");
+    }
+  }
+  if (st.ok() && ::fsync(out) != 0) st = io_error("cannot fsync", to, errno);
+  ::close(in);
+  ::close(out);
+  return st;
+}
+
+Status write_new(const std::string& path, const std::vector<uint8_t>& bytes, bool crash_halfway) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return io_error("cannot create", path, errno);
+  const size_t half = crash_halfway ? bytes.size() / 2 : bytes.size();
+  Status st = write_all(fd, bytes.data(), half, path);
+  if (st.ok() && crash_halfway) crash_point("tmp-partial");
+  if (st.ok()) st = write_all(fd, bytes.data() + half, bytes.size() - half, path);
+  if (st.ok() && ::fsync(fd) != 0) st = io_error("cannot fsync", path, errno);
+  ::close(fd);
+  return st;
+}
+
+bool exists(const std::string& path) {
+  struct stat sb {};
+  return ::lstat(path.c_str(), &sb) == 0;
+}
+
+// <partition>/.kseg-backup-<UTC time>, or <given>/<partition name>-<UTC time>
+// so that one --backup-dir can serve many partitions and many runs.
+std::string backup_dir_for(const std::string& partition_dir, const std::string& given) {
+  char stamp[32];
+  const std::time_t now = std::time(nullptr);
+  struct tm utc {};
+  ::gmtime_r(&now, &utc);
+  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &utc);
+  std::string name = partition_dir;
+  while (name.size() > 1 && name.back() == '/') name.pop_back();
+  name = name.substr(name.find_last_of('/') + 1);
+  const std::string base = given.empty() ? partition_dir + "/" + kBackupPrefix + stamp : given + "/" + name + "-" + stamp;
+  std::string dir = base;
+  for (int i = 1; exists(dir); i++) dir = fmt::format("{}-{}", base, i);
+  return dir;
+}
+
+// Keeps `path` reachable as backup/name: a hard link when possible (same
+// file system), else a fsynced copy.
+Status backup_file(const std::string& path, const std::string& backup_path) {
+  if (::link(path.c_str(), backup_path.c_str()) == 0) return {};
+  if (errno != EXDEV) return io_error("cannot link into the backup directory:", path, errno);
+  struct stat sb {};
+  if (::stat(path.c_str(), &sb) != 0) return io_error("cannot stat", path, errno);
+  return copy_ranges(path, backup_path, {{0, static_cast<int64_t>(sb.st_size)}}, false);
+}
+
+Status rename_to(const std::string& from, const std::string& to) {
+  if (::rename(from.c_str(), to.c_str()) != 0) return io_error("cannot rename " + from + " to", to, errno);
+  return {};
+}
+
+}  // namespace
+
+void crash_point(const char* step) {
+  const char* at = std::getenv("KSEG_CRASH_AT");
+  if (at != nullptr && std::strcmp(at, step) == 0) ::_exit(kCrashExitCode);
+}
+
+Status fsync_path(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return io_error("cannot open", path, errno);
+  const int rc = ::fsync(fd);
+  const int err = errno;
+  ::close(fd);
+  if (rc != 0) return io_error("cannot fsync", path, err);
+  return {};
+}
+
+Status check_unlocked(const std::string& log_dir) {
+  const std::string lock = log_dir + "/.lock";
+  const int fd = ::open(lock.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return errno == ENOENT ? Status() : Status(io_error("cannot open", lock, errno));
+  struct flock fl = whole_file(F_WRLCK);
+  const int rc = ::fcntl(fd, F_OFD_GETLK, &fl);
+  const int err = errno;
+  ::close(fd);
+  if (rc != 0) return io_error("cannot query the lock on", lock, err);
+  if (fl.l_type == F_UNLCK) return {};
+  const std::string holder = fl.l_pid > 0 ? fmt::format("process {}", fl.l_pid) : std::string("another process");
+  return Status::fail(Errc::io, Position{-1},
+                      fmt::format("{} is locked by {} (a running Kafka broker?): refusing to change the log "
+                                  "directory; stop the broker first",
+                                  lock, holder));
+}
+
+Result<DirLock> DirLock::acquire(const std::string& log_dir) {
+  const std::string lock = log_dir + "/.lock";
+  const int fd = ::open(lock.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return DirLock(-1);
+    return io_error("cannot open", lock, errno);
+  }
+  struct flock fl = whole_file(F_WRLCK);
+  if (::fcntl(fd, F_OFD_SETLK, &fl) != 0) {
+    ::close(fd);
+    KSEG_RETURN_IF_ERROR(check_unlocked(log_dir));
+    return io_error("cannot lock", lock, EAGAIN);
+  }
+  return DirLock(fd);
+}
+
+DirLock::~DirLock() {
+  if (fd_ >= 0) ::close(fd_);  // closing the only descriptor releases an OFD lock
+}
+
+void print_plan(const Plan& plan, Sink& out) {
+  for (const auto& a : plan.actions) {
+    const char* verb = a.kind == Action::Kind::remove  ? "remove"
+                       : a.kind == Action::Kind::write ? "write"
+                       : a.kind == Action::Kind::hide  ? "unlink first"
+                       : a.truncates()                 ? "truncate"
+                                                       : "rewrite";
+    out.print("{}/{}: {}: {}\n", plan.partition_dir, a.name, verb, a.why);
+  }
+}
+
+namespace {
+
+Status write_tmp_files(const Plan& plan) {
+  bool first = true;
+  for (const auto& a : plan.actions) {
+    const std::string target = plan.partition_dir + "/" + a.name;
+    const std::string tmp = target + kTmpSuffix;
+    if (a.kind == Action::Kind::write) KSEG_RETURN_IF_ERROR(write_new(tmp, a.bytes, first));
+    else if (a.kind == Action::Kind::copy_ranges) KSEG_RETURN_IF_ERROR(copy_ranges(target, tmp, a.ranges, first));
+    else continue;
+    first = false;
+  }
+  crash_point("tmp-written");
+  return {};
+}
+
+Status back_up(const Plan& plan, const std::string& backup_dir, bool keep) {
+  bool first = true;
+  for (const auto& a : plan.actions) {
+    const std::string target = plan.partition_dir + "/" + a.name;
+    if (!exists(target)) continue;
+    // Removed files are moved, not linked, in remove_files(); a hidden file
+    // is backed up by the write action of the same name.
+    if (a.kind == Action::Kind::remove || a.kind == Action::Kind::hide) continue;
+    if (keep) KSEG_RETURN_IF_ERROR(backup_file(target, backup_dir + "/" + a.name));
+    if (first) crash_point("backup-partial");
+    first = false;
+  }
+  if (keep) KSEG_RETURN_IF_ERROR(fsync_path(backup_dir));
+  crash_point("backup-done");
+  return {};
+}
+
+Status hide_files(const Plan& plan) {
+  bool any = false;
+  for (const auto& a : plan.actions) {
+    if (a.kind != Action::Kind::hide) continue;
+    const std::string target = plan.partition_dir + "/" + a.name;
+    if (::unlink(target.c_str()) != 0 && errno != ENOENT) return io_error("cannot remove", target, errno);
+    any = true;
+  }
+  if (any) KSEG_RETURN_IF_ERROR(fsync_path(plan.partition_dir));
+  crash_point("hidden");
+  return {};
+}
+
+Status remove_files(const Plan& plan, const std::string& backup_dir, bool keep) {
+  bool first = true;
+  for (const auto& a : plan.actions) {
+    if (a.kind != Action::Kind::remove) continue;
+    const std::string target = plan.partition_dir + "/" + a.name;
+    if (!exists(target)) continue;
+    if (keep) KSEG_RETURN_IF_ERROR(rename_to(target, backup_dir + "/" + a.name));
+    else if (::unlink(target.c_str()) != 0) return io_error("cannot remove", target, errno);
+    if (first) crash_point("remove-partial");
+    first = false;
+  }
+  if (keep) KSEG_RETURN_IF_ERROR(fsync_path(backup_dir));
+  KSEG_RETURN_IF_ERROR(fsync_path(plan.partition_dir));
+  crash_point("removed");
+  return {};
+}
+
+Status rename_into_place(const Plan& plan) {
+  bool first = true;
+  for (const auto& a : plan.actions) {
+    if (a.kind == Action::Kind::remove || a.kind == Action::Kind::hide) continue;
+    const std::string target = plan.partition_dir + "/" + a.name;
+    KSEG_RETURN_IF_ERROR(rename_to(target + kTmpSuffix, target));
+    if (first) crash_point("rename-partial");
+    first = false;
+  }
+  crash_point("renamed");
+  KSEG_RETURN_IF_ERROR(fsync_path(plan.partition_dir));
+  crash_point("done");
+  return {};
+}
+
+}  // namespace
+
+Result<std::string> apply(const Plan& plan, const ApplyOptions& options) {
+  if (options.dry_run || plan.empty()) return std::string();
+  auto lock = DirLock::acquire(plan.partition_dir + "/..");
+  if (!lock.ok()) return lock.error();
+  KSEG_RETURN_IF_ERROR(write_tmp_files(plan));
+  std::string backup_dir;
+  if (options.backup) {
+    if (!options.backup_dir.empty() && ::mkdir(options.backup_dir.c_str(), 0755) != 0 && errno != EEXIST)
+      return io_error("cannot create the backup directory", options.backup_dir, errno);
+    backup_dir = backup_dir_for(plan.partition_dir, options.backup_dir);
+    if (::mkdir(backup_dir.c_str(), 0755) != 0) return io_error("cannot create the backup directory", backup_dir, errno);
+    KSEG_RETURN_IF_ERROR(fsync_path(options.backup_dir.empty() ? plan.partition_dir : options.backup_dir));
+  }
+  KSEG_RETURN_IF_ERROR(back_up(plan, backup_dir, options.backup));
+  KSEG_RETURN_IF_ERROR(hide_files(plan));
+  KSEG_RETURN_IF_ERROR(remove_files(plan, backup_dir, options.backup));
+  KSEG_RETURN_IF_ERROR(rename_into_place(plan));
+  return backup_dir;
+}
+
+}  // namespace kseg::safe
