@@ -19,15 +19,17 @@ using schema::Message;
 using schema::Struct;
 using K = schema::Kind;
 
-#define KSEG_MESSAGE(var, name, ...)                \
+// A struct nested in a record (no message of its own), and a record.
+#define KSEG_STRUCT(var, ...)                       \
   constexpr Field var##Fields[] = {__VA_ARGS__};    \
-  constexpr Struct var##Struct{var##Fields};        \
+  constexpr Struct var##Struct{var##Fields}
+#define KSEG_MESSAGE(var, name, ...)                \
+  KSEG_STRUCT(var, __VA_ARGS__);                    \
   constexpr Message var{name, 0, &var##Struct}
 
-KSEG_MESSAGE(kEndpoint, "Endpoint", F("name", K::string), F("host", K::string), F("port", K::uint16),
-             F("securityProtocol", K::int16));
-KSEG_MESSAGE(kFeature, "Feature", F("name", K::string), F("minSupportedVersion", K::int16),
-             F("maxSupportedVersion", K::int16));
+KSEG_STRUCT(kEndpoint, F("name", K::string), F("host", K::string), F("port", K::uint16),
+            F("securityProtocol", K::int16));
+KSEG_STRUCT(kFeature, F("name", K::string), F("minSupportedVersion", K::int16), F("maxSupportedVersion", K::int16));
 
 KSEG_MESSAGE(kRegisterBroker, "RegisterBrokerRecord", F("brokerId", K::int32),
              F("isMigratingZkBroker", K::boolean).since(2), F("incarnationId", K::uuid), F("brokerEpoch", K::int64),
@@ -57,7 +59,7 @@ KSEG_MESSAGE(kFenceBroker, "FenceBrokerRecord", F("id", K::int32), F("epoch", K:
 KSEG_MESSAGE(kUnfenceBroker, "UnfenceBrokerRecord", F("id", K::int32), F("epoch", K::int64));
 KSEG_MESSAGE(kRemoveTopic, "RemoveTopicRecord", F("topicId", K::uuid));
 KSEG_MESSAGE(kFeatureLevel, "FeatureLevelRecord", F("name", K::string), F("featureLevel", K::int16));
-KSEG_MESSAGE(kEntity, "EntityData", F("entityType", K::string), F("entityName", K::string).nullable());
+KSEG_STRUCT(kEntity, F("entityType", K::string), F("entityName", K::string).nullable());
 KSEG_MESSAGE(kClientQuota, "ClientQuotaRecord", AS("entity", &kEntityStruct), F("key", K::string),
              F("value", K::float64), F("remove", K::boolean));
 KSEG_MESSAGE(kProducerIds, "ProducerIdsRecord", F("brokerId", K::int32), F("brokerEpoch", K::int64),
@@ -80,6 +82,7 @@ KSEG_MESSAGE(kClearElr, "ClearElrRecord", F("topicName", K::string));
 KSEG_MESSAGE(kUnregisterController, "UnregisterControllerRecord", F("controllerId", K::int32));
 
 #undef KSEG_MESSAGE
+#undef KSEG_STRUCT
 
 constexpr RecordType kTypes[] = {
     {0, "REGISTER_BROKER_RECORD", &kRegisterBroker},
