@@ -1,5 +1,6 @@
 #include "formats/batch_v2.h"
 
+#include <cassert>
 #include <climits>
 
 #include <fmt/format.h>
@@ -140,6 +141,87 @@ Result<Bytes> records_bytes(const EntryRef& entry, const BatchHeader& h, std::ve
   opts.max_output = max_decompressed;
   KSEG_RETURN_IF_ERROR(decompress(static_cast<Codec>(id), raw, raw_at, scratch, opts));
   return Bytes{scratch};
+}
+
+void append_record(const RecordFields& r, ByteWriter& w) {
+  auto blob_size = [](const Blob& b) {
+    return b.null ? ByteWriter::varint_size(-1) : ByteWriter::varint_size(b.size()) + b.size();
+  };
+  int64_t body = 1 + ByteWriter::varlong_size(r.timestamp_delta) + ByteWriter::varint_size(r.offset_delta) +
+                 blob_size(r.key) + blob_size(r.value) +
+                 ByteWriter::varint_size(static_cast<int32_t>(r.headers.size()));
+  for (const Header& h : r.headers) {
+    const auto klen = static_cast<int32_t>(h.key.size());
+    body += ByteWriter::varint_size(klen) + klen + blob_size(h.value);
+  }
+  auto put_blob = [&w](const Blob& b) {
+    w.varint(b.size());
+    if (!b.null) w.bytes(b.bytes);
+  };
+  w.varint(static_cast<int32_t>(body));
+  w.i8(r.attributes);
+  w.varlong(r.timestamp_delta);
+  w.varint(r.offset_delta);
+  put_blob(r.key);
+  put_blob(r.value);
+  w.varint(static_cast<int32_t>(r.headers.size()));
+  for (const Header& h : r.headers) {
+    w.varint(static_cast<int32_t>(h.key.size()));
+    w.bytes(Bytes(reinterpret_cast<const uint8_t*>(h.key.data()), h.key.size()));
+    put_blob(h.value);
+  }
+}
+
+void append_header(const BatchHeader& h, ByteWriter& w) {
+  const size_t start = w.size();
+  w.i64(h.base_offset);
+  w.i32(h.batch_length);
+  w.i32(h.partition_leader_epoch);
+  w.i8(h.magic);
+  w.u32(h.crc);
+  w.i16(h.attributes);
+  w.i32(h.last_offset_delta);
+  w.i64(h.base_timestamp);
+  w.i64(h.max_timestamp);
+  w.i64(h.producer_id);
+  w.i16(h.producer_epoch);
+  w.i32(h.base_sequence);
+  w.i32(h.records_count);
+  assert(w.size() - start == static_cast<size_t>(kRecordBatchOverhead));  // the table above
+  (void)start;
+}
+
+void patch_crc(std::span<uint8_t> batch) {
+  const uint32_t crc = compute_crc(batch);
+  for (int i = 0; i < 4; ++i)
+    batch[static_cast<size_t>(kCrcOffset + i)] = static_cast<uint8_t>(crc >> (24 - 8 * i));
+}
+
+Status append_batch(const BatchHeader& h, Codec codec, Bytes records, std::vector<uint8_t>& out) {
+  const size_t start = out.size();
+  BatchHeader fixed = h;
+  fixed.magic = 2;
+  fixed.attributes = static_cast<int16_t>((h.attributes & ~0x07) | static_cast<int>(codec));
+  ByteWriter w(out);
+  append_header(fixed, w);
+  if (codec == Codec::none) {
+    w.bytes(records);
+  } else {
+    const Status s = compress(codec, records, out);
+    if (!s.ok()) {
+      out.resize(start);
+      return s;
+    }
+  }
+  const size_t total = out.size() - start;
+  if (total - static_cast<size_t>(kLogOverhead) > static_cast<size_t>(INT32_MAX)) {
+    out.resize(start);
+    return Status::fail(Errc::too_large, Position{-1},
+                        fmt::format("a batch of {} bytes does not fit its size field", total));
+  }
+  w.patch_i32(start + static_cast<size_t>(kBaseOffsetBytes), static_cast<int32_t>(total - kLogOverhead));
+  patch_crc(std::span<uint8_t>(out).subspan(start));
+  return {};
 }
 
 }  // namespace kseg::v2

@@ -19,9 +19,12 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
+#include <vector>
 
 #include "formats/log_entry.h"
 #include "lib/byte_reader.h"
+#include "lib/byte_writer.h"
 #include "lib/codec.h"
 #include "lib/status.h"
 
@@ -219,5 +222,34 @@ bool for_each_record(Bytes records, int32_t count, F&& f) {
 // the decompressed stream in `scratch`. The codec is checked (ids 5..7 fail).
 Result<Bytes> records_bytes(const EntryRef& entry, const BatchHeader& h, std::vector<uint8_t>& scratch,
                             size_t max_decompressed);
+
+// ---- Encoding: the mirror of decode_header and RecordReader ----
+
+// One record as the encoder takes it: deltas are from the batch's base
+// offset and base timestamp.
+struct RecordFields {
+  int8_t attributes = 0;
+  int64_t timestamp_delta = 0;
+  int32_t offset_delta = 0;
+  Blob key;
+  Blob value;
+  std::span<const Header> headers;
+};
+
+// Appends one record (its length varint, then the body) to a records region.
+void append_record(const RecordFields& r, ByteWriter& w);
+
+// Appends the 61 header bytes with every field as `h` has it (the CRC too).
+void append_header(const BatchHeader& h, ByteWriter& w);
+
+// Rewrites the stored CRC of a whole encoded batch from its bytes (after a
+// header field was changed in place).
+void patch_crc(std::span<uint8_t> batch);
+
+// Appends a whole batch: `h`'s fields as given except batchLength, crc and
+// the codec bits of attributes, which follow from `codec` and `records` (an
+// uncompressed records region of h.records_count records, compressed here as
+// Kafka's producer compresses it).
+Status append_batch(const BatchHeader& h, Codec codec, Bytes records, std::vector<uint8_t>& out);
 
 }  // namespace kseg::v2

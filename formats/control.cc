@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "formats/message_reader.h"
+#include "lib/byte_writer.h"
 
 namespace kseg::control {
 
@@ -42,6 +43,22 @@ Result<EndTxnMarker> decode_end_txn_marker(const v2::Blob& value) {
   if (m.version < 0)
     return Error{Errc::bad_value, Position{-1}, fmt::format("invalid negative end transaction marker version {}", m.version)};
   return m;
+}
+
+std::vector<uint8_t> encode_key(const Key& key) {
+  std::vector<uint8_t> out;
+  ByteWriter w(out);
+  w.i16(key.version);
+  w.i16(key.type);
+  return out;
+}
+
+std::vector<uint8_t> encode_end_txn_marker(const EndTxnMarker& marker) {
+  std::vector<uint8_t> out;
+  ByteWriter w(out);
+  w.i16(marker.version);
+  w.i32(marker.coordinator_epoch);
+  return out;
 }
 
 namespace {

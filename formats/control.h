@@ -10,6 +10,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "formats/batch_v2.h"
 #include "lib/status.h"
@@ -35,6 +36,11 @@ struct EndTxnMarker {
   int32_t coordinator_epoch = 0;
 };
 Result<EndTxnMarker> decode_end_txn_marker(const v2::Blob& value);
+
+// The encoders a writer of control batches needs: the 4-byte key of any
+// type and the 6-byte value of an end-transaction marker (ABORT, COMMIT).
+std::vector<uint8_t> encode_key(const Key& key);
+std::vector<uint8_t> encode_end_txn_marker(const EndTxnMarker& marker);
 
 // The text DumpLogSegments appends to a control record's line, with its
 // leading space: " endTxnMarker: COMMIT coordinatorEpoch: 0",

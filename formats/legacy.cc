@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "lib/byte_writer.h"
 #include "lib/checksum.h"
 #include "lib/codec.h"
 
@@ -101,6 +102,36 @@ Status inner_messages(const Message& wrapper, std::vector<uint8_t>& scratch, siz
     else
       im.timestamp = im.message.timestamp;  // an inner v0 message reports -1
   }
+  return {};
+}
+
+void append_message(const Message& m, std::vector<uint8_t>& out) {
+  const size_t start = out.size();
+  ByteWriter w(out);
+  w.i64(m.offset);
+  w.i32(0);  // size, patched below
+  w.u32(0);  // crc, patched below
+  w.i8(m.magic);
+  w.i8(m.attributes);
+  if (m.magic > 0) w.i64(m.timestamp);
+  for (const v2::Blob* b : {&m.key, &m.value}) {
+    w.i32(b->size());
+    if (!b->null) w.bytes(b->bytes);
+  }
+  w.patch_i32(start + static_cast<size_t>(kOffsetFieldBytes), static_cast<int32_t>(out.size() - start - kLogOverhead));
+  w.patch_u32(start + static_cast<size_t>(kCrcOffset), compute_crc(Bytes(out).subspan(start)));
+}
+
+Status append_wrapper(const Message& wrapper, Codec codec, Bytes inner, std::vector<uint8_t>& out) {
+  std::vector<uint8_t> compressed;
+  CodecOptions opts;
+  opts.lz4_broken_header_checksum = wrapper.magic == 0;
+  KSEG_RETURN_IF_ERROR(compress(codec, inner, compressed, opts));
+  Message m = wrapper;
+  m.attributes = static_cast<int8_t>((wrapper.attributes & ~0x07) | static_cast<int>(codec));
+  m.key = {};
+  m.value = {Bytes(compressed), false};
+  append_message(m, out);
   return {};
 }
 

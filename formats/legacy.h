@@ -18,6 +18,7 @@
 
 #include "formats/batch_v2.h"
 #include "formats/log_entry.h"
+#include "lib/codec.h"
 #include "lib/status.h"
 
 namespace kseg::legacy {
@@ -68,5 +69,18 @@ struct InnerMessage {
 // `scratch` holds the decompressed set; `out` views into it.
 Status inner_messages(const Message& wrapper, std::vector<uint8_t>& scratch, size_t max_decompressed,
                       std::vector<InnerMessage>& out);
+
+// ---- Encoding: the mirror of decode ----
+
+// Appends one message: `m`'s offset, magic, attributes, timestamp (v1 only),
+// key and value; the size and CRC fields are computed.
+void append_message(const Message& m, std::vector<uint8_t>& out);
+
+// Appends a compressed wrapper message whose value is `inner` (an encoded
+// message set) compressed with `codec`, as Kafka's legacy producer wrote it
+// (lz4 for magic 0 with the KIP-57 header checksum). The codec bits of
+// `wrapper.attributes` are set from `codec`; its value and key are ignored
+// (Kafka writes a null key).
+Status append_wrapper(const Message& wrapper, Codec codec, Bytes inner, std::vector<uint8_t>& out);
 
 }  // namespace kseg::legacy

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "formats/be_append.h"
+#include "lib/byte_writer.h"
 #include "formats/index_search.h"
 
 namespace kseg::offset_index {
@@ -93,8 +93,9 @@ Status Writer::append(Offset offset, int32_t position) {
 }
 
 void append_entry(std::vector<uint8_t>& out, Entry e) {
-  append_be32(out, e.relative_offset);
-  append_be32(out, e.position);
+  ByteWriter w(out);
+  w.i32(e.relative_offset);
+  w.i32(e.position);
 }
 
 std::vector<uint8_t> encode(std::span<const Entry> entries) {

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "formats/be_append.h"
+#include "lib/byte_writer.h"
 #include "lib/checksum.h"
 
 namespace kseg::producer_snapshot {
@@ -113,20 +113,21 @@ Result<Snapshot> read(Bytes file, Position base) {
 std::vector<uint8_t> encode(std::span<const ProducerEntry> entries) {
   std::vector<uint8_t> out;
   out.reserve(static_cast<size_t>(kHeaderSize) + entries.size() * kEntrySize);
-  append_be16(out, kVersion);
-  append_be32(out, uint32_t{0});
-  append_be32(out, static_cast<int32_t>(entries.size()));
+  ByteWriter w(out);
+  w.i16(kVersion);
+  w.u32(0);  // the CRC, patched below
+  w.i32(static_cast<int32_t>(entries.size()));
   for (const ProducerEntry& e : entries) {
-    append_be64(out, e.producer_id);
-    append_be16(out, e.producer_epoch);
-    append_be32(out, e.last_sequence);
-    append_be64(out, e.last_offset);
-    append_be32(out, e.offset_delta);
-    append_be64(out, e.timestamp_ms);
-    append_be32(out, e.coordinator_epoch);
-    append_be64(out, e.current_txn_first_offset);
+    w.i64(e.producer_id);
+    w.i16(e.producer_epoch);
+    w.i32(e.last_sequence);
+    w.i64(e.last_offset);
+    w.i32(e.offset_delta);
+    w.i64(e.timestamp_ms);
+    w.i32(e.coordinator_epoch);
+    w.i64(e.current_txn_first_offset);
   }
-  store_be32_at(out, kCrcOffset, compute_crc(out));
+  w.patch_u32(static_cast<size_t>(kCrcOffset), compute_crc(out));
   return out;
 }
 

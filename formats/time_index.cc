@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "formats/be_append.h"
+#include "lib/byte_writer.h"
 #include "formats/index_search.h"
 
 namespace kseg::time_index {
@@ -107,8 +107,9 @@ Result<bool> Writer::maybe_append(int64_t timestamp_ms, Offset offset) {
 }
 
 void append_entry(std::vector<uint8_t>& out, Entry e) {
-  append_be64(out, e.timestamp_ms);
-  append_be32(out, e.relative_offset);
+  ByteWriter w(out);
+  w.i64(e.timestamp_ms);
+  w.i32(e.relative_offset);
 }
 
 std::vector<uint8_t> encode(std::span<const Entry> entries) {

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "formats/be_append.h"
+#include "lib/byte_writer.h"
 
 namespace kseg::txn_index {
 
@@ -74,11 +74,12 @@ Status validate_entries(const View& index) {
 }
 
 void append_entry(std::vector<uint8_t>& out, const AbortedTxn& txn) {
-  append_be16(out, txn.version);
-  append_be64(out, txn.producer_id);
-  append_be64(out, txn.first_offset);
-  append_be64(out, txn.last_offset);
-  append_be64(out, txn.last_stable_offset);
+  ByteWriter w(out);
+  w.i16(txn.version);
+  w.i64(txn.producer_id);
+  w.i64(txn.first_offset);
+  w.i64(txn.last_offset);
+  w.i64(txn.last_stable_offset);
 }
 
 std::vector<uint8_t> encode(std::span<const AbortedTxn> txns) {

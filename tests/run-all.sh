@@ -5,7 +5,8 @@
 #   2. the same suite built with ASan+UBSan, and the unit tests built at -O3 by g++ and clang++
 #   3. Kafka tier: the load-check self-test, the differential run
 #      (fresh Kafka-written cases with a new seed: DumpLogSegments vs kseg-dump) and
-#      the reindex oracle (kseg-reindex vs Kafka's own recovery, damaged cases, crash points)
+#      the reindex oracle (kseg-reindex vs Kafka's own recovery, damaged cases, crash points),
+#      the encoder oracle (Kafka loading every corpus segment re-encoded by kseg)
 # Set KSEG_SKIP_KAFKA=1 to leave out tier 3 (it needs Maven Central).
 set -uo pipefail
 top="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -49,6 +50,7 @@ if [[ "${KSEG_SKIP_KAFKA:-0}" != 1 ]]; then
   tier "benchmark smoke" "$top/tests/bench/run.sh" --size 300000 --runs 1 --workloads v2-none-small,v2-lz4 \
     --out "$(mktemp -d)" --build "$b/main"
   tier "kafka reindex oracle" "$top/tests/kafka/reindex-oracle.sh" "$b/main/kseg-reindex"
+  tier "kafka encoder oracle" "$top/tests/kafka/encoder-oracle.sh" "$b/main/kseg_reencode"
 fi
 echo "tiers: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

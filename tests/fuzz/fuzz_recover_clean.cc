@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "formats/batch_v2.h"
-#include "formats/be_append.h"
+#include "lib/byte_writer.h"
 #include "formats/legacy.h"
 #include "formats/segment_recover.h"
 #include "lib/byte_reader.h"
@@ -44,12 +44,13 @@ void check(bool ok) {
 // Sets the stored CRC of every entry the scanner reaches to its bytes' CRC.
 void fix_crcs(std::vector<uint8_t>& log) {
   EntryScanner scanner(Bytes(log.data(), log.size()), Position{0});
+  ByteWriter w(log);
   while (auto e = scanner.next()) {
     const auto at = static_cast<size_t>(e->position.value);
     if (e->magic == 2)
-      store_be32_at(log, at + v2::kCrcOffset, v2::compute_crc(e->bytes));
+      w.patch_u32(at + v2::kCrcOffset, v2::compute_crc(e->bytes));
     else if (e->magic == 0 || e->magic == 1)
-      store_be32_at(log, at + legacy::kCrcOffset, legacy::compute_crc(e->bytes));
+      w.patch_u32(at + legacy::kCrcOffset, legacy::compute_crc(e->bytes));
   }
 }
 
