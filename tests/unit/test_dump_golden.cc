@@ -51,3 +51,27 @@ TEST_CASE("kseg-dump stdout matches Kafka's DumpLogSegments on every golden", "[
   std::printf("golden: %zu of %zu matched (%zu where Kafka crashed)\n", matched, goldens.size(), crashed);
   CHECK(matched == goldens.size());
 }
+
+// JSON and text walk the same checks, so a script reading JSON gets the verdict a person reading
+// text does: the same exit code on every golden's arguments.
+TEST_CASE("kseg-dump --format jsonl exits as the text dump does on every golden", "[golden][json]") {
+  const fs::path root = fs::path(KSEG_SOURCE_DIR) / "testdata" / "kafka";
+  const std::string bin = std::string(KSEG_BINARY_DIR) + "/kseg-dump";
+  size_t compared = 0, failing = 0;
+  for (const auto& c : fs::directory_iterator(root)) {
+    if (!fs::is_directory(c.path() / "dump")) continue;
+    for (const auto& f : fs::directory_iterator(c.path() / "dump")) {
+      if (f.path().extension() != ".args") continue;
+      auto args = read_lines(f.path().string());
+      const auto text = run_tool(bin, args, c.path().string());
+      args.insert(args.end(), {"--format", "jsonl"});
+      const auto json = run_tool(bin, args, c.path().string());
+      INFO("golden " << f.path().string() << "\ntext stderr: " << text.err << "\njson stderr: " << json.err);
+      CHECK(json.exit_code == text.exit_code);
+      ++compared;
+      if (text.exit_code != 0) ++failing;
+    }
+  }
+  std::printf("golden: text and jsonl exit alike on %zu goldens (%zu non-zero)\n", compared, failing);
+  CHECK(compared >= 1000);
+}

@@ -4,6 +4,8 @@
 #include <functional>
 #include <map>
 
+#include <fmt/format.h>
+
 #include "formats/java_text.h"
 #include "tools/ops/dump/dumper.h"
 
@@ -56,6 +58,30 @@ void Dumper::io_problem(const std::string& path, const std::string& what) {
   exit_ = kExitIo;
 }
 
+std::optional<Error> Dumper::log_end_problem(const EntryScanner& scan) const {
+  const Position end = scan.valid_end();
+  const int64_t trailing = scan.trailing().bytes;
+  switch (scan.end()) {
+    case ScanEnd::zero_tail:
+      return Error{Errc::bad_length, end,
+                   fmt::format("zero-filled tail: {} zero bytes from here to the end of the file (as a "
+                               "preallocated or crashed segment leaves them)",
+                               trailing)};
+    case ScanEnd::bad_size:
+      return Error{Errc::bad_length, end,
+                   fmt::format("batch at offset {}: size field {} is below the minimum {}", scan.stop_offset(),
+                               scan.stop_size(), kMinRecordOverhead)};
+    default: break;
+  }
+  // Under --max-bytes the cut is ours, not damage.
+  if (trailing == 0 || opts_.max_bytes != INT32_MAX) return std::nullopt;
+  return Error{Errc::truncated, end,
+               scan.end() == ScanEnd::partial_tail
+                   ? fmt::format("torn tail: batch at offset {} declares {} bytes, only {} remain", scan.stop_offset(),
+                                 kLogOverhead + scan.stop_size(), trailing)
+                   : fmt::format("{} trailing bytes, too few for a batch header", trailing)};
+}
+
 Dumper::Pairs& Dumper::pairs_for(std::vector<Pairs>& list, const std::string& abs_path) {
   for (auto& p : list)
     if (p.file == abs_path) return p;
@@ -71,8 +97,8 @@ void Dumper::dump_file(const std::string& arg) {
   const auto dot = name.rfind('.');
   const std::string suffix = dot == std::string::npos ? std::string() : name.substr(dot);
   if (suffix == ".log" || suffix == ".checkpoint") log_text(path, name);
-  else if (suffix == ".index") index_text(path, name);
-  else if (suffix == ".timeindex") time_index_text(path, name);
+  else if (suffix == ".index") index_file(path, name);
+  else if (suffix == ".timeindex") time_index_file(path, name);
   else if (suffix == ".snapshot") snapshot_text(path);
   else if (suffix == ".txnindex") txn_index_text(path, name);
   else err_.print("Ignoring unknown file {}\n", path);

@@ -9,9 +9,7 @@
 #include "formats/control.h"
 #include "formats/legacy.h"
 #include "formats/log_batch.h"
-#include "formats/offset_index.h"
 #include "formats/producer_snapshot.h"
-#include "formats/time_index.h"
 #include "formats/txn_index.h"
 #include "lib/codec.h"
 #include "lib/mapped_file.h"
@@ -163,34 +161,7 @@ void Dumper::log_json(const std::string& path, int64_t base_offset) {
                RecordView{im.absolute_offset, im.timestamp, im.message.key, im.message.value});
     }
   }
-  const int64_t trailing = scan.trailing().bytes;
-  if (trailing > 0 && opts_.max_bytes == INT32_MAX)
-    problem(path, Error{scan.end() == ScanEnd::bad_size ? Errc::bad_length : Errc::truncated, scan.valid_end(),
-                        fmt::format("{}: {} bytes after the last complete batch", scan_end_name(scan.end()), trailing)});
-}
-
-void Dumper::index_json(const std::string& path, int64_t base_offset, bool time) {
-  auto f = MappedFile::open(path);
-  if (!f.ok()) return io_problem(path, f.error().message);
-  emit({{"type", "file"}, {"file", path}, {"kind", time ? "timeindex" : "index"}, {"size_bytes", f->size()},
-        {"base_offset", base_offset}});
-  if (time) {
-    const time_index::View v(f->bytes(), Offset{base_offset});
-    for (int64_t i = 0; i < v.slot_count(); ++i) {
-      const auto to = v.timestamp_offset(i);
-      if (i > 0 && to.offset.value == base_offset) break;
-      emit({{"type", "time_index_entry"}, {"file", path}, {"slot", i}, {"position", v.slot_position(i).value},
-            {"timestamp", to.timestamp_ms}, {"offset", to.offset.value}});
-    }
-  } else {
-    const offset_index::View v(f->bytes(), Offset{base_offset});
-    for (int64_t i = 0; i < v.slot_count(); ++i) {
-      const auto op = v.offset_position(i);
-      if (i > 0 && op.offset.value == base_offset) break;
-      emit({{"type", "index_entry"}, {"file", path}, {"slot", i}, {"position", v.slot_position(i).value},
-            {"offset", op.offset.value}, {"log_position", op.position}});
-    }
-  }
+  if (auto end = log_end_problem(scan)) problem(path, *end);
 }
 
 void Dumper::state_json(const std::string& path, bool snapshot) {
@@ -223,7 +194,8 @@ void Dumper::dump_file_json(const std::string& path) {
   int64_t base = -1;
   const bool numbered = parse_java_long(name.substr(0, name.find('.')), base);
   if (suffix == ".log" || suffix == ".checkpoint") log_json(path, numbered ? base : -1);
-  else if ((suffix == ".index" || suffix == ".timeindex") && numbered) index_json(path, base, suffix == ".timeindex");
+  else if (suffix == ".index") index_file(path, name);
+  else if (suffix == ".timeindex") time_index_file(path, name);
   else if (suffix == ".snapshot" || suffix == ".txnindex") state_json(path, suffix == ".snapshot");
   else emit({{"type", "file"}, {"file", path}, {"kind", "unknown"}});
 }

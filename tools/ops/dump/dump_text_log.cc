@@ -529,30 +529,10 @@ void Dumper::log_text(const std::string& path, const std::string& name) {
     dst.pairs.insert(dst.pairs.end(), gaps.begin(), gaps.end());
   }
   if (aborted) return;
-  const Position end = scan.valid_end();
-  switch (scan.end()) {
-    case ScanEnd::zero_tail:
-      problem(path, Error{Errc::bad_length, end,
-                          fmt::format("zero-filled tail: {} zero bytes from here to the end of the file (as a "
-                                      "preallocated or crashed segment leaves them)",
-                                      scan.trailing().bytes)});
-      return;
-    case ScanEnd::bad_size:
-      problem(path, Error{Errc::bad_length, end,
-                          fmt::format("batch at offset {}: size field {} is below the minimum {}", scan.stop_offset(),
-                                      scan.stop_size(), kMinRecordOverhead)});
-      return;
-    default: break;
-  }
-  const int64_t trailing = scan.trailing().bytes;
-  if (trailing > 0 && opts_.max_bytes == INT32_MAX) {
-    out_.print("Found {} invalid bytes at the end of {}\n", trailing, name);
-    problem(path, Error{Errc::truncated, end,
-                        scan.end() == ScanEnd::partial_tail
-                            ? fmt::format("torn tail: batch at offset {} declares {} bytes, only {} remain",
-                                          scan.stop_offset(), kLogOverhead + scan.stop_size(), trailing)
-                            : fmt::format("{} trailing bytes, too few for a batch header", trailing)});
-  }
+  auto end = log_end_problem(scan);
+  if (!end) return;
+  if (end->code == Errc::truncated) out_.print("Found {} invalid bytes at the end of {}\n", scan.trailing().bytes, name);
+  problem(path, *end);
 }
 
 }  // namespace kseg

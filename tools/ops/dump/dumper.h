@@ -2,6 +2,7 @@
 // summaries Kafka prints on stderr, and the exit code so far.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,17 +24,17 @@ class Dumper {
   // Prints the end-of-run summaries and returns the exit code.
   int finish();
 
-  // The text form of each file type (dump_text_*.cc).
+  // Index files, in either format (dump_index.cc).
+  void index_file(const std::string& path, const std::string& name);
+  void time_index_file(const std::string& path, const std::string& name);
+  // The text form of the other file types (dump_text_*.cc).
   void log_text(const std::string& path, const std::string& name);
-  void index_text(const std::string& path, const std::string& name);
-  void time_index_text(const std::string& path, const std::string& name);
   void snapshot_text(const std::string& path);
   void txn_index_text(const std::string& path, const std::string& name);
 
   // The JSON form (dump_json.cc).
   void dump_file_json(const std::string& path);
   void log_json(const std::string& path, int64_t base_offset);
-  void index_json(const std::string& path, int64_t base_offset, bool time);
   void state_json(const std::string& path, bool snapshot);
   void emit(const nlohmann::ordered_json& obj);
   void emit_problem(const std::string& path, const Error& e);
@@ -42,6 +43,9 @@ class Dumper {
   // Reports a problem on stderr, once, and marks the run as failed.
   void problem(const std::string& path, const Error& e);
   void io_problem(const std::string& path, const std::string& what);
+  // Why a .log's scan stopped short, as a problem; nullopt at a clean end (or
+  // a cut made by --max-bytes). Text and JSON report the same.
+  std::optional<Error> log_end_problem(const EntryScanner& scan) const;
 
   const DumpOptions& opts() const { return opts_; }
   Sink& out() { return out_; }
