@@ -60,7 +60,7 @@ inline int64_t format_as(Offset o) { return o.value; }
     constexpr auto parse(fmt::format_parse_context& ctx) { return ctx.begin(); } \
     template <class Ctx>                                                        \
     auto format(T v, Ctx& ctx) const {                                          \
-      return fmt::format_to(ctx.out(), "{}", kseg::format_as(v));               \
+      return fmt::formatter<int64_t>().format(kseg::format_as(v), ctx);        \
     }                                                                           \
   };
 KSEG_FORMAT_AS_INT64(kseg::Length)
