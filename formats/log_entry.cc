@@ -2,26 +2,43 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 namespace kseg {
 
-const char* scan_end_name(ScanEnd e) {
+const char* segment_end_name(SegmentEnd e) {
   switch (e) {
-    case ScanEnd::none: return "none";
-    case ScanEnd::clean: return "clean";
-    case ScanEnd::short_tail: return "short_tail";
-    case ScanEnd::partial_tail: return "partial_tail";
-    case ScanEnd::zero_tail: return "zero_tail";
-    case ScanEnd::bad_size: return "bad_size";
+    case SegmentEnd::none: return "none";
+    case SegmentEnd::clean: return "clean";
+    case SegmentEnd::short_tail: return "short_tail";
+    case SegmentEnd::partial_tail: return "partial_tail";
+    case SegmentEnd::zero_tail: return "zero_tail";
+    case SegmentEnd::bad_size: return "bad_size";
+    case SegmentEnd::too_small: return "too_small";
+    case SegmentEnd::bad_crc: return "bad_crc";
+    case SegmentEnd::bad_control: return "bad_control";
   }
   return "unknown";
 }
 
+std::string segment_end_detail(const EntryScanner& s) {
+  switch (s.end()) {
+    case SegmentEnd::partial_tail:
+      return fmt::format("entry of size {} runs past the end of the file ({} bytes left)", s.stop_size(), s.trailing());
+    case SegmentEnd::bad_size:
+    case SegmentEnd::zero_tail:
+      return fmt::format("size field {} is below the minimum of {}", s.stop_size(), kMinRecordOverhead);
+    case SegmentEnd::short_tail: return fmt::format("{} bytes left, too few for an entry header", s.trailing());
+    default: return "";
+  }
+}
+
 std::optional<EntryRef> EntryScanner::next() {
-  if (end_ != ScanEnd::none) return std::nullopt;
+  if (end_ != SegmentEnd::none) return std::nullopt;
   const size_t left = data_.size() - pos_;
   // Kafka stops when pos >= end - 17, i.e. it needs at least 18 bytes.
   if (left <= static_cast<size_t>(kHeaderSizeUpToMagic)) {
-    end_ = left == 0 ? ScanEnd::clean : ScanEnd::short_tail;
+    end_ = left == 0 ? SegmentEnd::clean : SegmentEnd::short_tail;
     return std::nullopt;
   }
   const uint8_t* p = data_.data() + pos_;
@@ -29,12 +46,12 @@ std::optional<EntryRef> EntryScanner::next() {
   stop_size_ = static_cast<int32_t>(load_be32(p + kOffsetFieldBytes));
   if (stop_size_ < kMinRecordOverhead) {
     const bool zeros = std::all_of(p, data_.data() + data_.size(), [](uint8_t b) { return b == 0; });
-    end_ = zeros ? ScanEnd::zero_tail : ScanEnd::bad_size;
+    end_ = zeros ? SegmentEnd::zero_tail : SegmentEnd::bad_size;
     return std::nullopt;
   }
   const int64_t total = kLogOverhead + stop_size_;
   if (static_cast<uint64_t>(total) > left) {
-    end_ = ScanEnd::partial_tail;
+    end_ = SegmentEnd::partial_tail;
     return std::nullopt;
   }
   EntryRef e;

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 
 #include "lib/byte_reader.h"
 #include "lib/types.h"
@@ -38,16 +39,25 @@ struct EntryRef {
   Length total() const { return Length{static_cast<int64_t>(bytes.size())}; }
 };
 
-enum class ScanEnd {
+// Why a walk over a segment's entries ends, in one vocabulary for every
+// reader: the first five are where EntryScanner stops; the last three are
+// set by a reader that checks entries (recovery, verify, the cut of a
+// truncate) at the first entry Kafka's recovery would not keep. Only clean
+// is benign everywhere; whether a zero tail is (preallocation of the active
+// segment) is the caller's call.
+enum class SegmentEnd {
   none,          // still scanning
   clean,         // every byte belongs to an entry
   short_tail,    // 1..17 bytes left: too few to hold an entry header
   partial_tail,  // an entry whose declared size runs past the end (torn write)
   zero_tail,     // size field < 14 and everything from there is zero bytes (preallocation)
   bad_size,      // size field < 14 with non-zero bytes after it: corruption
+  too_small,     // a v2 entry smaller than its 61-byte batch header
+  bad_crc,       // checksum mismatch
+  bad_control,   // control batch whose first record is no transaction marker: kept, nothing after it
 };
 
-const char* scan_end_name(ScanEnd e);
+const char* segment_end_name(SegmentEnd e);
 
 class EntryScanner {
  public:
@@ -58,7 +68,7 @@ class EntryScanner {
   std::optional<EntryRef> next();
 
   // Valid after next() returned nullopt.
-  ScanEnd end() const { return end_; }
+  SegmentEnd end() const { return end_; }
   // Position just past the last entry returned: where the valid data ends.
   Position valid_end() const { return base_ + Length{static_cast<int64_t>(pos_)}; }
   // Bytes between valid_end() and the end of the data.
@@ -71,9 +81,12 @@ class EntryScanner {
   Bytes data_;
   Position base_;
   size_t pos_ = 0;
-  ScanEnd end_ = ScanEnd::none;
+  SegmentEnd end_ = SegmentEnd::none;
   int64_t stop_offset_ = 0;
   int32_t stop_size_ = 0;
 };
+
+// Expected against found at the scanner's end (empty when clean).
+std::string segment_end_detail(const EntryScanner& scanner);
 
 }  // namespace kseg

@@ -12,42 +12,6 @@
 
 namespace kseg::recover {
 
-const char* stop_name(Stop s) {
-  switch (s) {
-    case Stop::end_of_file: return "end_of_file";
-    case Stop::short_tail: return "short_tail";
-    case Stop::partial_tail: return "partial_tail";
-    case Stop::zero_tail: return "zero_tail";
-    case Stop::bad_size: return "bad_size";
-    case Stop::too_small: return "too_small";
-    case Stop::bad_crc: return "bad_crc";
-    case Stop::bad_control: return "bad_control";
-  }
-  return "unknown";
-}
-
-Stop stop_from_scan(ScanEnd end) {
-  switch (end) {
-    case ScanEnd::short_tail: return Stop::short_tail;
-    case ScanEnd::partial_tail: return Stop::partial_tail;
-    case ScanEnd::zero_tail: return Stop::zero_tail;
-    case ScanEnd::bad_size: return Stop::bad_size;
-    default: return Stop::end_of_file;
-  }
-}
-
-std::string scan_end_detail(const EntryScanner& s) {
-  switch (s.end()) {
-    case ScanEnd::partial_tail:
-      return fmt::format("entry of size {} runs past the end of the file ({} bytes left)", s.stop_size(), s.trailing());
-    case ScanEnd::bad_size:
-    case ScanEnd::zero_tail:
-      return fmt::format("size field {} is below the minimum of {}", s.stop_size(), kMinRecordOverhead);
-    case ScanEnd::short_tail: return fmt::format("{} bytes left, too few for an entry header", s.trailing());
-    default: return "";
-  }
-}
-
 namespace {
 
 // What recover needs from one batch, read from its header only (Kafka's
@@ -60,11 +24,11 @@ struct BatchFacts {
 };
 
 // RecordBatch.ensureValid; on failure sets `stop`/`detail` and returns nullopt.
-std::optional<BatchFacts> validate(const EntryRef& e, Stop& stop, std::string& detail) {
+std::optional<BatchFacts> validate(const EntryRef& e, SegmentEnd& stop, std::string& detail) {
   BatchFacts f;
   if (e.magic >= 2) {
     if (e.total().bytes < v2::kRecordBatchOverhead) {
-      stop = Stop::too_small;
+      stop = SegmentEnd::too_small;
       detail = fmt::format("record batch is {} bytes, smaller than the minimum of {}", e.total(),
                            v2::kRecordBatchOverhead);
       return std::nullopt;
@@ -72,7 +36,7 @@ std::optional<BatchFacts> validate(const EntryRef& e, Stop& stop, std::string& d
     auto h = v2::decode_header(e);
     const uint32_t computed = v2::compute_crc(e.bytes);
     if (!h.ok() || h->crc != computed) {
-      stop = Stop::bad_crc;
+      stop = SegmentEnd::bad_crc;
       detail = fmt::format("CRC-32C mismatch: stored 0x{:08x}, computed 0x{:08x}", h.ok() ? h->crc : 0u, computed);
       return std::nullopt;
     }
@@ -85,7 +49,7 @@ std::optional<BatchFacts> validate(const EntryRef& e, Stop& stop, std::string& d
   const uint32_t stored = load_be32(e.bytes.data() + legacy::kCrcOffset);
   const uint32_t computed = legacy::compute_crc(e.bytes);
   if (stored != computed) {
-    stop = Stop::bad_crc;
+    stop = SegmentEnd::bad_crc;
     detail = fmt::format("CRC-32 mismatch: stored 0x{:08x}, computed 0x{:08x}", stored, computed);
     return std::nullopt;
   }
@@ -188,7 +152,7 @@ Result<EntryVerdict> judge_entry(const EntryRef& e, const Config& config) {
     Status m = check_marker(e, config.max_decompressed_bytes);
     if (!m.ok() && m.error().code == Errc::usage) return m.error();
     if (!m.ok()) {
-      v.stop = Stop::bad_control;
+      v.stop = SegmentEnd::bad_control;
       v.detail = "control record is not a valid end-transaction marker: " + m.error().message;
       v.ends_scan = true;
     }
@@ -263,13 +227,13 @@ Result<SegmentRecovery> recover_layout(Bytes log, const std::vector<Piece>& piec
           if (scanned) scanned(piece.begin + (end - at));
         });
     if (!failed.ok()) return failed.error();
-    if (stopped_early || scanner->end() != ScanEnd::clean) break;
+    if (stopped_early || scanner->end() != SegmentEnd::clean) break;
     at = at + size;
   }
   if (!stopped_early && scanner) {
     out.valid_end = scanner->valid_end();
-    out.stop = stop_from_scan(scanner->end());
-    out.stop_detail = scan_end_detail(*scanner);
+    out.stop = scanner->end();
+    out.stop_detail = segment_end_detail(*scanner);
   }
   KSEG_RETURN_IF_ERROR(rb.finish(out));
   return out;
@@ -301,7 +265,7 @@ std::optional<size_t> CleanRecovery::judge(Bytes window, Position at, std::vecto
   // A fed window may end mid-entry (where its block did); a bad size field
   // (or zero tail) is judged against the whole rest of the file, which only
   // recover_segment sees.
-  if (scanner.end() == ScanEnd::bad_size || scanner.end() == ScanEnd::zero_tail) return std::nullopt;
+  if (scanner.end() == SegmentEnd::bad_size || scanner.end() == SegmentEnd::zero_tail) return std::nullopt;
   return static_cast<size_t>((reached - at).bytes);
 }
 
@@ -333,7 +297,7 @@ std::optional<SegmentRecovery> CleanRecovery::finish(Length file_size) {
   if (!st_->rb.finish(out).ok()) return std::nullopt;
   out.file_size = file_size;
   out.valid_end = Position{file_size.bytes};
-  out.stop = Stop::end_of_file;
+  out.stop = SegmentEnd::clean;
   return std::move(out);
 }
 
@@ -385,10 +349,10 @@ RemovedRange describe_removed(Bytes log, Position valid_end, Offset base_offset)
       }
       note(r, Offset{e->offset}, last, base_offset);
     }
-    if (scanner.end() == ScanEnd::clean || scanner.end() == ScanEnd::zero_tail) break;
+    if (scanner.end() == SegmentEnd::clean || scanner.end() == SegmentEnd::zero_tail) break;
     // A torn or impossible entry still names its base offset; then look for
     // the next entry with a valid checksum after it.
-    if (scanner.end() == ScanEnd::partial_tail || scanner.end() == ScanEnd::bad_size)
+    if (scanner.end() == SegmentEnd::partial_tail || scanner.end() == SegmentEnd::bad_size)
       note(r, Offset{scanner.stop_offset()}, Offset{scanner.stop_offset()}, base_offset);
     pos = next_valid_entry(log, static_cast<size_t>(scanner.valid_end().value) + 1, base_offset).value_or(log.size());
   }

@@ -44,24 +44,6 @@ struct Config {
   unsigned threads = 1;
 };
 
-// Why the valid data ends where it does. Everything but end_of_file means
-// bytes after valid_end that Kafka's recovery truncates away.
-enum class Stop {
-  end_of_file,     // every byte belongs to a valid batch
-  short_tail,      // 1..17 bytes left
-  partial_tail,    // the last entry's declared size runs past the end (torn write)
-  zero_tail,       // size field < 14 and only zeros follow (preallocation, lost write)
-  bad_size,        // size field < 14 with non-zero bytes after it
-  too_small,       // v2 batch smaller than its 61-byte header
-  bad_crc,         // checksum mismatch
-  bad_control,     // control batch with an unparsable first record: kept, scan ends after it
-};
-const char* stop_name(Stop s);
-// The Stop for where an EntryScanner ended (end_of_file when clean), and its
-// expected-vs-found text.
-Stop stop_from_scan(ScanEnd end);
-std::string scan_end_detail(const EntryScanner& scanner);
-
 struct SegmentRecovery {
   std::vector<uint8_t> offset_index;  // exactly 8 x entries bytes
   std::vector<uint8_t> time_index;    // exactly 12 x entries bytes
@@ -71,7 +53,7 @@ struct SegmentRecovery {
   std::optional<Offset> first_offset;  // base offset of the first valid batch
   std::optional<Offset> last_offset;   // last offset of the last valid batch
   int64_t max_timestamp_ms = -1;       // segment max timestamp (-1: none)
-  Stop stop = Stop::end_of_file;
+  SegmentEnd stop = SegmentEnd::clean;  // anything but clean: bytes after valid_end Kafka truncates
   std::string stop_detail;             // expected vs found, at valid_end
   bool truncates() const { return valid_end.value < file_size.bytes; }
   bool operator==(const SegmentRecovery&) const = default;
@@ -145,7 +127,7 @@ struct EntryVerdict {
   Offset base_offset;
   Offset last_offset;
   int64_t max_timestamp_ms = -1;
-  Stop stop = Stop::end_of_file;  // why not valid (or why the scan ends)
+  SegmentEnd stop = SegmentEnd::clean;  // why not valid (or why the scan ends)
   std::string detail;
 };
 Result<EntryVerdict> judge_entry(const EntryRef& e, const Config& config);

@@ -21,7 +21,7 @@ struct Resync {
 // sets reason/detail.
 bool keepable(const EntryVerdict& v, const std::optional<Offset>& last_kept, std::string& reason, std::string& detail) {
   if (!v.valid || v.ends_scan) {
-    reason = stop_name(v.stop);
+    reason = segment_end_name(v.stop);
     detail = v.detail;
     return false;
   }
@@ -90,8 +90,8 @@ Result<Salvage> salvage_segment(Bytes log, Offset base_offset, const Config& con
     const Position run_end = gap ? gap->begin : scanner.valid_end();
     if (run_end.value > static_cast<int64_t>(pos)) out.kept.push_back({Position{static_cast<int64_t>(pos)}, run_end});
     if (!gap) {
-      if (scanner.end() == ScanEnd::clean) break;
-      gap = Gap{run_end, run_end, {}, stop_name(stop_from_scan(scanner.end())), scan_end_detail(scanner), 0};
+      if (scanner.end() == SegmentEnd::clean) break;
+      gap = Gap{run_end, run_end, {}, segment_end_name(scanner.end()), segment_end_detail(scanner), 0};
       search_from = static_cast<size_t>(run_end.value) + 1;
     }
     auto next = resync(log, search_from, base_offset, config, last_kept);

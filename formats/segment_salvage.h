@@ -19,7 +19,7 @@ struct Gap {
   Position begin;         // removed bytes [begin, end) of the original file
   Position end;
   RemovedRange declared;  // offsets named by the entries that parse there
-  std::string reason;     // a stop_name(), or "offset_order"
+  std::string reason;     // a segment_end_name(), or "offset_order"
   std::string detail;     // expected vs found, at begin
   int64_t skipped_valid = 0;  // entries with a valid checksum dropped (offsets not increasing)
 };

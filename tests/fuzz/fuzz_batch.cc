@@ -75,8 +75,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)entry_last_offset(*e);
     (void)walker.walk(*e, [](const RecordStamp&) {});
   }
-  check(scan.end() != ScanEnd::none && scan.valid_end().value == covered);
+  check(scan.end() != SegmentEnd::none && scan.valid_end().value == covered);
   check(covered + scan.trailing().bytes == static_cast<int64_t>(size));
-  check((scan.end() == ScanEnd::clean) == (scan.trailing().bytes == 0));
+  check((scan.end() == SegmentEnd::clean) == (scan.trailing().bytes == 0));
   return 0;
 }

@@ -74,7 +74,7 @@ Status decode_everything(const EntryRef& e) {
 
 struct Scan {
   std::vector<EntryRef> entries;
-  ScanEnd end = ScanEnd::none;
+  SegmentEnd end = SegmentEnd::none;
   Position valid_end;
   int32_t stop_size = 0;
 };
@@ -119,11 +119,11 @@ TEST_CASE("every truncation length ends at the last whole entry", "[sweep]") {
       CHECK(s.valid_end == kBase + Length{static_cast<int64_t>(last_end)});
       // Kafka needs 18 bytes to read an entry header (log_entry.h).
       const size_t left = len - last_end;
-      const ScanEnd expect = left == 0 ? ScanEnd::clean
-                             : left <= static_cast<size_t>(kHeaderSizeUpToMagic) ? ScanEnd::short_tail
-                                                                                 : ScanEnd::partial_tail;
-      CHECK(scan_end_name(s.end) == std::string(scan_end_name(expect)));
-      if (expect == ScanEnd::partial_tail)
+      const SegmentEnd expect = left == 0 ? SegmentEnd::clean
+                             : left <= static_cast<size_t>(kHeaderSizeUpToMagic) ? SegmentEnd::short_tail
+                                                                                 : SegmentEnd::partial_tail;
+      CHECK(segment_end_name(s.end) == std::string(segment_end_name(expect)));
+      if (expect == SegmentEnd::partial_tail)
         CHECK(s.stop_size == static_cast<int32_t>(bounds[whole + 1] - bounds[whole] - kLogOverhead));
     }
   }
@@ -155,11 +155,11 @@ TEST_CASE("every single-byte flip of a small entry is classified by its field", 
           const auto size = static_cast<int32_t>(load_be32(m.data() + start + kOffsetFieldBytes));
           if (size < kMinRecordOverhead) {
             CHECK(s.entries.size() == t);
-            CHECK(s.end == ScanEnd::bad_size);
+            CHECK(s.end == SegmentEnd::bad_size);
             CHECK(s.valid_end == at);
           } else if (static_cast<uint64_t>(size) + kLogOverhead > m.size() - start) {
             CHECK(s.entries.size() == t);
-            CHECK(s.end == ScanEnd::partial_tail);
+            CHECK(s.end == SegmentEnd::partial_tail);
             CHECK(s.valid_end == at);
             CHECK(s.stop_size == size);
           } else {
@@ -174,7 +174,7 @@ TEST_CASE("every single-byte flip of a small entry is classified by its field", 
 
         // Any other field: the boundaries are unchanged.
         REQUIRE(s.entries.size() == bounds.size() - 1);
-        CHECK(s.end == ScanEnd::clean);
+        CHECK(s.end == SegmentEnd::clean);
         const EntryRef& e = s.entries[t];
         CHECK(e.position == at);
         CHECK(e.bytes.size() == total);

@@ -144,7 +144,7 @@ TEST_CASE("a control batch built from parts decodes to what it was given", "[enc
   const auto e = scanner.next();
   REQUIRE(e);
   CHECK(scanner.next() == std::nullopt);
-  CHECK(scanner.end() == ScanEnd::clean);
+  CHECK(scanner.end() == SegmentEnd::clean);
   auto d = v2::decode_header(*e);
   REQUIRE(d.ok());
   CHECK(d->crc == v2::compute_crc(e->bytes));

@@ -70,7 +70,7 @@ TEST_CASE("examine_entries consumes every entry once, in order, on any thread co
         [&](Position end) { released.push_back(end.value); });
     CHECK(next == 20000);
     CHECK(chunks >= 5);
-    CHECK(sc.end() == ScanEnd::clean);
+    CHECK(sc.end() == SegmentEnd::clean);
     for (auto& n : examined) REQUIRE(n.load() == 1);
     REQUIRE(released.size() == chunks);
     CHECK(std::is_sorted(released.begin(), released.end()));
@@ -101,7 +101,7 @@ TEST_CASE("examine_entries stops where consume says, never examining twice", "[p
         },
         [&](Position end) { released_to = end.value; });
     CHECK(chunks == 2);
-    CHECK(sc.end() == ScanEnd::none);  // the scan did not reach the end
+    CHECK(sc.end() == SegmentEnd::none);  // the scan did not reach the end
     // Only the chunks consumed and the one examined beside the second are touched.
     size_t touched = 0;
     for (auto& n : examined) {

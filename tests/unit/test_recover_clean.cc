@@ -34,7 +34,7 @@ bool agrees(const std::string& path, size_t block) {
   REQUIRE(log.ok());
   const auto base = Offset{std::stoll(fs::path(path).stem().string())};
   auto want = recover::recover_segment(log->bytes(), base, config());
-  const bool clean = want.ok() && want->stop == recover::Stop::end_of_file;
+  const bool clean = want.ok() && want->stop == SegmentEnd::clean;
   for (unsigned threads : {1u, 2u, 3u, 4u}) {  // blocks read by the calling thread alone, or by several
     recover::Config c = config();
     c.threads = threads;

@@ -51,7 +51,7 @@ TEST_CASE("recovery on several threads returns what one thread does", "[reindex]
   SECTION("a clean file") {
     auto one = recover_on(log.bytes, 1);
     REQUIRE(one.ok());
-    CHECK(one->stop == recover::Stop::end_of_file);
+    CHECK(one->stop == SegmentEnd::clean);
     CHECK(one->valid_batches == static_cast<int64_t>(log.starts.size()));
     for (unsigned t : {2u, 3u}) same(recover_on(log.bytes, t), one);
   }
@@ -64,7 +64,7 @@ TEST_CASE("recovery on several threads returns what one thread does", "[reindex]
     corrupt::fix_crc(log.bytes, log.starts.back());
     auto one = recover_on(log.bytes, 1);
     REQUIRE(one.ok());
-    CHECK(one->stop == recover::Stop::bad_crc);
+    CHECK(one->stop == SegmentEnd::bad_crc);
     CHECK(one->valid_end.value == static_cast<int64_t>(late));
     for (unsigned t : {2u, 3u}) same(recover_on(log.bytes, t), one);
   }

@@ -71,7 +71,7 @@ TEST_CASE("rebuilt indexes of closed leader-written segments equal the broker's"
     REQUIRE(log.ok());
     auto r = kseg::recover::recover_segment(log->bytes(), kseg::Offset{std::stoll(base)}, corpus_config());
     REQUIRE(r.ok());
-    CHECK(r->stop == kseg::recover::Stop::end_of_file);
+    CHECK(r->stop == kseg::SegmentEnd::clean);
     CHECK(r->offset_index == slurp(dir + base + ".index"));
     CHECK(r->time_index == slurp(dir + base + ".timeindex"));
   }
@@ -101,7 +101,7 @@ TEST_CASE("a CRC failure mid-segment stops recovery there", "[reindex]") {
   REQUIRE(log.ok());
   auto r = kseg::recover::recover_segment(log->bytes(), kseg::Offset{0}, corpus_config());
   REQUIRE(r.ok());
-  CHECK(r->stop == kseg::recover::Stop::bad_crc);
+  CHECK(r->stop == kseg::SegmentEnd::bad_crc);
   CHECK(r->valid_end.value == 4195);  // case.json recipe: batch 10 at position 4195
   CHECK(r->stop_detail.find("CRC-32C mismatch: stored 0x") != std::string::npos);
   auto removed = kseg::recover::describe_removed(log->bytes(), r->valid_end);
@@ -271,7 +271,7 @@ TEST_CASE("salvage keeps every batch after a CRC failure and reports the gap", "
   // Indexes: Kafka's recovery of the new file.
   auto r = kseg::recover::recover_segment(kseg::corrupt::view(log), kseg::Offset{0}, corpus_config());
   REQUIRE(r.ok());
-  CHECK(r->stop == kseg::recover::Stop::end_of_file);
+  CHECK(r->stop == kseg::SegmentEnd::clean);
   CHECK(r->valid_batches + 1 == static_cast<int64_t>(kseg::corrupt::entry_bounds(kseg::corrupt::view(orig)).size() - 1));
   CHECK(slurp(s.dir() + "/" + kSeg0 + ".index") == r->offset_index);
   CHECK(slurp(s.dir() + "/" + kSeg0 + ".timeindex") == r->time_index);
@@ -317,7 +317,7 @@ TEST_CASE("salvage resyncs after a corrupt size field and skips batches whose of
   auto direct = kseg::recover::recover_segment(kseg::corrupt::view(kept), kseg::Offset{0}, corpus_config());
   REQUIRE(layout.ok());
   REQUIRE(direct.ok());
-  CHECK(direct->stop == kseg::recover::Stop::end_of_file);
+  CHECK(direct->stop == kseg::SegmentEnd::clean);
   CHECK(layout->offset_index == direct->offset_index);
   CHECK(layout->time_index == direct->time_index);
   CHECK(layout->valid_end == direct->valid_end);

@@ -62,12 +62,12 @@ std::optional<Error> Dumper::log_end_problem(const EntryScanner& scan) const {
   const Position end = scan.valid_end();
   const int64_t trailing = scan.trailing().bytes;
   switch (scan.end()) {
-    case ScanEnd::zero_tail:
+    case SegmentEnd::zero_tail:
       return Error{Errc::bad_length, end,
                    fmt::format("zero-filled tail: {} zero bytes from here to the end of the file (as a "
                                "preallocated or crashed segment leaves them)",
                                trailing)};
-    case ScanEnd::bad_size:
+    case SegmentEnd::bad_size:
       return Error{Errc::bad_length, end,
                    fmt::format("batch at offset {}: size field {} is below the minimum {}", scan.stop_offset(),
                                scan.stop_size(), kMinRecordOverhead)};
@@ -76,7 +76,7 @@ std::optional<Error> Dumper::log_end_problem(const EntryScanner& scan) const {
   // Under --max-bytes the cut is ours, not damage.
   if (trailing == 0 || opts_.max_bytes != INT32_MAX) return std::nullopt;
   return Error{Errc::truncated, end,
-               scan.end() == ScanEnd::partial_tail
+               scan.end() == SegmentEnd::partial_tail
                    ? fmt::format("torn tail: batch at offset {} declares {} bytes, only {} remain", scan.stop_offset(),
                                  kLogOverhead + scan.stop_size(), trailing)
                    : fmt::format("{} trailing bytes, too few for a batch header", trailing)};

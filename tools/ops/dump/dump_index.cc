@@ -28,7 +28,7 @@ std::optional<EntryRef> first_entry_at(Bytes log, int64_t from, int64_t max_len,
   auto e = scan.next();
   if (!e) {
     err = Error{Errc::bad_value, Position{from},
-                fmt::format("no complete batch at log position {} (scan ended: {})", from, scan_end_name(scan.end()))};
+                fmt::format("no complete batch at log position {} (scan ended: {})", from, segment_end_name(scan.end()))};
   }
   return e;
 }
@@ -159,7 +159,7 @@ void Dumper::time_index_file(const std::string& path, const std::string& name) {
       if (*last >= to.offset.value) { found = e; found_last = *last; }
     }
     if (failed) break;
-    if (scan.end() == ScanEnd::bad_size || scan.end() == ScanEnd::zero_tail) {
+    if (scan.end() == SegmentEnd::bad_size || scan.end() == SegmentEnd::zero_tail) {
       problem(log_path, Error{Errc::bad_length, scan.valid_end(),
                               fmt::format("size field {} below the minimum {} while looking for offset {}",
                                           scan.stop_size(), kMinRecordOverhead, to.offset)});

@@ -79,7 +79,7 @@ void plan_truncation(const Segment& s, Bytes log, safe::Plan& plan) {
       {safe::Action::Kind::copy_ranges, s.log_name, {}, {{0, r.valid_end.value}},
        fmt::format("keep {} of {} bytes (last kept offset {}); remove bytes [{}, {}): {} ({}: {})", r.valid_end,
                    r.file_size, r.last_offset ? fmt::format("{}", *r.last_offset) : std::string("none"),
-                   r.valid_end, r.file_size, what, recover::stop_name(r.stop), r.stop_detail)});
+                   r.valid_end, r.file_size, what, segment_end_name(r.stop), r.stop_detail)});
 }
 
 void plan_removal(const std::string& dir, const Segment& s, Offset cut_base, safe::Plan& plan) {
@@ -166,7 +166,7 @@ Status plan_kept(const std::string& dir, Segment& s, Bytes log, Repair repair, c
   } else if (r.truncates()) {
     out.problems.push_back(fmt::format("{}/{}: {} invalid bytes from position {} ({}: {}); --salvage or --recover removes them", dir,
                                        s.log_name, r.file_size - Length{r.valid_end.value}, r.valid_end,
-                                       recover::stop_name(r.stop), r.stop_detail));
+                                       segment_end_name(r.stop), r.stop_detail));
   }
   return {};
 }

@@ -120,25 +120,28 @@ void check_end(const EntryScanner& sc, const SegmentScan& s, int64_t mapped, int
   const Position at = sc.valid_end();
   const int64_t left = sc.trailing().bytes;
   switch (sc.end()) {
-    case ScanEnd::clean:
-    case ScanEnd::none: return;
-    case ScanEnd::short_tail:
-    case ScanEnd::partial_tail:
+    case SegmentEnd::clean:
+    case SegmentEnd::none:
+    case SegmentEnd::too_small:  // entry faults: the scanner never ends on these
+    case SegmentEnd::bad_crc:
+    case SegmentEnd::bad_control: return;
+    case SegmentEnd::short_tail:
+    case SegmentEnd::partial_tail:
       if (mapped < file_size) {  // --max-bytes cut the file: not the file's end
         f.add("log.max_bytes", s.file, at, fmt::format("checked the first {} of {} bytes", mapped, file_size));
-      } else if (s.last_segment && sc.end() == ScanEnd::short_tail) {
+      } else if (s.last_segment && sc.end() == SegmentEnd::short_tail) {
         f.add("log.torn_tail", s.file, at, fmt::format("{} bytes after the last batch: a torn batch header", left),
               "a batch header (>= 18 bytes) or end of file", fmt::format("{} bytes", left));
       } else if (s.last_segment) {
         f.add("log.torn_tail", s.file, at, "the last batch runs past the end of the file (torn write)",
               fmt::format("{} bytes", kLogOverhead + sc.stop_size()), fmt::format("{} bytes", left));
       } else {
-        f.add(sc.end() == ScanEnd::short_tail ? "log.trailing_garbage" : "log.bad_size", s.file, at,
+        f.add(sc.end() == SegmentEnd::short_tail ? "log.trailing_garbage" : "log.bad_size", s.file, at,
               "batch size runs past the end of a non-active segment",
               fmt::format("<= {} bytes", left), fmt::format("{} bytes", kLogOverhead + int64_t{sc.stop_size()}));
       }
       return;
-    case ScanEnd::zero_tail:
+    case SegmentEnd::zero_tail:
       // preallocate=true creates the active segment at segment.bytes (page
       // multiples in practice) and Kafka recovery trims the zeros silently.
       if (s.last_segment && file_size % 4096 == 0)
@@ -147,7 +150,7 @@ void check_end(const EntryScanner& sc, const SegmentScan& s, int64_t mapped, int
         f.add("log.zero_tail", s.file, at, fmt::format("{} zero bytes where a batch should start", left),
               "a batch or end of file", fmt::format("{} zero bytes", left));
       return;
-    case ScanEnd::bad_size:
+    case SegmentEnd::bad_size:
       f.add("log.trailing_garbage", s.file, at, "batch size field below the 14-byte minimum, non-zero data follows",
             ">= 14", std::to_string(sc.stop_size()));
       return;
