@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "formats/batch_check.h"
 #include "formats/batch_v2.h"
 #include "formats/control.h"
 #include "formats/entry_pipeline.h"
@@ -25,38 +26,16 @@ struct BatchFacts {
 
 // RecordBatch.ensureValid; on failure sets `stop`/`detail` and returns nullopt.
 std::optional<BatchFacts> validate(const EntryRef& e, SegmentEnd& stop, std::string& detail) {
+  const EntryCheck c = check_entry(e);
+  stop = c.fault();
+  if (stop == SegmentEnd::too_small) detail = too_small_text(e);
+  if (stop == SegmentEnd::bad_crc) detail = crc_mismatch_text(c);
+  if (stop != SegmentEnd::clean) return std::nullopt;
   BatchFacts f;
-  if (e.magic >= 2) {
-    if (e.total().bytes < v2::kRecordBatchOverhead) {
-      stop = SegmentEnd::too_small;
-      detail = fmt::format("record batch is {} bytes, smaller than the minimum of {}", e.total(),
-                           v2::kRecordBatchOverhead);
-      return std::nullopt;
-    }
-    auto h = v2::decode_header(e);
-    const uint32_t computed = v2::compute_crc(e.bytes);
-    if (!h.ok() || h->crc != computed) {
-      stop = SegmentEnd::bad_crc;
-      detail = fmt::format("CRC-32C mismatch: stored 0x{:08x}, computed 0x{:08x}", h.ok() ? h->crc : 0u, computed);
-      return std::nullopt;
-    }
-    f.base_offset = Offset{h->base_offset};
-    f.last_offset = Offset{h->last_offset()};
-    f.max_timestamp_ms = h->max_timestamp;
-    f.needs_marker_check = h->is_control() && h->producer_id >= 0 && h->records_count > 0;
-    return f;
-  }
-  const uint32_t stored = load_be32(e.bytes.data() + legacy::kCrcOffset);
-  const uint32_t computed = legacy::compute_crc(e.bytes);
-  if (stored != computed) {
-    stop = SegmentEnd::bad_crc;
-    detail = fmt::format("CRC-32 mismatch: stored 0x{:08x}, computed 0x{:08x}", stored, computed);
-    return std::nullopt;
-  }
-  f.base_offset = f.last_offset = Offset{e.offset};
-  // v1: the outer message's timestamp; v0 has none (Kafka's NO_TIMESTAMP).
-  if (e.magic == 1 && e.total().bytes >= legacy::kTimestampOffsetV1 + 8)
-    f.max_timestamp_ms = static_cast<int64_t>(load_be64(e.bytes.data() + legacy::kTimestampOffsetV1));
+  f.base_offset = Offset{c.base_offset};
+  f.last_offset = Offset{c.last_offset};
+  f.max_timestamp_ms = c.max_timestamp;  // v0: none (Kafka's NO_TIMESTAMP)
+  f.needs_marker_check = c.v2() && c.header.is_control() && c.header.producer_id >= 0 && c.header.records_count > 0;
   return f;
 }
 

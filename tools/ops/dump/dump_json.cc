@@ -5,6 +5,7 @@
 // does not grow with the file.
 #include <nlohmann/json.hpp>
 
+#include "formats/batch_check.h"
 #include "formats/batch_v2.h"
 #include "formats/control.h"
 #include "formats/legacy.h"
@@ -82,10 +83,11 @@ void Dumper::log_json(const std::string& path, int64_t base_offset) {
   };
   while (auto e = scan.next()) {
     file->release_before(e->position);
-    if (e->magic >= 2) {
-      auto h = v2::decode_header(*e);
-      if (!h.ok()) { problem(path, h.error()); return; }
-      const uint32_t crc = v2::compute_crc(e->bytes);
+    const EntryCheck c = check_entry(*e);
+    if (c.v2()) {
+      if (!c.decoded) { problem(path, Error{Errc::bad_length, e->position, too_small_text(*e)}); return; }
+      const v2::BatchHeader* h = &c.header;
+      const uint32_t crc = c.crc_computed;
       const char* codec = codec_name(h->codec_id());
       emit({{"type", "batch"}, {"file", path}, {"position", e->position.value}, {"size_bytes", e->bytes.size()},
             {"magic", h->magic}, {"base_offset", h->base_offset}, {"last_offset", h->last_offset()},
@@ -97,10 +99,9 @@ void Dumper::log_json(const std::string& path, int64_t base_offset) {
             {"delete_horizon_ms", nullable(h->base_timestamp, h->has_delete_horizon())},
             {"base_timestamp", h->base_timestamp}, {"max_timestamp", h->max_timestamp}, {"crc", h->crc},
             {"crc_computed", crc}, {"crc_valid", crc == h->crc}});
-      if (crc != h->crc)
+      if (!c.crc_ok())
         problem(path, Error{Errc::bad_crc, e->position,
-                            fmt::format("batch at offset {}: CRC-32C mismatch: stored {:#010x}, computed {:#010x}",
-                                        h->base_offset, h->crc, crc)});
+                            fmt::format("batch at offset {}: {}", h->base_offset, crc_mismatch_text(c))});
       if (!deep) continue;
       auto records = v2::records_bytes(*e, *h, scratch, opts_.max_decompressed_bytes);
       if (!records.ok()) { problem(path, records.error()); continue; }
@@ -134,18 +135,17 @@ void Dumper::log_json(const std::string& path, int64_t base_offset) {
         problem(path, Error{st.error().code, e->position,
                             fmt::format("batch at offset {}: {}", h->base_offset, st.error().message)});
     } else {
-      auto m = legacy::decode(*e);
-      if (!m.ok()) { problem(path, m.error()); return; }
-      const uint32_t crc = legacy::compute_crc(e->bytes);
+      if (!c.decoded) { problem(path, legacy::decode(*e).error()); return; }
+      const legacy::Message* m = &c.message;
+      const uint32_t crc = c.crc_computed;
       const char* codec = codec_name(m->codec_id());
       emit({{"type", "batch"}, {"file", path}, {"position", e->position.value}, {"size_bytes", e->bytes.size()},
             {"magic", m->magic}, {"last_offset", m->offset}, {"attributes", m->attributes},
             {"codec", codec ? json(codec) : json(nullptr)}, {"timestamp_type", v2::timestamp_type_name(m->timestamp_type())},
             {"max_timestamp", m->timestamp}, {"crc", m->crc}, {"crc_computed", crc}, {"crc_valid", crc == m->crc}});
-      if (crc != m->crc)
+      if (!c.crc_ok())
         problem(path, Error{Errc::bad_crc, e->position,
-                            fmt::format("message at offset {}: CRC-32 mismatch: stored {:#010x}, computed {:#010x}",
-                                        m->offset, m->crc, crc)});
+                            fmt::format("message at offset {}: {}", m->offset, crc_mismatch_text(c))});
       if (!deep) continue;
       if (m->codec_id() == 0) {
         record(*e, {{"type", "record"}, {"position", e->position.value}, {"crc_valid", crc == m->crc}},

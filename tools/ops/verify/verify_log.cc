@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "formats/batch_check.h"
 #include "formats/batch_v2.h"
 #include "formats/control.h"
 #include "formats/entry_pipeline.h"
@@ -31,72 +32,69 @@ int16_t control_type(const EntryRef& e, const v2::BatchHeader& h, std::vector<ui
 
 // Header, CRC and producer fields of a v2 batch. Returns false when the
 // header itself cannot be read.
-bool examine_v2(const EntryRef& e, BatchInfo& b, const std::string& file, std::vector<uint8_t>& scratch,
-                Findings& f) {
-  auto h = v2::decode_header(e);
-  if (!h.ok()) {
-    f.add("log.bad_size", file, e.position,
-          fmt::format("v2 batch of {} bytes is smaller than the 61-byte batch header", e.bytes.size()),
-          ">= 61", std::to_string(e.bytes.size()));
+bool examine_v2(const EntryRef& e, const EntryCheck& c, BatchInfo& b, const std::string& file,
+                std::vector<uint8_t>& scratch, Findings& f) {
+  if (!c.decoded) {
+    f.add("log.bad_size", file, e.position, too_small_text(e), fmt::format(">= {}", v2::kRecordBatchOverhead),
+          std::to_string(e.bytes.size()));
     return false;
   }
-  const uint32_t computed = v2::compute_crc(e.bytes);
-  if (computed != h->crc) {
+  const v2::BatchHeader& h = c.header;
+  if (!c.crc_ok()) {
     b.crc_ok = false;
     f.add("log.crc_mismatch", file, e.position,
-          fmt::format("batch at offset {} ({} bytes): CRC-32C mismatch", h->base_offset, e.bytes.size()),
-          hex32(h->crc), hex32(computed));
+          fmt::format("batch at offset {} ({} bytes): {}", h.base_offset, e.bytes.size(), crc_mismatch_text(c)),
+          hex32(c.crc_stored), hex32(c.crc_computed));
   }
-  b.first_offset = h->base_offset;
-  b.last_offset = h->last_offset();
-  b.max_timestamp = h->max_timestamp;
-  b.leader_epoch = h->partition_leader_epoch;
-  b.producer_id = h->producer_id;
-  b.producer_epoch = h->producer_epoch;
-  b.last_sequence = h->last_sequence();
-  b.last_offset_delta = h->last_offset_delta;
-  b.records_count = h->records_count;
-  b.transactional = h->is_transactional();
-  b.control = h->is_control();
-  if (codec_name(h->codec_id()) == nullptr)
-    f.add("log.bad_codec", file, e.position + Length{v2::kAttributesOffset}, "unknown compression codec id",
-          "0..4", std::to_string(h->codec_id()));
-  if (h->last_offset_delta < 0)
+  b.first_offset = h.base_offset;
+  b.last_offset = h.last_offset();
+  b.max_timestamp = h.max_timestamp;
+  b.leader_epoch = h.partition_leader_epoch;
+  b.producer_id = h.producer_id;
+  b.producer_epoch = h.producer_epoch;
+  b.last_sequence = h.last_sequence();
+  b.last_offset_delta = h.last_offset_delta;
+  b.records_count = h.records_count;
+  b.transactional = h.is_transactional();
+  b.control = h.is_control();
+  if (!c.codec_known)
+    f.add("log.bad_codec", file, e.position + Length{v2::kAttributesOffset}, unknown_codec_text(c), "0..4",
+          std::to_string(c.codec_id));
+  if (h.last_offset_delta < 0)
     f.add("log.offset_order", file, e.position + Length{v2::kAttributesOffset + 2}, "negative lastOffsetDelta",
-          ">= 0", std::to_string(h->last_offset_delta));
-  if (h->records_count < 0)
+          ">= 0", std::to_string(h.last_offset_delta));
+  if (h.records_count < 0)
     f.add("log.record_count", file, e.position + Length{v2::kRecordsCountOffset}, "negative recordsCount", ">= 0",
-          std::to_string(h->records_count));
+          std::to_string(h.records_count));
   // Kafka writes pid/epoch/sequence -1 together for non-idempotent batches,
   // and transactional (or marker) batches always carry a producer id.
-  if (h->producer_id < 0 && (h->producer_epoch != -1 || h->base_sequence != -1 || h->is_transactional()))
+  if (h.producer_id < 0 && (h.producer_epoch != -1 || h.base_sequence != -1 || h.is_transactional()))
     f.add("log.producer_fields", file, e.position + Length{43},
           "no producer id, but an epoch, a sequence or the transactional flag is set", "epoch -1, sequence -1",
-          fmt::format("epoch {}, sequence {}, transactional {}", h->producer_epoch, h->base_sequence,
-                      h->is_transactional()));
-  if (b.control && b.crc_ok) b.control_type = control_type(e, *h, scratch);
+          fmt::format("epoch {}, sequence {}, transactional {}", h.producer_epoch, h.base_sequence,
+                      h.is_transactional()));
+  if (b.control && b.crc_ok) b.control_type = control_type(e, h, scratch);
   return true;
 }
 
-bool examine_legacy(const EntryRef& e, BatchInfo& b, const std::string& file, Findings& f) {
-  auto m = legacy::decode(e);
-  if (!m.ok()) {
-    f.add("log.bad_size", file, e.position, fmt::format("v{} message: {}", e.magic, m.error().message));
+bool examine_legacy(const EntryRef& e, const EntryCheck& c, BatchInfo& b, const std::string& file, Findings& f) {
+  if (!c.decoded) {
+    f.add("log.bad_size", file, e.position,
+          fmt::format("v{} message: {}", e.magic, legacy::decode(e).error().message));
     return false;
   }
-  const uint32_t computed = legacy::compute_crc(e.bytes);
-  if (computed != m->crc) {
+  if (!c.crc_ok()) {
     b.crc_ok = false;
     f.add("log.crc_mismatch", file, e.position,
-          fmt::format("v{} message at offset {} ({} bytes): CRC-32 mismatch", e.magic, m->offset, e.bytes.size()),
-          hex32(m->crc), hex32(computed));
+          fmt::format("v{} message at offset {} ({} bytes): {}", e.magic, c.message.offset, e.bytes.size(),
+                      crc_mismatch_text(c)),
+          hex32(c.crc_stored), hex32(c.crc_computed));
   }
-  if (m->codec_id() > 3)
-    f.add("log.bad_codec", file, e.position + Length{legacy::kAttributesOffset},
-          fmt::format("compression codec id {} is not allowed with magic {}", m->codec_id(), e.magic), "0..3",
-          std::to_string(m->codec_id()));
-  b.first_offset = b.last_offset = m->offset;
-  b.max_timestamp = m->timestamp;
+  if (!c.codec_known)
+    f.add("log.bad_codec", file, e.position + Length{legacy::kAttributesOffset}, unknown_codec_text(c), "0..3",
+          std::to_string(c.codec_id));
+  b.first_offset = b.last_offset = c.message.offset;
+  b.max_timestamp = c.message.timestamp;
   return true;
 }
 
@@ -176,7 +174,8 @@ EntryWork examine_entry(const LogCheckOptions& opts, const std::string& file, co
     f.add("log.bad_magic", file, e.position + Length{kMagicOffset}, "unknown magic", "0, 1 or 2",
           std::to_string(e.magic));
   } else {
-    w.ok = e.magic == 2 ? examine_v2(e, b, file, scratch, f) : examine_legacy(e, b, file, f);
+    const EntryCheck c = check_entry(e);
+    w.ok = e.magic == 2 ? examine_v2(e, c, b, file, scratch, f) : examine_legacy(e, c, b, file, f);
     if (w.ok && b.crc_ok) check_records(e, b, opts, file, scratch, f);
   }
   return w;

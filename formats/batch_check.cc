@@ -1,0 +1,61 @@
+#include "formats/batch_check.h"
+
+#include <fmt/format.h>
+
+namespace kseg {
+
+SegmentEnd EntryCheck::fault() const {
+  if (v2() && !decoded) return SegmentEnd::too_small;
+  return crc_ok() ? SegmentEnd::clean : SegmentEnd::bad_crc;
+}
+
+EntryCheck check_entry(const EntryRef& e) {
+  EntryCheck c;
+  c.magic = e.magic;
+  if (c.v2()) {
+    auto h = v2::decode_header(e);
+    if (!h.ok()) return c;  // too small: nothing else can be read
+    c.decoded = true;
+    c.header = *h;
+    c.crc_stored = h->crc;
+    c.crc_computed = v2::compute_crc(e.bytes);
+    c.codec_id = h->codec_id();
+    c.codec_known = codec_name(c.codec_id) != nullptr;
+    c.base_offset = h->base_offset;
+    c.last_offset = h->last_offset();
+    c.max_timestamp = h->max_timestamp;
+    return c;
+  }
+  // The scanner hands out no entry under 12 + 14 bytes, so the CRC field and
+  // the magic are there even when the key and value lengths are not.
+  c.crc_stored = load_be32(e.bytes.data() + legacy::kCrcOffset);
+  c.crc_computed = legacy::compute_crc(e.bytes);
+  c.base_offset = c.last_offset = e.offset;
+  if (e.magic == 1 && e.total().bytes >= legacy::kTimestampOffsetV1 + 8)
+    c.max_timestamp = static_cast<int64_t>(load_be64(e.bytes.data() + legacy::kTimestampOffsetV1));
+  auto m = legacy::decode(e);
+  if (m.ok()) {
+    c.decoded = true;
+    c.message = *m;
+  }
+  c.codec_id = e.bytes[static_cast<size_t>(legacy::kAttributesOffset)] & 0x07;
+  c.codec_known = c.codec_id <= static_cast<int>(Codec::lz4);
+  return c;
+}
+
+std::string crc_mismatch_text(const EntryCheck& c) {
+  return fmt::format("{} mismatch: stored {:#010x}, computed {:#010x}", c.v2() ? "CRC-32C" : "CRC-32", c.crc_stored,
+                     c.crc_computed);
+}
+
+std::string too_small_text(const EntryRef& e) {
+  return fmt::format("v2 batch of {} bytes is smaller than the {}-byte batch header", e.bytes.size(),
+                     v2::kRecordBatchOverhead);
+}
+
+std::string unknown_codec_text(const EntryCheck& c) {
+  return c.v2() ? fmt::format("unknown compression type id {} in batch attributes", c.codec_id)
+                : fmt::format("compression type id {} is not allowed with magic {}", c.codec_id, c.magic);
+}
+
+}  // namespace kseg
