@@ -27,6 +27,10 @@ int32_t increment_sequence(int32_t sequence, int32_t increment) {
   return static_cast<int32_t>(seq + inc);
 }
 
+int32_t BatchHeader::record_sequence(int32_t offset_delta) const {
+  return base_sequence >= 0 ? increment_sequence(base_sequence, offset_delta) : -1;
+}
+
 int32_t BatchHeader::last_sequence() const {
   return base_sequence == -1 ? -1 : increment_sequence(base_sequence, last_offset_delta);
 }

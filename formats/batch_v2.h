@@ -76,6 +76,15 @@ struct BatchHeader {
   bool is_control() const { return (attributes & 0x20) != 0; }
   bool has_delete_horizon() const { return (attributes & 0x40) != 0; }
   int64_t last_offset() const { return wrapping_add(base_offset, last_offset_delta); }
+  // A record's offset, timestamp and sequence as Kafka's DefaultRecord gives
+  // them: LogAppendTime batches stamp every record with maxTimestamp, and a
+  // batch without a producer (baseSequence -1) gives every record -1.
+  int64_t record_offset(int32_t offset_delta) const { return wrapping_add(base_offset, offset_delta); }
+  int64_t record_timestamp(int64_t timestamp_delta) const {
+    return timestamp_type() == TimestampType::log_append_time ? max_timestamp
+                                                              : wrapping_add(base_timestamp, timestamp_delta);
+  }
+  int32_t record_sequence(int32_t offset_delta) const;
   int32_t last_sequence() const;
   int64_t total_size() const { return kLogOverhead + batch_length; }
 };

@@ -32,10 +32,7 @@ Status RecordWalker::walk(const EntryRef& e, const std::function<void(const Reco
   if (!records.ok()) return records.status();
   v2::RecordReader rr(*records, Position{0}, h->records_count);
   v2::Record rec;
-  const bool append_time = h->timestamp_type() == v2::TimestampType::log_append_time;
-  while (rr.next(rec))
-    fn({v2::wrapping_add(h->base_offset, rec.offset_delta),
-        append_time ? h->max_timestamp : v2::wrapping_add(h->base_timestamp, rec.timestamp_delta)});
+  while (rr.next(rec)) fn({h->record_offset(rec.offset_delta), h->record_timestamp(rec.timestamp_delta)});
   return rr.finish();
 }
 

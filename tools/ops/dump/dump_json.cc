@@ -110,13 +110,11 @@ void Dumper::log_json(const std::string& path, int64_t base_offset) {
                           h->records_count < 0 ? 0 : h->records_count);
       v2::Record rec;
       while (rr.next(rec)) {
-        RecordView rv{v2::wrapping_add(h->base_offset, rec.offset_delta),
-                      h->timestamp_type() == v2::TimestampType::log_append_time ? h->max_timestamp
-                                                                                : v2::wrapping_add(h->base_timestamp, rec.timestamp_delta),
+        RecordView rv{h->record_offset(rec.offset_delta), h->record_timestamp(rec.timestamp_delta),
                       rec.key, rec.value};
         json r = {{"type", "record"}};
         r[compressed ? "stream_position" : "position"] = rec.position.value;
-        r["sequence"] = h->base_sequence >= 0 ? v2::increment_sequence(h->base_sequence, rec.offset_delta) : -1;
+        r["sequence"] = h->record_sequence(rec.offset_delta);
         json headers = json::array();
         v2::HeaderReader hr(rec);
         v2::Header hdr;

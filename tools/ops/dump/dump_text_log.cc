@@ -205,16 +205,15 @@ struct LogPrinter {
     v2::Record rec;
     while (rr.next(rec)) {
       RecordView rv;
-      rv.offset = v2::wrapping_add(h.base_offset, rec.offset_delta);
-      rv.timestamp = h.timestamp_type() == v2::TimestampType::log_append_time ? h.max_timestamp
-                                                                               : v2::wrapping_add(h.base_timestamp, rec.timestamp_delta);
+      rv.offset = h.record_offset(rec.offset_delta);
+      rv.timestamp = h.record_timestamp(rec.timestamp_delta);
       rv.key = rec.key;
       rv.value = rec.value;
       note_offset(rv.offset);
       line.clear();
       std::string_view prefix = "| ";
       if (!o.skip_record_metadata) {
-        const int32_t seq = h.base_sequence >= 0 ? v2::increment_sequence(h.base_sequence, rec.offset_delta) : -1;
+        const int32_t seq = h.record_sequence(rec.offset_delta);
         // Compiled format into a stack buffer, one append: printed per record.
         fmt::basic_memory_buffer<char, 256> head;
         fmt::format_to(fmt::appender(head),
