@@ -43,9 +43,10 @@ EntryCheck check_entry(const EntryRef& e) {
   return c;
 }
 
+const char* crc_name(const EntryCheck& c) { return c.v2() ? "CRC-32C" : "CRC-32"; }
+
 std::string crc_mismatch_text(const EntryCheck& c) {
-  return fmt::format("{} mismatch: stored {:#010x}, computed {:#010x}", c.v2() ? "CRC-32C" : "CRC-32", c.crc_stored,
-                     c.crc_computed);
+  return fmt::format("{} mismatch: stored {:#010x}, computed {:#010x}", crc_name(c), c.crc_stored, c.crc_computed);
 }
 
 std::string too_small_text(const EntryRef& e) {

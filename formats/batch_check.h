@@ -44,6 +44,7 @@ EntryCheck check_entry(const EntryRef& e);
 // The wording of each fault, without the entry's position or file (callers
 // add those where they report): "CRC-32C mismatch: stored 0x..., computed 0x...".
 std::string crc_mismatch_text(const EntryCheck& c);
+const char* crc_name(const EntryCheck& c);  // "CRC-32C" (v2) or "CRC-32" (v0/v1)
 std::string too_small_text(const EntryRef& e);
 std::string unknown_codec_text(const EntryCheck& c);
 

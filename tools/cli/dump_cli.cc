@@ -6,7 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "tools/ops/dump/dump.h"
-#include "tools/ops/partition/expand.h"
+#include "tools/ops/partition/targets.h"
 #include "tools/ops/common/sink.h"
 
 namespace kseg {
@@ -79,12 +79,17 @@ int dump_main(int argc, char** argv) {
     o.files.insert(o.files.end(), items.begin(), items.end());
   }
   if (!paths.empty()) {
-    auto expanded = expand_paths(paths);
-    if (!expanded.ok()) {
-      std::fprintf(stderr, "kseg-dump: %s\n", expanded.error().message.c_str());
+    const Targets expanded = expand_targets(paths);
+    if (!expanded.errors.empty()) {
+      std::fprintf(stderr, "kseg-dump: %s\n", expanded.errors.front().c_str());
       return kExitIo;
     }
-    o.files.insert(o.files.end(), expanded->begin(), expanded->end());
+    for (const Target& t : expanded.targets) {
+      if (t.kind == Target::file) o.files.push_back(t.path);
+      if (t.kind != Target::partition) continue;
+      const auto files = partition_files(t.path);
+      o.files.insert(o.files.end(), files.begin(), files.end());
+    }
   }
   if (o.files.empty()) {
     std::fprintf(stderr, "kseg-dump: nothing to dump: give --files or paths (see --help)\n");

@@ -7,6 +7,7 @@
 #include "lib/cpus.h"
 #include "tools/ops/common/exit_codes.h"
 #include "tools/ops/common/sink.h"
+#include "tools/ops/partition/targets.h"
 
 namespace kseg {
 
@@ -14,42 +15,28 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Target {
+struct Job {
   std::string partition_dir;
   std::optional<Offset> only_base;  // a single segment was named
 };
 
-bool has_log_files(const fs::path& dir) {
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec))
-    if (e.is_regular_file() && e.path().extension() == ".log") return true;
-  return false;
-}
-
-// A .log file, a partition directory (holds .log files) or a log directory
-// (each sub-directory holding .log files; hidden ones such as our backups skipped).
-Result<std::vector<Target>> expand_targets(const std::vector<std::string>& paths) {
-  std::vector<Target> out;
-  for (const auto& p : paths) {
+// Targets by the one rule (partition/targets.h): a .log file (its segment
+// alone), or each partition directory named or inside a named log dir.
+Result<std::vector<Job>> expand_jobs(const std::vector<std::string>& paths) {
+  Targets t = expand_targets(paths);
+  if (!t.errors.empty()) return Error{Errc::io, Position{-1}, t.errors.front()};
+  std::vector<Job> out;
+  for (const Target& target : t.targets) {
+    if (target.kind == Target::partition) out.push_back({target.path, std::nullopt});
+    if (target.kind != Target::file) continue;
     std::error_code ec;
-    if (fs::is_regular_file(p, ec)) {
-      auto n = file_names::parse_segment_file_name(fs::path(p).filename().string());
-      if (!n.ok() || n->kind != file_names::FileKind::log)
-        return Error{Errc::usage, Position{-1}, fmt::format("{}: not a segment (.log) file", p)};
-      const auto parent = fs::path(p).parent_path();
-      out.push_back({parent.empty() ? std::string(".") : parent.string(), n->offset});
-    } else if (!fs::is_directory(p, ec)) {
-      return Error{Errc::io, Position{-1}, fmt::format("{}: no such file or directory", p)};
-    } else if (has_log_files(p)) {
-      out.push_back({p, std::nullopt});
-    } else {
-      std::vector<std::string> dirs;
-      for (const auto& e : fs::directory_iterator(p, ec))
-        if (e.is_directory() && e.path().filename().string()[0] != '.' && has_log_files(e.path()))
-          dirs.push_back(e.path().string());
-      std::sort(dirs.begin(), dirs.end());
-      for (auto& d : dirs) out.push_back({d, std::nullopt});
-    }
+    if (!fs::is_regular_file(target.path, ec))
+      return Error{Errc::io, Position{-1}, fmt::format("{}: no such file or directory", target.path)};
+    auto n = file_names::parse_segment_file_name(fs::path(target.path).filename().string());
+    if (!n.ok() || n->kind != file_names::FileKind::log)
+      return Error{Errc::usage, Position{-1}, fmt::format("{}: not a segment (.log) file", target.path)};
+    const auto parent = fs::path(target.path).parent_path();
+    out.push_back({parent.empty() ? std::string(".") : parent.string(), n->offset});
   }
   return out;
 }
@@ -66,7 +53,7 @@ Result<recover::Config> resolve_config(const ReindexOptions& o) {
 }
 
 // Plans, prints and applies one partition; returns its exit code.
-int reindex_partition(const Target& t, const recover::Config& config, const ReindexOptions& o, Sink& out, Sink& err) {
+int reindex_partition(const Job& t, const recover::Config& config, const ReindexOptions& o, Sink& out, Sink& err) {
   auto plan = plan_partition(t.partition_dir, config, o.repair, t.only_base);
   if (!plan.ok()) {
     err.print("kseg-reindex: {}\n", plan.error().message);
@@ -102,7 +89,7 @@ int run_reindex(const ReindexOptions& o, Sink& out, Sink& err) {
     err.print("kseg-reindex: {}\n", config.error().message);
     return config.error().code == Errc::usage ? kExitUsage : kExitIo;
   }
-  auto targets = expand_targets(o.paths);
+  auto targets = expand_jobs(o.paths);
   if (!targets.ok()) {
     err.print("kseg-reindex: {}\n", targets.error().message);
     return targets.error().code == Errc::usage ? kExitUsage : kExitIo;

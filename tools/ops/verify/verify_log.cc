@@ -31,7 +31,8 @@ int16_t control_type(const EntryRef& e, const v2::BatchHeader& h, std::vector<ui
 }
 
 // Header, CRC and producer fields of a v2 batch. Returns false when the
-// header itself cannot be read.
+// header itself cannot be read. The stored and computed CRCs go in the
+// finding's expected and found.
 bool examine_v2(const EntryRef& e, const EntryCheck& c, BatchInfo& b, const std::string& file,
                 std::vector<uint8_t>& scratch, Findings& f) {
   if (!c.decoded) {
@@ -43,7 +44,7 @@ bool examine_v2(const EntryRef& e, const EntryCheck& c, BatchInfo& b, const std:
   if (!c.crc_ok()) {
     b.crc_ok = false;
     f.add("log.crc_mismatch", file, e.position,
-          fmt::format("batch at offset {} ({} bytes): {}", h.base_offset, e.bytes.size(), crc_mismatch_text(c)),
+          fmt::format("batch at offset {} ({} bytes): {} mismatch", h.base_offset, e.bytes.size(), crc_name(c)),
           hex32(c.crc_stored), hex32(c.crc_computed));
   }
   b.first_offset = h.base_offset;
@@ -86,8 +87,8 @@ bool examine_legacy(const EntryRef& e, const EntryCheck& c, BatchInfo& b, const 
   if (!c.crc_ok()) {
     b.crc_ok = false;
     f.add("log.crc_mismatch", file, e.position,
-          fmt::format("v{} message at offset {} ({} bytes): {}", e.magic, c.message.offset, e.bytes.size(),
-                      crc_mismatch_text(c)),
+          fmt::format("v{} message at offset {} ({} bytes): {} mismatch", e.magic, c.message.offset, e.bytes.size(),
+                      crc_name(c)),
           hex32(c.crc_stored), hex32(c.crc_computed));
   }
   if (!c.codec_known)

@@ -5,16 +5,12 @@
 #include <cstdint>
 #include <string>
 
+#include "tools/ops/partition/targets.h"
 #include "tools/ops/verify/verify_log.h"
 #include "tools/ops/verify/verify_problem.h"
 
 namespace kseg {
 
-struct Target {
-  enum Kind { partition, log_dir, file } kind = partition;
-  std::string path;
-  bool clean_shutdown = false;  // the partition's log dir holds .kafka_cleanshutdown
-};
 
 struct TargetResult {
   Target target;

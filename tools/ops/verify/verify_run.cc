@@ -24,49 +24,20 @@ namespace {
 const char* const kRootCheckpoints[] = {"recovery-point-offset-checkpoint", "replication-offset-checkpoint",
                                         "log-start-offset-checkpoint", "cleaner-offset-checkpoint"};
 
-bool is_partition_dir(const fs::path& dir) {
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    if (!e.is_regular_file(ec)) continue;
-    const std::string n = e.path().filename().string();
-    const std::string ext = e.path().extension().string();
-    if (n == "partition.metadata" || n == "leader-epoch-checkpoint" || ext == ".log" || ext == ".index" ||
-        ext == ".timeindex" || ext == ".snapshot")
-      return true;
-  }
-  return false;
-}
-
-void add_log_dir(const std::string& dir, std::vector<Target>& out) {
-  std::error_code ec;
-  const bool clean = fs::exists(fs::path(dir) / ".kafka_cleanshutdown", ec);
-  std::vector<std::string> subdirs;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    const std::string n = e.path().filename().string();
-    // The tiered-storage cache is no partition; hidden dirs are not Kafka's.
-    if (e.is_directory(ec) && n != "remote-log-index-cache" && n[0] != '.') subdirs.push_back(e.path().string());
-  }
-  std::sort(subdirs.begin(), subdirs.end());
-  for (const auto& d : subdirs) out.push_back(Target{Target::partition, d, clean});
-  out.push_back(Target{Target::log_dir, dir, clean});
-}
-
+// Targets by the one rule (partition/targets.h); a file that is not there is
+// an I/O error before anything runs.
 std::vector<Target> expand(const std::vector<std::string>& paths, std::vector<std::string>& io_errors) {
+  Targets t = expand_targets(paths);
+  io_errors = std::move(t.errors);
   std::vector<Target> out;
-  for (std::string p : paths) {
-    while (p.size() > 1 && p.back() == '/') p.pop_back();
+  for (auto& target : t.targets) {
     std::error_code ec;
-    const auto st = fs::status(p, ec);
-    if (ec || !fs::exists(st)) {
-      io_errors.push_back(fmt::format("{}: {}", p, ec ? ec.message() : "no such file or directory"));
-    } else if (fs::is_regular_file(st)) {
-      out.push_back(Target{Target::file, p});
-    } else if (is_partition_dir(p)) {
-      const fs::path parent = fs::path(p).parent_path();
-      out.push_back(Target{Target::partition, p, fs::exists((parent.empty() ? "." : parent) / ".kafka_cleanshutdown", ec)});
-    } else {
-      add_log_dir(p, out);
+    if (target.kind == Target::file && !fs::is_regular_file(target.path, ec)) {
+      io_errors.push_back(fmt::format("{}: {}", target.path,
+                                      fs::exists(target.path, ec) ? "not a regular file" : "no such file or directory"));
+      continue;
     }
+    out.push_back(std::move(target));
   }
   return out;
 }

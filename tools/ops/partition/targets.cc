@@ -1,0 +1,94 @@
+#include "tools/ops/partition/targets.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <tuple>
+
+#include <fmt/format.h>
+
+namespace kseg {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Order of the files of one segment, as an operator reads them.
+int suffix_rank(const std::string& suffix) {
+  static const char* kOrder[] = {".log", ".index", ".timeindex", ".txnindex", ".snapshot", ".checkpoint"};
+  for (int i = 0; i < 6; ++i)
+    if (suffix == kOrder[i]) return i;
+  return -1;
+}
+
+// <digits, '-'>.<known suffix>: segment files, snapshots, KRaft checkpoints.
+bool is_numbered_file(const std::string& name) {
+  const auto dot = name.find('.');
+  if (dot == std::string::npos || dot == 0) return false;
+  if (!std::all_of(name.begin(), name.begin() + static_cast<long>(dot), [](char c) {
+        return (c >= '0' && c <= '9') || c == '-';
+      }))
+    return false;
+  return suffix_rank(name.substr(dot)) >= 0;
+}
+
+bool holds_partition_files(const fs::path& dir) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (!e.is_regular_file(ec)) continue;
+    const std::string n = e.path().filename().string();
+    if (n == "partition.metadata" || n == "leader-epoch-checkpoint" || is_numbered_file(n)) return true;
+  }
+  return false;
+}
+
+bool present(const fs::path& p) {
+  std::error_code ec;
+  return fs::exists(p, ec);
+}
+
+}  // namespace
+
+Targets expand_targets(const std::vector<std::string>& paths) {
+  Targets out;
+  for (std::string p : paths) {
+    while (p.size() > 1 && p.back() == '/') p.pop_back();
+    std::error_code ec;
+    if (!fs::is_directory(p, ec)) {
+      out.targets.push_back({Target::file, p, false});
+      continue;
+    }
+    if (holds_partition_files(p)) {
+      const fs::path parent = fs::path(p).parent_path();
+      out.targets.push_back({Target::partition, p, present((parent.empty() ? "." : parent) / ".kafka_cleanshutdown")});
+      continue;
+    }
+    const bool clean = present(fs::path(p) / ".kafka_cleanshutdown");
+    std::vector<std::string> subdirs;
+    for (const auto& e : fs::directory_iterator(p, ec)) {
+      const std::string n = e.path().filename().string();
+      if (e.is_directory(ec) && n != "remote-log-index-cache" && n[0] != '.') subdirs.push_back(e.path().string());
+    }
+    if (ec) out.errors.push_back(fmt::format("{}: {}", p, ec.message()));
+    std::sort(subdirs.begin(), subdirs.end());
+    for (auto& d : subdirs) out.targets.push_back({Target::partition, std::move(d), clean});
+    out.targets.push_back({Target::log_dir, p, clean});
+  }
+  return out;
+}
+
+std::vector<std::string> partition_files(const std::string& dir) {
+  std::vector<std::tuple<std::string, int, std::string>> keyed;  // (stem, rank, path)
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (!e.is_regular_file(ec) || !is_numbered_file(name)) continue;
+    const auto dot = name.find('.');
+    keyed.emplace_back(name.substr(0, dot), suffix_rank(name.substr(dot)), e.path().string());
+  }
+  std::sort(keyed.begin(), keyed.end());  // 20-digit stems sort as offsets do
+  std::vector<std::string> out;
+  for (auto& k : keyed) out.push_back(std::get<2>(k));
+  return out;
+}
+
+}  // namespace kseg
