@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "formats/java_text.h"
+#include "formats/file_names.h"
 #include "tools/ops/dump/dumper.h"
 
 namespace kseg {
@@ -35,12 +35,6 @@ std::string dir_name(const std::string& path) {
   const auto slash = path.rfind('/');
   if (slash == std::string::npos) return ".";
   return slash == 0 ? "/" : path.substr(0, slash);
-}
-
-bool parse_java_long(const std::string& s, int64_t& out) {
-  const auto v = java::parse_long(s);
-  if (v) out = *v;
-  return v.has_value();
 }
 
 void Dumper::problem(const std::string& path, const Error& e) {
@@ -89,19 +83,30 @@ Dumper::Pairs& Dumper::pairs_for(std::vector<Pairs>& list, const std::string& ab
   return list.back();
 }
 
+// The one dispatch on a file's type, for both formats, by its suffix as
+// DumpLogSegments matches it; files named by a base offset are parsed as
+// Kafka's offsetFromFileName (formats/file_names.h) once, here.
 void Dumper::dump_file(const std::string& arg) {
   const std::string path = java_file_path(arg);
-  if (opts_.format != OutputFormat::text) return dump_file_json(path);
-  out_.print("Dumping {}\n", path);
+  const bool text = opts_.format == OutputFormat::text;
+  if (text) out_.print("Dumping {}\n", path);
   const std::string name = base_name(path);
   const auto dot = name.rfind('.');
   const std::string suffix = dot == std::string::npos ? std::string() : name.substr(dot);
-  if (suffix == ".log" || suffix == ".checkpoint") log_text(path, name);
-  else if (suffix == ".index") index_file(path, name);
-  else if (suffix == ".timeindex") time_index_file(path, name);
-  else if (suffix == ".snapshot") snapshot_text(path);
-  else if (suffix == ".txnindex") txn_index_text(path, name);
-  else err_.print("Ignoring unknown file {}\n", path);
+  const bool by_offset = suffix == ".log" || suffix == ".index" || suffix == ".timeindex" || suffix == ".txnindex";
+  Offset base{-1};
+  if (by_offset) {
+    auto parsed = file_names::offset_from_file_name(name);
+    if (!parsed.ok()) return problem(path, Error{Errc::usage, Position{-1}, "file name does not start with a base offset"});
+    base = *parsed;
+  }
+  if (suffix == ".log" || suffix == ".checkpoint") text ? log_text(path, name, base) : log_json(path, base);
+  else if (suffix == ".index") index_file(path, name, base);
+  else if (suffix == ".timeindex") time_index_file(path, name, base);
+  else if (suffix == ".snapshot") text ? snapshot_text(path) : state_json(path, true);
+  else if (suffix == ".txnindex") text ? txn_index_text(path) : state_json(path, false);
+  else if (text) err_.print("Ignoring unknown file {}\n", path);
+  else emit({{"type", "file"}, {"file", path}, {"kind", "unknown"}});
 }
 
 int Dumper::finish() {

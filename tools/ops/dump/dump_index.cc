@@ -33,32 +33,24 @@ std::optional<EntryRef> first_entry_at(Bytes log, int64_t from, int64_t max_len,
   return e;
 }
 
-// The segment base offset (file name before the first dot) and the sibling
-// file with another suffix, as Kafka derives them.
-bool sibling(const std::string& path, const std::string& name, const char* suffix, int64_t& base, std::string& out) {
-  const std::string stem = name.substr(0, name.find('.'));
-  if (!parse_java_long(stem, base)) return false;
-  out = dir_name(path) + "/" + stem + suffix;
-  return true;
+// The segment's file with another suffix, as Kafka derives it: the name up
+// to its first dot, then the suffix.
+std::string sibling(const std::string& path, const std::string& name, const char* suffix) {
+  return dir_name(path) + "/" + name.substr(0, name.find('.')) + suffix;
 }
 
 }  // namespace
 
-void Dumper::index_file(const std::string& path, const std::string& name) {
+void Dumper::index_file(const std::string& path, const std::string& name, Offset base) {
   const bool text = opts_.format == OutputFormat::text;
-  int64_t base = 0;
-  std::string log_path;
-  if (!sibling(path, name, ".log", base, log_path)) {
-    problem(path, Error{Errc::usage, Position{-1}, "file name does not start with a base offset"});
-    return;
-  }
+  const std::string log_path = sibling(path, name, ".log");
   auto log = MappedFile::open(log_path);
   if (!log.ok()) return io_problem(log_path, log.error().message + " (the index is checked against its segment)");
   auto idx = MappedFile::open(path);
   if (!idx.ok()) return io_problem(path, idx.error().message);
   if (!text)
-    emit({{"type", "file"}, {"file", path}, {"kind", "index"}, {"size_bytes", idx->size()}, {"base_offset", base}});
-  const offset_index::View view(idx->bytes(), Offset{base});
+    emit({{"type", "file"}, {"file", path}, {"kind", "index"}, {"size_bytes", idx->size()}, {"base_offset", base.value}});
+  const offset_index::View view(idx->bytes(), base);
   const int64_t entries = view.slot_count();
   if (entries == 0) {
     if (text) out_.print("{} is empty.\n", path);
@@ -72,7 +64,7 @@ void Dumper::index_file(const std::string& path, const std::string& name) {
   std::vector<std::pair<int64_t, int64_t>> mismatches;
   for (int64_t i = 0; i < entries; ++i) {
     const auto op = view.offset_position(i);
-    if (i > 0 && op.offset.value == base) break;  // the zero tail of a preallocated index
+    if (i > 0 && op.offset == base) break;  // the zero tail of a preallocated index
     Error err;
     auto e = first_entry_at(log->bytes(), op.position, opts_.max_message_size, err);
     if (!e) {
@@ -108,14 +100,10 @@ void Dumper::index_file(const std::string& path, const std::string& name) {
   }
 }
 
-void Dumper::time_index_file(const std::string& path, const std::string& name) {
+void Dumper::time_index_file(const std::string& path, const std::string& name, Offset base) {
   const bool text = opts_.format == OutputFormat::text;
-  int64_t base = 0;
-  std::string log_path, index_path;
-  if (!sibling(path, name, ".log", base, log_path) || !sibling(path, name, ".index", base, index_path)) {
-    problem(path, Error{Errc::usage, Position{-1}, "file name does not start with a base offset"});
-    return;
-  }
+  const std::string log_path = sibling(path, name, ".log");
+  const std::string index_path = sibling(path, name, ".index");
   auto log = MappedFile::open(log_path);
   if (!log.ok()) return io_problem(log_path, log.error().message + " (the time index is checked against its segment)");
   auto idx = MappedFile::open(index_path);
@@ -123,9 +111,9 @@ void Dumper::time_index_file(const std::string& path, const std::string& name) {
   auto tidx = MappedFile::open(path);
   if (!tidx.ok()) return io_problem(path, tidx.error().message);
   if (!text)
-    emit({{"type", "file"}, {"file", path}, {"kind", "timeindex"}, {"size_bytes", tidx->size()}, {"base_offset", base}});
-  const offset_index::View oview(idx->bytes(), Offset{base});
-  const time_index::View view(tidx->bytes(), Offset{base});
+    emit({{"type", "file"}, {"file", path}, {"kind", "timeindex"}, {"size_bytes", tidx->size()}, {"base_offset", base.value}});
+  const offset_index::View oview(idx->bytes(), base);
+  const time_index::View view(tidx->bytes(), base);
   if (opts_.index_sanity_check) {
     if (Status st = time_index::sanity_check(view, absolute_path(path)); !st.ok()) return problem(path, st.error());
     if (text) out_.print("{} passed sanity check.\n", path);
@@ -137,7 +125,7 @@ void Dumper::time_index_file(const std::string& path, const std::string& name) {
   const int64_t entries = view.slot_count();
   for (int64_t i = 0; i < entries; ++i) {
     const auto to = view.timestamp_offset(i);
-    if (i > 0 && to.offset.value == base) break;
+    if (i > 0 && to.offset == base) break;
     const int64_t position = offset_index::lookup(oview, oview.slot_count(), to.offset).position;
     const int64_t size = log->size();
     if (position > size) {

@@ -57,11 +57,11 @@ void Dumper::close_json() {
   out_.write(emitted_ == 0 ? "{\"schema\":\"kseg-dump/1\",\"objects\":[]}\n" : "\n]}\n");
 }
 
-void Dumper::log_json(const std::string& path, int64_t base_offset) {
+void Dumper::log_json(const std::string& path, Offset base_offset) {
   auto file = MappedFile::open(path, opts_.max_bytes < 0 ? 0 : opts_.max_bytes);
   if (!file.ok()) return io_problem(path, file.error().message);
   emit({{"type", "file"}, {"file", path}, {"kind", "log"}, {"size_bytes", file->file_size()},
-        {"base_offset", base_offset}});
+        {"base_offset", base_offset.value}});
   const bool deep = opts_.deep_iteration || opts_.print_data_log;
   std::vector<uint8_t> scratch;
   std::vector<legacy::InnerMessage> inner;
@@ -183,19 +183,6 @@ void Dumper::state_json(const std::string& path, bool snapshot) {
           {"producer_id", t.producer_id}, {"first_offset", t.first_offset}, {"last_offset", t.last_offset},
           {"last_stable_offset", t.last_stable_offset}});
   }
-}
-
-void Dumper::dump_file_json(const std::string& path) {
-  const std::string name = base_name(path);
-  const auto dot = name.rfind('.');
-  const std::string suffix = dot == std::string::npos ? std::string() : name.substr(dot);
-  int64_t base = -1;
-  const bool numbered = parse_java_long(name.substr(0, name.find('.')), base);
-  if (suffix == ".log" || suffix == ".checkpoint") log_json(path, numbered ? base : -1);
-  else if (suffix == ".index") index_file(path, name);
-  else if (suffix == ".timeindex") time_index_file(path, name);
-  else if (suffix == ".snapshot" || suffix == ".txnindex") state_json(path, suffix == ".snapshot");
-  else emit({{"type", "file"}, {"file", path}, {"kind", "unknown"}});
 }
 
 }  // namespace kseg

@@ -13,6 +13,7 @@
 #include "formats/batch_check.h"
 #include "formats/batch_v2.h"
 #include "formats/control.h"
+#include "formats/file_names.h"
 #include "formats/legacy.h"
 #include "lib/codec.h"
 #include "lib/cpus.h"
@@ -422,28 +423,19 @@ class PrintPipeline {
 
 }  // namespace
 
-void Dumper::log_text(const std::string& path, const std::string& name) {
-  const auto first_dot = name.find('.');
+void Dumper::log_text(const std::string& path, const std::string& name, Offset base) {
   if (name.ends_with(".log")) {
-    int64_t base = 0;
-    if (!parse_java_long(name.substr(0, first_dot), base)) {
-      problem(path, Error{Errc::usage, Position{-1}, "file name does not start with a base offset"});
-      return;
-    }
     out_.print("Log starting offset: {}\n", base);
   } else if (name == "bootstrap.checkpoint") {
     out_.print("KRaft bootstrap snapshot\n");
   } else {
-    // <20-digit end offset>-<10-digit epoch>.checkpoint
-    const std::string stem = name.substr(0, name.size() - std::string_view(".checkpoint").size());
-    int64_t offset = 0, epoch = 0;
-    if (stem.size() != 31 || stem[20] != '-' || !parse_java_long(stem.substr(0, 20), offset) ||
-        !parse_java_long(stem.substr(21), epoch) || offset < 0 || epoch < 0) {
+    auto snap = file_names::parse_kraft_snapshot_name(name);
+    if (!snap.ok() || snap->state != file_names::SnapshotState::complete) {
       problem(path, Error{Errc::usage, Position{-1},
                           "not a KRaft snapshot name (<20-digit offset>-<10-digit epoch>.checkpoint)"});
       return;
     }
-    out_.print("Snapshot end offset: {}, epoch: {}\n", offset, epoch);
+    out_.print("Snapshot end offset: {}, epoch: {}\n", snap->end_offset, snap->epoch);
   }
   if (opts_.max_bytes < 0) {
     problem(path, Error{Errc::usage, Position{-1}, fmt::format("invalid --max-bytes {}", opts_.max_bytes)});

@@ -33,12 +33,7 @@ void Dumper::snapshot_text(const std::string& path) {
   }
 }
 
-void Dumper::txn_index_text(const std::string& path, const std::string& name) {
-  int64_t base = 0;
-  if (!parse_java_long(name.substr(0, name.find('.')), base)) {
-    problem(path, Error{Errc::usage, Position{-1}, "file name does not start with a base offset"});
-    return;
-  }
+void Dumper::txn_index_text(const std::string& path) {
   auto f = MappedFile::open(path);
   if (!f.ok()) return io_problem(path, f.error().message);
   const txn_index::View view(f->bytes());

@@ -25,16 +25,17 @@ class Dumper {
   int finish();
 
   // Index files, in either format (dump_index.cc).
-  void index_file(const std::string& path, const std::string& name);
-  void time_index_file(const std::string& path, const std::string& name);
-  // The text form of the other file types (dump_text_*.cc).
-  void log_text(const std::string& path, const std::string& name);
+  // The file types named by a base offset get it from dump_file, parsed once.
+  void index_file(const std::string& path, const std::string& name, Offset base);
+  void time_index_file(const std::string& path, const std::string& name, Offset base);
+  // The text form of the other file types (dump_text_*.cc); `base` is -1 for
+  // a KRaft .checkpoint.
+  void log_text(const std::string& path, const std::string& name, Offset base);
   void snapshot_text(const std::string& path);
-  void txn_index_text(const std::string& path, const std::string& name);
+  void txn_index_text(const std::string& path);
 
   // The JSON form (dump_json.cc).
-  void dump_file_json(const std::string& path);
-  void log_json(const std::string& path, int64_t base_offset);
+  void log_json(const std::string& path, Offset base_offset);
   void state_json(const std::string& path, bool snapshot);
   void emit(const nlohmann::ordered_json& obj);
   void emit_problem(const std::string& path, const Error& e);
@@ -70,7 +71,5 @@ std::string java_file_path(const std::string& path);
 std::string absolute_path(const std::string& path);
 std::string base_name(const std::string& path);
 std::string dir_name(const std::string& path);
-// The part of a file name before its first '.', parsed as Java's Long.parseLong would.
-bool parse_java_long(const std::string& s, int64_t& out);
 
 }  // namespace kseg
