@@ -79,11 +79,11 @@ Status Writer::append(Offset offset, int32_t position) {
   const int64_t relative = offset - base_offset_;
   const Position at{static_cast<int64_t>(bytes_.size())};
   if (relative < 0 || relative > INT32_MAX)
-    return Status::fail(Errc::usage, at,
+    return Status::fail(Errc::refused, at,
                         fmt::format("Integer overflow for offset: {}: relative offset {} does not fit 0..{}",
                                     offset, relative, INT32_MAX));
   if (entries() != 0 && offset <= last_offset_)
-    return Status::fail(Errc::usage, at,
+    return Status::fail(Errc::refused, at,
                         fmt::format("Attempt to append an offset {} to position {} no larger than the last "
                                     "offset appended ({})",
                                     offset, entries(), last_offset_));

@@ -53,7 +53,7 @@ Status check_marker(const EntryRef& e, size_t max_decompressed) {
   auto key = control::decode_key(rec.key);
   if (!key.ok()) return key.status();
   if (key->type != static_cast<int16_t>(control::Type::abort) && key->type != static_cast<int16_t>(control::Type::commit))
-    return Status::fail(Errc::usage, e.position,
+    return Status::fail(Errc::refused, e.position,
                         fmt::format("control batch of producer {} holds a {} record, not a transaction marker: Kafka "
                                     "fails loading the log",
                                     h->producer_id, control::type_name(key->type)));
@@ -77,7 +77,7 @@ struct Rebuilder {
   Status add(Position at, const BatchFacts& f) {
     const int64_t relative = f.last_offset - base;
     if (relative < 0 || relative > INT32_MAX)
-      return Status::fail(Errc::usage, at,
+      return Status::fail(Errc::refused, at,
                           fmt::format("batch last offset {} is not representable relative to base offset {} "
                                       "(LogSegmentOffsetOverflowException: Kafka splits or fails the segment)",
                                       f.last_offset, base));
@@ -87,7 +87,7 @@ struct Rebuilder {
     }
     if ((at - last_indexed).bytes > config.index_interval_bytes) {
       if (offsets.entries() >= offset_capacity() || times.entries() >= time_capacity() - 1)
-        return Status::fail(Errc::usage, at,
+        return Status::fail(Errc::refused, at,
                             fmt::format("index full at segment.index.bytes={}: Kafka fails loading this segment",
                                         config.segment_index_bytes));
       KSEG_RETURN_IF_ERROR(offsets.append(f.last_offset, static_cast<int32_t>(at.value)));
@@ -129,7 +129,7 @@ Result<EntryVerdict> judge_entry(const EntryRef& e, const Config& config) {
   v.valid = true;
   if (facts->needs_marker_check) {
     Status m = check_marker(e, config.max_decompressed_bytes);
-    if (!m.ok() && m.error().code == Errc::usage) return m.error();
+    if (!m.ok() && m.error().code == Errc::refused) return m.error();
     if (!m.ok()) {
       v.stop = SegmentEnd::bad_control;
       v.detail = "control record is not a valid end-transaction marker: " + m.error().message;

@@ -59,7 +59,7 @@ struct SegmentRecovery {
   bool operator==(const SegmentRecovery&) const = default;
 };
 
-// Fails (Errc::usage) where Kafka's recover throws an exception it does not
+// Fails (Errc::refused) where Kafka's recover throws an exception it does not
 // catch (offset overflow, non-increasing index offsets, index capacity):
 // the broker then fails or splits the segment, so a tool must refuse.
 // `scanned(pos)`, if given, is told as the scan goes (a chunk at a time)

@@ -86,19 +86,19 @@ Status validate_entries(const View& index, int64_t entries) {
 Result<bool> Writer::maybe_append(int64_t timestamp_ms, Offset offset) {
   const Position at{static_cast<int64_t>(bytes_.size())};
   if (entries() != 0 && offset < last_.offset)
-    return Error{Errc::usage, at,
+    return Error{Errc::refused, at,
                  fmt::format("Attempt to append an offset ({}) to slot {} no larger than the last offset "
                              "appended ({})",
                              offset, entries(), last_.offset)};
   if (entries() != 0 && timestamp_ms < last_.timestamp_ms)
-    return Error{Errc::usage, at,
+    return Error{Errc::refused, at,
                  fmt::format("Attempt to append a timestamp ({}) to slot {} no larger than the last timestamp "
                              "appended ({})",
                              timestamp_ms, entries(), last_.timestamp_ms)};
   if (timestamp_ms <= last_.timestamp_ms) return false;
   const int64_t relative = offset - base_offset_;
   if (relative < 0 || relative > INT32_MAX)
-    return Error{Errc::usage, at,
+    return Error{Errc::refused, at,
                  fmt::format("Integer overflow for offset: {}: relative offset {} does not fit 0..{}", offset,
                              relative, INT32_MAX)};
   append_entry(bytes_, {timestamp_ms, static_cast<int32_t>(relative)});

@@ -17,6 +17,9 @@ const char* errc_name(Errc c) {
     case Errc::trailing_bytes: return "trailing_bytes";
     case Errc::io: return "io";
     case Errc::usage: return "usage";
+    case Errc::refused: return "refused";
+    case Errc::unsupported: return "unsupported";
+    case Errc::internal: return "internal";
   }
   return "unknown";
 }

@@ -26,7 +26,10 @@ enum class Errc {
   bad_value,        // a field holds a value the format forbids
   trailing_bytes,   // bytes left over where the format says none
   io,               // the operating system refused
-  usage,            // the caller asked for something impossible
+  usage,            // the command line asked for something impossible
+  refused,          // data Kafka itself refuses (its code throws and the broker fails): no tool may go on
+  unsupported,      // valid data kseg cannot read yet
+  internal,         // a library kseg calls failed (a compressor, an allocation)
 };
 
 const char* errc_name(Errc c);
@@ -59,7 +62,9 @@ class Result {
   T& value() { return std::get<0>(v_); }
   const T& value() const { return std::get<0>(v_); }
   T& operator*() { return value(); }
+  const T& operator*() const { return value(); }
   T* operator->() { return &value(); }
+  const T* operator->() const { return &value(); }
   const Error& error() const { return std::get<1>(v_); }
   Status status() const { return ok() ? Status() : Status(error()); }
  private:
@@ -73,5 +78,18 @@ class Result {
     ::kseg::Status kseg_st_ = (expr);         \
     if (!kseg_st_.ok()) return kseg_st_;      \
   } while (0)
+
+// ASSIGN_OR_RETURN(lhs, expr): evaluates expr (a Result<T>); on failure
+// returns its error from the enclosing function, else moves the value into
+// lhs, which may declare a variable.
+//   KSEG_ASSIGN_OR_RETURN(auto file, MappedFile::open(path));
+//   KSEG_ASSIGN_OR_RETURN(header, v2::decode_header(entry));
+#define KSEG_ASSIGN_OR_RETURN(lhs, expr) KSEG_ASSIGN_OR_RETURN_IMPL(KSEG_CONCAT(kseg_r_, __LINE__), lhs, expr)
+#define KSEG_CONCAT_INNER(a, b) a##b
+#define KSEG_CONCAT(a, b) KSEG_CONCAT_INNER(a, b)
+#define KSEG_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
+  auto tmp = (expr);                               \
+  if (!tmp.ok()) return tmp.error();               \
+  lhs = std::move(*tmp)
 
 }  // namespace kseg

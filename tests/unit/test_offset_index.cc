@@ -32,9 +32,9 @@ TEST_CASE("offset index: writer enforces Kafka's append rules", "[formats]") {
   oi::Writer w(Offset{100});
   REQUIRE(w.append(Offset{100}, 0).ok());
   REQUIRE(w.append(Offset{105}, 4096).ok());
-  CHECK(w.append(Offset{105}, 5000).error().code == Errc::usage);      // not larger
-  CHECK(w.append(Offset{99}, 5000).error().code == Errc::usage);       // below base
-  CHECK(w.append(Offset{100 + int64_t{INT32_MAX} + 1}, 1).error().code == Errc::usage);  // overflow
+  CHECK(w.append(Offset{105}, 5000).error().code == Errc::refused);      // not larger
+  CHECK(w.append(Offset{99}, 5000).error().code == Errc::refused);       // below base
+  CHECK(w.append(Offset{100 + int64_t{INT32_MAX} + 1}, 1).error().code == Errc::refused);  // overflow
   REQUIRE(w.append(Offset{100 + int64_t{INT32_MAX}}, 1).ok());
   oi::View v(as_bytes(w.bytes()), Offset{100});
   CHECK(v.slot_count() == 3);

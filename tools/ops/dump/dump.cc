@@ -1,5 +1,6 @@
 #include "tools/ops/dump/dump.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -43,13 +44,13 @@ void Dumper::problem(const std::string& path, const Error& e) {
     err_.print("kseg-dump: {}: position {}: {}\n", path, e.position, e.message);
   else
     err_.print("kseg-dump: {}: {}\n", path, e.message);
-  if (exit_ == kExitOk) exit_ = kExitProblems;
+  exit_ = std::max(exit_, exit_code_for(e.code));
 }
 
 void Dumper::io_problem(const std::string& path, const std::string& what) {
   emit_problem(path, Error{Errc::io, Position{-1}, what});
   err_.print("kseg-dump: {}: {}\n", path, what);
-  exit_ = kExitIo;
+  exit_ = std::max(exit_, exit_code_for(Errc::io));
 }
 
 std::optional<Error> Dumper::log_end_problem(const EntryScanner& scan) const {
@@ -97,7 +98,7 @@ void Dumper::dump_file(const std::string& arg) {
   Offset base{-1};
   if (by_offset) {
     auto parsed = file_names::offset_from_file_name(name);
-    if (!parsed.ok()) return problem(path, Error{Errc::usage, Position{-1}, "file name does not start with a base offset"});
+    if (!parsed.ok()) return problem(path, Error{Errc::bad_value, Position{-1}, "file name does not start with a base offset"});
     base = *parsed;
   }
   if (suffix == ".log" || suffix == ".checkpoint") text ? log_text(path, name, base) : log_json(path, base);

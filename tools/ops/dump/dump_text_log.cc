@@ -431,7 +431,7 @@ void Dumper::log_text(const std::string& path, const std::string& name, Offset b
   } else {
     auto snap = file_names::parse_kraft_snapshot_name(name);
     if (!snap.ok() || snap->state != file_names::SnapshotState::complete) {
-      problem(path, Error{Errc::usage, Position{-1},
+      problem(path, Error{Errc::bad_value, Position{-1},
                           "not a KRaft snapshot name (<20-digit offset>-<10-digit epoch>.checkpoint)"});
       return;
     }

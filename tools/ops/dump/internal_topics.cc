@@ -55,7 +55,7 @@ void parse_cluster_metadata_record(const RecordView& r, ParsedRecord& out) {
       out.payload = fmt::format("Error at {}, skipping. {}", r.offset, text.text);
       break;
     case metadata::Outcome::unsupported:
-      out.error = Error{Errc::usage, Position{-1}, fmt::format("record at offset {}: {}", r.offset, text.text)};
+      out.error = Error{Errc::unsupported, Position{-1}, fmt::format("record at offset {}: {}", r.offset, text.text)};
       break;
   }
 }

@@ -57,7 +57,7 @@ int reindex_partition(const Job& t, const recover::Config& config, const Reindex
   auto plan = plan_partition(t.partition_dir, config, o.repair, t.only_base);
   if (!plan.ok()) {
     err.print("kseg-reindex: {}\n", plan.error().message);
-    return kExitIo;
+    return exit_code_for(plan.error().code);
   }
   for (const auto& p : plan->problems) err.print("kseg-reindex: {}\n", p);
   safe::print_plan(plan->plan, out);
@@ -87,12 +87,12 @@ int run_reindex(const ReindexOptions& o, Sink& out, Sink& err) {
   auto config = resolve_config(o);
   if (!config.ok()) {
     err.print("kseg-reindex: {}\n", config.error().message);
-    return config.error().code == Errc::usage ? kExitUsage : kExitIo;
+    return exit_code_for(config.error().code);
   }
   auto targets = expand_jobs(o.paths);
   if (!targets.ok()) {
     err.print("kseg-reindex: {}\n", targets.error().message);
-    return targets.error().code == Errc::usage ? kExitUsage : kExitIo;
+    return exit_code_for(targets.error().code);
   }
   // Refuse before planning anything if a broker holds any involved log dir.
   for (const auto& t : *targets) {

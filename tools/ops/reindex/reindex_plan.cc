@@ -207,7 +207,7 @@ Result<PartitionPlan> plan_partition(const std::string& dir, const recover::Conf
     auto clean = recover_clean(*log, base, config);
     auto r = clean ? Result<recover::SegmentRecovery>(std::move(*clean))
                    : recover::recover_segment(log->bytes(), base, config, [&](Position p) { log->release_before(p); });
-    if (!r.ok() && repair == Repair::salvage && r.error().code == Errc::usage) {
+    if (!r.ok() && repair == Repair::salvage && r.error().code == Errc::refused) {
       // Where Kafka fails (e.g. offsets going back), salvage may still find
       // a layout it loads: mark the segment damaged (salvage starts over).
       recover::SegmentRecovery failed;
@@ -230,7 +230,7 @@ Result<PartitionPlan> plan_partition(const std::string& dir, const recover::Conf
       continue;
     }
     if (Status st = plan_kept(dir, s, log->bytes(), repair, config, out); !st.ok()) {
-      if (st.error().code != Errc::usage) return st.error();
+      if (st.error().code != Errc::refused) return st.error();
       out.problems.push_back(fmt::format("{}/{}: refused: {} (at position {})", dir, s.log_name, st.error().message,
                                          st.error().position));
       out.refused = true;
