@@ -66,7 +66,7 @@ TEST_CASE("threads examine a segment with the findings of one thread", "[verify]
     }
   }
   auto count = [&](const std::string& code) {
-    return std::count_if(one.begin(), one.end(), [&](const Problem& p) { return p.code == code; });
+    return std::count_if(one.begin(), one.end(), [&](const Problem& p) { return code_name(p.code) == code; });
   };
   CHECK(count("log.record_decode") > 100);
   CHECK(count("log.crc_mismatch") > 100);

@@ -13,11 +13,10 @@ namespace kseg {
 namespace {
 
 // A preallocated or untrimmed tail, told apart by whether Kafka leaves it so.
-void report_tail(const char* kind, const std::string& path, const SegmentScan& s, int64_t live, int64_t slots,
-                 int64_t entry_size, Findings& f) {
+void report_tail(Code preallocated, Code untrimmed, const std::string& path, const SegmentScan& s, int64_t live,
+                 int64_t slots, int64_t entry_size, Findings& f) {
   if (live >= slots) return;
-  const std::string code = std::string(kind) + (s.last_segment ? ".preallocated" : ".untrimmed");
-  f.add(code, path, Position{live * entry_size},
+  f.add(s.last_segment ? preallocated : untrimmed, path, Position{live * entry_size},
         fmt::format("{} entries, then {} zero-filled slots", live, slots - live), fmt::format("{} bytes", live * entry_size),
         fmt::format("{} bytes", slots * entry_size));
 }
@@ -112,25 +111,25 @@ void OffsetIndexCheck::finish(const SegmentScan& s, Findings& f) {
   auto& fr = f.file(index_.path, "index");
   fr.size_bytes = fr.checked_bytes = index_.file->size();
   if (v.trailing_bytes().bytes != 0)
-    f.add("index.size", index_.path, Position{v.slot_count() * offset_index::kEntrySize},
+    f.add(Code::index_size, index_.path, Position{v.slot_count() * offset_index::kEntrySize},
           "size is not a multiple of 8", "a multiple of 8", std::to_string(index_.file->size()));
   const int64_t slots = v.slot_count();
   const int64_t bad = index_.first_nonzero;
   if (bad < slots) {
     const auto prev = v.offset_position(bad - 1), cur = v.offset_position(bad);
-    f.add("index.not_increasing", index_.path, v.slot_position(bad),
+    f.add(Code::index_not_increasing, index_.path, v.slot_position(bad),
           fmt::format("entry {} (offset {}, position {}) does not follow entry {} (offset {}, position {})", bad,
                       cur.offset, cur.position, bad - 1, prev.offset, prev.position),
           fmt::format("offset > {}, position >= {}", prev.offset, prev.position),
           fmt::format("offset {}, position {}", cur.offset, cur.position));
   } else {
-    report_tail("index", index_.path, s, index_.live, slots, offset_index::kEntrySize, f);
+    report_tail(Code::index_preallocated, Code::index_untrimmed, index_.path, s, index_.live, slots, offset_index::kEntrySize, f);
   }
   for (int64_t i = 0; i < index_.used; ++i) {
     if (!checked(i)) continue;
     const auto e = v.entry(i);
     if (i > 0 && i < index_.live && e.position < v.entry(i - 1).position)
-      f.add("index.not_increasing", index_.path, v.slot_position(i),
+      f.add(Code::index_not_increasing, index_.path, v.slot_position(i),
             fmt::format("entry {} (offset {}) has a smaller position than entry {}", i, v.offset(i), i - 1),
             fmt::format(">= {}", v.entry(i - 1).position), std::to_string(e.position));
     auto m = misses_.find(i);
@@ -139,16 +138,16 @@ void OffsetIndexCheck::finish(const SegmentScan& s, Findings& f) {
     const Offset offset = v.offset(i);
     switch (m->second.miss) {
       case Miss::past_end:
-        f.add("index.past_log_end", index_.path, at, fmt::format("entry for offset {} points past the log's data", offset),
+        f.add(Code::index_past_log_end, index_.path, at, fmt::format("entry for offset {} points past the log's data", offset),
               fmt::format("< {}", s.valid_end), std::to_string(e.position));
         break;
       case Miss::inside:
-        f.add("index.entry_mismatch", index_.path, at,
+        f.add(Code::index_entry_mismatch, index_.path, at,
               fmt::format("entry for offset {} points inside the batch at position {}", offset, m->second.value),
               fmt::format("a batch start ({})", m->second.value), std::to_string(e.position));
         break;
       case Miss::wrong_offset:
-        f.add("index.entry_mismatch", index_.path, at,
+        f.add(Code::index_entry_mismatch, index_.path, at,
               fmt::format("entry at position {} names offset {}, the batch there ends at {}", e.position, offset,
                           m->second.value),
               std::to_string(m->second.value), std::to_string(offset.value));

@@ -36,14 +36,14 @@ int16_t control_type(const EntryRef& e, const v2::BatchHeader& h, std::vector<ui
 bool examine_v2(const EntryRef& e, const EntryCheck& c, BatchInfo& b, const std::string& file,
                 std::vector<uint8_t>& scratch, Findings& f) {
   if (!c.decoded) {
-    f.add("log.bad_size", file, e.position, too_small_text(e), fmt::format(">= {}", v2::kRecordBatchOverhead),
+    f.add(Code::log_bad_size, file, e.position, too_small_text(e), fmt::format(">= {}", v2::kRecordBatchOverhead),
           std::to_string(e.bytes.size()));
     return false;
   }
   const v2::BatchHeader& h = c.header;
   if (!c.crc_ok()) {
     b.crc_ok = false;
-    f.add("log.crc_mismatch", file, e.position,
+    f.add(Code::log_crc_mismatch, file, e.position,
           fmt::format("batch at offset {} ({} bytes): {} mismatch", h.base_offset, e.bytes.size(), crc_name(c)),
           hex32(c.crc_stored), hex32(c.crc_computed));
   }
@@ -59,18 +59,18 @@ bool examine_v2(const EntryRef& e, const EntryCheck& c, BatchInfo& b, const std:
   b.transactional = h.is_transactional();
   b.control = h.is_control();
   if (!c.codec_known)
-    f.add("log.bad_codec", file, e.position + Length{v2::kAttributesOffset}, unknown_codec_text(c), "0..4",
+    f.add(Code::log_bad_codec, file, e.position + Length{v2::kAttributesOffset}, unknown_codec_text(c), "0..4",
           std::to_string(c.codec_id));
   if (h.last_offset_delta < 0)
-    f.add("log.offset_order", file, e.position + Length{v2::kAttributesOffset + 2}, "negative lastOffsetDelta",
+    f.add(Code::log_offset_order, file, e.position + Length{v2::kAttributesOffset + 2}, "negative lastOffsetDelta",
           ">= 0", std::to_string(h.last_offset_delta));
   if (h.records_count < 0)
-    f.add("log.record_count", file, e.position + Length{v2::kRecordsCountOffset}, "negative recordsCount", ">= 0",
+    f.add(Code::log_record_count, file, e.position + Length{v2::kRecordsCountOffset}, "negative recordsCount", ">= 0",
           std::to_string(h.records_count));
   // Kafka writes pid/epoch/sequence -1 together for non-idempotent batches,
   // and transactional (or marker) batches always carry a producer id.
   if (h.producer_id < 0 && (h.producer_epoch != -1 || h.base_sequence != -1 || h.is_transactional()))
-    f.add("log.producer_fields", file, e.position + Length{43},
+    f.add(Code::log_producer_fields, file, e.position + Length{43},
           "no producer id, but an epoch, a sequence or the transactional flag is set", "epoch -1, sequence -1",
           fmt::format("epoch {}, sequence {}, transactional {}", h.producer_epoch, h.base_sequence,
                       h.is_transactional()));
@@ -80,19 +80,19 @@ bool examine_v2(const EntryRef& e, const EntryCheck& c, BatchInfo& b, const std:
 
 bool examine_legacy(const EntryRef& e, const EntryCheck& c, BatchInfo& b, const std::string& file, Findings& f) {
   if (!c.decoded) {
-    f.add("log.bad_size", file, e.position,
+    f.add(Code::log_bad_size, file, e.position,
           fmt::format("v{} message: {}", e.magic, legacy::decode(e).error().message));
     return false;
   }
   if (!c.crc_ok()) {
     b.crc_ok = false;
-    f.add("log.crc_mismatch", file, e.position,
+    f.add(Code::log_crc_mismatch, file, e.position,
           fmt::format("v{} message at offset {} ({} bytes): {} mismatch", e.magic, c.message.offset, e.bytes.size(),
                       crc_name(c)),
           hex32(c.crc_stored), hex32(c.crc_computed));
   }
   if (!c.codec_known)
-    f.add("log.bad_codec", file, e.position + Length{legacy::kAttributesOffset}, unknown_codec_text(c), "0..3",
+    f.add(Code::log_bad_codec, file, e.position + Length{legacy::kAttributesOffset}, unknown_codec_text(c), "0..3",
           std::to_string(c.codec_id));
   b.first_offset = b.last_offset = c.message.offset;
   b.max_timestamp = c.message.timestamp;
@@ -102,14 +102,14 @@ bool examine_legacy(const EntryRef& e, const EntryCheck& c, BatchInfo& b, const 
 // Offsets against the previous batch and the segment's base offset.
 void check_offsets(const BatchInfo& b, int64_t prev_last, const SegmentScan& s, Findings& f) {
   if (b.first_offset <= prev_last)
-    f.add("log.offset_order", s.file, Position{b.position},
+    f.add(Code::log_offset_order, s.file, Position{b.position},
           "batch offset not above the previous batch's last offset", fmt::format("> {}", prev_last),
           std::to_string(b.first_offset));
   if (b.first_offset < s.base_offset.value)
-    f.add("log.below_base_offset", s.file, Position{b.position}, "batch offset below the segment's base offset",
+    f.add(Code::log_below_base_offset, s.file, Position{b.position}, "batch offset below the segment's base offset",
           fmt::format(">= {}", s.base_offset.value), std::to_string(b.first_offset));
   else if (b.last_offset - s.base_offset.value > INT32_MAX)
-    f.add("log.offset_overflow", s.file, Position{b.position},
+    f.add(Code::log_offset_overflow, s.file, Position{b.position},
           "batch last offset does not fit the segment's 32-bit relative offsets",
           fmt::format("<= {}", s.base_offset.value + INT32_MAX), std::to_string(b.last_offset));
 }
@@ -127,15 +127,15 @@ void check_end(const EntryScanner& sc, const SegmentScan& s, int64_t mapped, int
     case SegmentEnd::short_tail:
     case SegmentEnd::partial_tail:
       if (mapped < file_size) {  // --max-bytes cut the file: not the file's end
-        f.add("log.max_bytes", s.file, at, fmt::format("checked the first {} of {} bytes", mapped, file_size));
+        f.add(Code::log_max_bytes, s.file, at, fmt::format("checked the first {} of {} bytes", mapped, file_size));
       } else if (s.last_segment && sc.end() == SegmentEnd::short_tail) {
-        f.add("log.torn_tail", s.file, at, fmt::format("{} bytes after the last batch: a torn batch header", left),
+        f.add(Code::log_torn_tail, s.file, at, fmt::format("{} bytes after the last batch: a torn batch header", left),
               "a batch header (>= 18 bytes) or end of file", fmt::format("{} bytes", left));
       } else if (s.last_segment) {
-        f.add("log.torn_tail", s.file, at, "the last batch runs past the end of the file (torn write)",
+        f.add(Code::log_torn_tail, s.file, at, "the last batch runs past the end of the file (torn write)",
               fmt::format("{} bytes", kLogOverhead + sc.stop_size()), fmt::format("{} bytes", left));
       } else {
-        f.add(sc.end() == SegmentEnd::short_tail ? "log.trailing_garbage" : "log.bad_size", s.file, at,
+        f.add(sc.end() == SegmentEnd::short_tail ? Code::log_trailing_garbage : Code::log_bad_size, s.file, at,
               "batch size runs past the end of a non-active segment",
               fmt::format("<= {} bytes", left), fmt::format("{} bytes", kLogOverhead + int64_t{sc.stop_size()}));
       }
@@ -144,13 +144,13 @@ void check_end(const EntryScanner& sc, const SegmentScan& s, int64_t mapped, int
       // preallocate=true creates the active segment at segment.bytes (page
       // multiples in practice) and Kafka recovery trims the zeros silently.
       if (s.last_segment && file_size % 4096 == 0)
-        f.add("log.preallocated_tail", s.file, at, fmt::format("{} zero bytes of preallocated space", left));
+        f.add(Code::log_preallocated_tail, s.file, at, fmt::format("{} zero bytes of preallocated space", left));
       else
-        f.add("log.zero_tail", s.file, at, fmt::format("{} zero bytes where a batch should start", left),
+        f.add(Code::log_zero_tail, s.file, at, fmt::format("{} zero bytes where a batch should start", left),
               "a batch or end of file", fmt::format("{} zero bytes", left));
       return;
     case SegmentEnd::bad_size:
-      f.add("log.trailing_garbage", s.file, at, "batch size field below the 14-byte minimum, non-zero data follows",
+      f.add(Code::log_trailing_garbage, s.file, at, "batch size field below the 14-byte minimum, non-zero data follows",
             ">= 14", std::to_string(sc.stop_size()));
       return;
   }
@@ -172,7 +172,7 @@ EntryWork examine_entry(const LogCheckOptions& opts, const std::string& file, co
   b.size = e.total().bytes;
   b.magic = e.magic;
   if (e.magic < 0 || e.magic > 2) {
-    f.add("log.bad_magic", file, e.position + Length{kMagicOffset}, "unknown magic", "0, 1 or 2",
+    f.add(Code::log_bad_magic, file, e.position + Length{kMagicOffset}, "unknown magic", "0, 1 or 2",
           std::to_string(e.magic));
   } else {
     const EntryCheck c = check_entry(e);
@@ -220,7 +220,7 @@ bool scan_segment(const LogCheckOptions& opts, SegmentScan& s, Findings& f, cons
   s.checked_bytes = mf->size();
   check_end(sc, s, mf->size(), s.file_size, f);
   for (size_t i = before; i < f.problems.size(); ++i)
-    if (f.problems[i].code != "log.preallocated_tail" && f.problems[i].code != "log.max_bytes" &&
+    if (f.problems[i].code != Code::log_preallocated_tail && f.problems[i].code != Code::log_max_bytes &&
         f.problems[i].position >= s.valid_end)
       s.tail_damaged = true;
   mf->release_before(Position{mf->size()});

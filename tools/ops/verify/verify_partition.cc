@@ -33,25 +33,25 @@ bool ends_with(const std::string& s, std::string_view suffix) {
 void classify(const std::string& dir, const std::string& name, Layout& l, Findings& f) {
   const std::string path = dir + "/" + name;
   if (name == "leader-epoch-checkpoint" || name == "partition.metadata" || name == "quorum-state") return;
-  if (ends_with(name, ".tmp")) return f.add("dir.leftover_tmp", path, Position{-1}, "interrupted atomic write");
+  if (ends_with(name, ".tmp")) return f.add(Code::dir_leftover_tmp, path, Position{-1}, "interrupted atomic write");
   if (auto k = file_names::parse_kraft_snapshot_name(name); k.ok()) {
     if (k->state == file_names::SnapshotState::complete) l.kraft_snapshots.push_back(path);
     else if (k->state == file_names::SnapshotState::deleted)
-      f.add("dir.leftover_deleted", path, Position{-1}, "KRaft snapshot awaiting deletion");
-    else f.add("dir.leftover_tmp", path, Position{-1}, "partial KRaft snapshot");
+      f.add(Code::dir_leftover_deleted, path, Position{-1}, "KRaft snapshot awaiting deletion");
+    else f.add(Code::dir_leftover_tmp, path, Position{-1}, "partial KRaft snapshot");
     return;
   }
   auto n = file_names::parse_segment_file_name(name);
-  if (!n.ok() || n->kind == FileKind::unknown) return f.add("dir.unknown_file", path, Position{-1}, "unknown file");
+  if (!n.ok() || n->kind == FileKind::unknown) return f.add(Code::dir_unknown_file, path, Position{-1}, "unknown file");
   using file_names::TransientSuffix;
   if (n->transient == TransientSuffix::swap)
-    return f.add("dir.leftover_swap", path, Position{-1}, "cleaned segment not yet swapped in");
+    return f.add(Code::dir_leftover_swap, path, Position{-1}, "cleaned segment not yet swapped in");
   if (n->transient == TransientSuffix::cleaned)
-    return f.add("dir.leftover_cleaned", path, Position{-1}, "output of an interrupted clean");
+    return f.add(Code::dir_leftover_cleaned, path, Position{-1}, "output of an interrupted clean");
   if (n->transient == TransientSuffix::deleted)
-    return f.add("dir.leftover_deleted", path, Position{-1}, "awaiting asynchronous deletion");
+    return f.add(Code::dir_leftover_deleted, path, Position{-1}, "awaiting asynchronous deletion");
   if (!n->canonical_prefix)
-    f.add("dir.file_name", path, Position{-1}, "the offset prefix is not 20 digits",
+    f.add(Code::dir_file_name, path, Position{-1}, "the offset prefix is not 20 digits",
           file_names::offset_prefix(n->offset), name.substr(0, name.find('.')));
   if (n->kind == FileKind::snapshot) l.snapshots.emplace_back(n->offset.value, path);
   else l.segments[n->offset.value][n->kind] = path;
@@ -69,7 +69,7 @@ Layout list_partition(const std::string& dir, Findings& f) {
   for (auto it = l.segments.begin(); it != l.segments.end();) {
     if (it->second.count(FileKind::log)) { ++it; continue; }
     for (const auto& [kind, path] : it->second)
-      f.add("dir.orphan_index", path, Position{-1}, "index file without its .log; the broker deletes it");
+      f.add(Code::dir_orphan_index, path, Position{-1}, "index file without its .log; the broker deletes it");
     it = l.segments.erase(it);
   }
   return l;
@@ -90,10 +90,10 @@ class SegmentIndexes {
   void finish(const SegmentScan& s, Findings& f) {
     const bool empty_log = s.file_size == 0;
     if (index_) index_->finish(s, f);
-    else if (!empty_log) f.add("index.missing", s.file, Position{-1}, "no .index; the broker rebuilds it at start-up");
+    else if (!empty_log) f.add(Code::index_missing, s.file, Position{-1}, "no .index; the broker rebuilds it at start-up");
     if (time_index_) time_index_->finish(s, f);
     else if (index_ && !empty_log)
-      f.add("timeindex.missing", s.file, Position{-1}, "no .timeindex; the broker creates an empty one");
+      f.add(Code::timeindex_missing, s.file, Position{-1}, "no .timeindex; the broker creates an empty one");
   }
 
  private:
@@ -105,7 +105,7 @@ void check_segment_order(const SegmentScan& prev, const SegmentScan& cur, Findin
   if (prev.batch_count == 0) return;
   const auto& last = prev.last_batch;
   if (last.last_offset >= cur.base_offset.value)
-    f.add("log.offset_order", prev.file, Position{last.position},
+    f.add(Code::log_offset_order, prev.file, Position{last.position},
           "last batch reaches into the next segment's offsets", fmt::format("< {}", cur.base_offset),
           std::to_string(last.last_offset));
 }
@@ -123,7 +123,7 @@ void verify_partition(const LogCheckOptions& opts, TargetResult& r) {
   const std::string base = fs::path(dir).filename().string();
   const bool bad_name = base != "__cluster_metadata-0" && !file_names::parse_partition_dir_name(base).ok();
   if (bad_name)
-    f.add("dir.bad_name", dir, Position{-1}, "not <topic>-<partition>: the broker refuses to start",
+    f.add(Code::dir_bad_name, dir, Position{-1}, "not <topic>-<partition>: the broker refuses to start",
           "<topic>-<partition>", base);
   Findings listing;
   Layout l = list_partition(dir, listing);

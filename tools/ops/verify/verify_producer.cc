@@ -23,10 +23,10 @@ std::vector<SnapshotFile> read_snapshots(const std::vector<std::pair<int64_t, st
       const auto& e = snap.error();
       if (e.code == Errc::bad_crc) {
         auto raw = producer_snapshot::decode(mf->bytes());
-        f.add("snapshot.crc", path, e.position, e.message, fmt::format("0x{:08x}", raw.ok() ? raw->crc : 0u),
+        f.add(Code::snapshot_crc, path, e.position, e.message, fmt::format("0x{:08x}", raw.ok() ? raw->crc : 0u),
               fmt::format("0x{:08x}", producer_snapshot::compute_crc(mf->bytes())));
       } else {
-        f.add("snapshot.corrupt", path, e.position, e.message);
+        f.add(Code::snapshot_corrupt, path, e.position, e.message);
       }
       continue;
     }
@@ -83,7 +83,7 @@ void ProducerReplay::finish(int64_t log_end_offset, bool tail_damaged, Findings&
   // Above a damaged tail the snapshot is the damage's consequence, reported once.
   for (auto& snap : snapshots_)
     if (!snap.compared && snap.offset > log_end_offset && !tail_damaged)
-      f.add("snapshot.past_log_end", snap.path, Position{-1}, "snapshot offset above the log end offset",
+      f.add(Code::snapshot_past_log_end, snap.path, Position{-1}, "snapshot offset above the log end offset",
             fmt::format("<= {}", log_end_offset), std::to_string(snap.offset));
 }
 
@@ -107,7 +107,7 @@ void ProducerReplay::compare(SnapshotFile& snap, Findings& f) {
       const BatchInfo* b = have ? &it->second.last : nullptr;
       if (!b || b->last_offset != e.last_offset || b->last_sequence != e.last_sequence ||
           b->last_offset_delta != e.offset_delta)
-        f.add("snapshot.mismatch", snap.path, at,
+        f.add(Code::snapshot_mismatch, snap.path, at,
               fmt::format("producer {}: last batch differs from the log", e.producer_id),
               b ? fmt::format("lastOffset {}, lastSequence {}, offsetDelta {}", b->last_offset, b->last_sequence,
                               b->last_offset_delta)
@@ -117,7 +117,7 @@ void ProducerReplay::compare(SnapshotFile& snap, Findings& f) {
     }
     const int64_t open = it == producers_.end() ? -1 : it->second.open_txn_first;
     if (seeded_ && e.current_txn_first_offset != open)
-      f.add("snapshot.mismatch", snap.path, at,
+      f.add(Code::snapshot_mismatch, snap.path, at,
             fmt::format("producer {}: ongoing transaction differs from the log", e.producer_id),
             std::to_string(open), std::to_string(e.current_txn_first_offset));
   }

@@ -25,7 +25,7 @@ void check_v2(const EntryRef& e, const LogCheckOptions& opts, const std::string&
     return;
   auto records = v2::records_bytes(e, *h, scratch, opts.max_decompressed_bytes);
   if (!records.ok()) {
-    f.add("log.record_decode", file, e.position,
+    f.add(Code::log_record_decode, file, e.position,
           fmt::format("batch at offset {}: {}", h->base_offset, records.error().message));
     return;
   }
@@ -52,7 +52,7 @@ void check_v2(const EntryRef& e, const LogCheckOptions& opts, const std::string&
   int64_t max_ts = -1;
   while (rr.next(rec)) {
     if (rec.offset_delta <= prev_delta || rec.offset_delta > h->last_offset_delta) {
-      f.add("log.offset_delta", file, raw ? rec.position : e.position,
+      f.add(Code::log_offset_delta, file, raw ? rec.position : e.position,
             fmt::format("batch at offset {}: record {} has offset delta {}", h->base_offset, n, rec.offset_delta),
             fmt::format("{}..{}", prev_delta + 1, h->last_offset_delta), std::to_string(rec.offset_delta));
       return;
@@ -68,7 +68,7 @@ void check_v2(const EntryRef& e, const LogCheckOptions& opts, const std::string&
     const bool short_count = st.error().code == Errc::truncated && rr.left() > 0 && n > 0;
     const Position at = short_count ? e.position + Length{v2::kRecordsCountOffset}
                                     : raw ? st.error().position : e.position;
-    f.add(short_count ? "log.record_count" : "log.record_decode", file, at,
+    f.add(short_count ? Code::log_record_count : Code::log_record_decode, file, at,
           fmt::format("batch at offset {}, record {}: {}", h->base_offset, n, st.error().message),
           short_count ? std::to_string(h->records_count) : std::string(),
           short_count ? std::to_string(n) : std::string());
@@ -78,7 +78,7 @@ void check_v2(const EntryRef& e, const LogCheckOptions& opts, const std::string&
   // "not beyond" is checked above; the max timestamp is recomputed by the
   // cleaner over what it keeps, so it must match for CreateTime batches.
   if (n > 0 && h->timestamp_type() == v2::TimestampType::create_time && max_ts != h->max_timestamp)
-    f.add("log.max_timestamp", file, e.position + Length{35},
+    f.add(Code::log_max_timestamp, file, e.position + Length{35},
           fmt::format("batch at offset {}: maxTimestamp is not the largest record timestamp", h->base_offset),
           std::to_string(max_ts), std::to_string(h->max_timestamp));
 }
@@ -90,17 +90,17 @@ void check_legacy(const EntryRef& e, BatchInfo& b, const LogCheckOptions& opts, 
   std::vector<legacy::InnerMessage> inner;
   const Status st = legacy::inner_messages(*m, scratch, opts.max_decompressed_bytes, inner);
   if (!st.ok()) {
-    f.add("log.record_decode", file, e.position, fmt::format("wrapper at offset {}: {}", m->offset, st.error().message));
+    f.add(Code::log_record_decode, file, e.position, fmt::format("wrapper at offset {}: {}", m->offset, st.error().message));
     return;
   }
   int64_t prev = INT64_MIN, max_ts = -1;
   for (size_t i = 0; i < inner.size(); ++i) {
     const auto& im = inner[i];
     if (!im.crc_valid)
-      f.add("log.crc_mismatch", file, e.position,
+      f.add(Code::log_crc_mismatch, file, e.position,
             fmt::format("wrapper at offset {}: inner message {} fails its CRC-32", m->offset, i));
     if (im.absolute_offset <= prev)
-      f.add("log.offset_order", file, e.position,
+      f.add(Code::log_offset_order, file, e.position,
             fmt::format("wrapper at offset {}: inner message {} offset not increasing", m->offset, i),
             fmt::format("> {}", prev), std::to_string(im.absolute_offset));
     prev = im.absolute_offset;
@@ -108,11 +108,11 @@ void check_legacy(const EntryRef& e, BatchInfo& b, const LogCheckOptions& opts, 
   }
   if (inner.empty()) return;
   if (inner.back().absolute_offset != m->offset)
-    f.add("log.offset_order", file, e.position,
+    f.add(Code::log_offset_order, file, e.position,
           "wrapper offset is not the offset of its last inner message", std::to_string(inner.back().absolute_offset),
           std::to_string(m->offset));
   if (m->magic == 1 && m->timestamp_type() == v2::TimestampType::create_time && max_ts != m->timestamp)
-    f.add("log.max_timestamp", file, e.position + Length{legacy::kTimestampOffsetV1},
+    f.add(Code::log_max_timestamp, file, e.position + Length{legacy::kTimestampOffsetV1},
           fmt::format("wrapper at offset {}: timestamp is not the largest inner timestamp", m->offset),
           std::to_string(max_ts), std::to_string(m->timestamp));
   b.first_offset = inner.front().absolute_offset;

@@ -26,7 +26,7 @@ std::string upper(const char* s) {
 }
 
 void text_problem(const Problem& p, Sink& out) {
-  out.print("{} {} {}", upper(severity_name(p.severity)), p.code, p.file);
+  out.print("{} {} {}", upper(severity_name(p.severity)), code_name(p.code), p.file);
   if (p.position >= 0) out.print(":{}", p.position);
   out.print(": {}", p.message);
   if (!p.expected.empty() || !p.found.empty()) out.print(" (expected {}, found {})", p.expected, p.found);
@@ -47,7 +47,7 @@ nlohmann::ordered_json counts_json(const Counts& c) {
 }
 
 nlohmann::ordered_json problem_json(const Problem& p) {
-  nlohmann::ordered_json j{{"severity", severity_name(p.severity)}, {"code", p.code}, {"file", p.file}};
+  nlohmann::ordered_json j{{"severity", severity_name(p.severity)}, {"code", code_name(p.code)}, {"file", p.file}};
   j["position"] = p.position >= 0 ? nlohmann::ordered_json(p.position) : nlohmann::ordered_json(nullptr);
   j["message"] = p.message;
   if (!p.expected.empty() || !p.found.empty()) {

@@ -41,7 +41,7 @@ void EpochTracker::batch(const BatchInfo& b, const std::string& file, Findings& 
     latest_ = b.leader_epoch;
     transitions_.push_back({b.leader_epoch, b.first_offset, prev_last_});
   } else if (b.leader_epoch < latest_) {
-    f.add("log.epoch_regression", file, Position{b.position + 12}, "partitionLeaderEpoch below an earlier batch's",
+    f.add(Code::log_epoch_regression, file, Position{b.position + 12}, "partitionLeaderEpoch below an earlier batch's",
           fmt::format(">= {}", latest_), std::to_string(b.leader_epoch));
   }
   prev_last_ = b.last_offset;
@@ -61,13 +61,13 @@ void check_transition(const std::string& path, std::string_view text, const std:
     const bool moved_up = k == 0 && cp[k].start_offset > start;
     const bool compacted = cp[k].start_offset < start && cp[k].start_offset > t.prev_last;
     if (cp[k].start_offset != start && !moved_up && !compacted)
-      f.add("epoch.mismatch", path, line_position(text, static_cast<int64_t>(k) + 2),
+      f.add(Code::epoch_mismatch, path, line_position(text, static_cast<int64_t>(k) + 2),
             fmt::format("epoch {} starts at another offset in the log", epoch), std::to_string(start),
             std::to_string(cp[k].start_offset));
     return;
   }
   if (!cp.empty() && epoch < cp.front().epoch) return;  // dropped with the data below the log start
-  f.add("epoch.missing", path, Position{static_cast<int64_t>(text.size())},
+  f.add(Code::epoch_missing, path, Position{static_cast<int64_t>(text.size())},
         fmt::format("epoch {} (first batch at offset {}) has no entry", epoch, start),
         fmt::format("{} {}", epoch, start), "no entry");
 }
@@ -82,12 +82,12 @@ void check_leader_epoch_checkpoint(const std::string& path, const EpochTracker& 
   fr.size_bytes = fr.checked_bytes = static_cast<int64_t>(text.size());
   auto cp = checkpoint::parse_leader_epoch_checkpoint(text, path);
   if (!cp.ok()) {
-    f.add("epoch.corrupt", path, cp.error().position, cp.error().message);
+    f.add(Code::epoch_corrupt, path, cp.error().position, cp.error().message);
     return;
   }
   fr.entries = static_cast<int64_t>(cp->size());
   if (auto st = checkpoint::validate_epoch_entries(*cp); !st.ok()) {
-    f.add("epoch.corrupt", path, Position{-1}, st.error().message);
+    f.add(Code::epoch_corrupt, path, Position{-1}, st.error().message);
     return;
   }
   if (log_end_offset < 0) return;  // the file alone: nothing to compare with
@@ -96,7 +96,7 @@ void check_leader_epoch_checkpoint(const std::string& path, const EpochTracker& 
     const auto& e = (*cp)[k];
     const Position at = line_position(text, static_cast<int64_t>(k) + 2);
     if (e.start_offset > log_end_offset) {
-      f.add("epoch.past_log_end", path, at, fmt::format("epoch {} starts above the log end offset", e.epoch),
+      f.add(Code::epoch_past_log_end, path, at, fmt::format("epoch {} starts above the log end offset", e.epoch),
             fmt::format("<= {}", log_end_offset), std::to_string(e.start_offset));
       continue;
     }
@@ -105,7 +105,7 @@ void check_leader_epoch_checkpoint(const std::string& path, const EpochTracker& 
     // A new leader's entry precedes its first batch; the first entry may
     // name an epoch whose batches retention removed.
     if (!seen && k > 0 && e.start_offset < log_end_offset)
-      f.add("epoch.mismatch", path, at, fmt::format("epoch {} has no batch in the log", e.epoch),
+      f.add(Code::epoch_mismatch, path, at, fmt::format("epoch {} has no batch in the log", e.epoch),
             "a batch with this epoch", "none");
   }
 }
@@ -116,7 +116,7 @@ void check_partition_metadata(const std::string& path, Findings& f) {
   auto& fr = f.file(path, "partition.metadata");
   fr.size_bytes = fr.checked_bytes = static_cast<int64_t>(text.size());
   auto m = partition_metadata::parse(text, path);
-  if (!m.ok()) f.add("partition_metadata.corrupt", path, m.error().position, m.error().message);
+  if (!m.ok()) f.add(Code::partition_metadata_corrupt, path, m.error().position, m.error().message);
 }
 
 void check_meta_properties(const std::string& path, Findings& f) {
@@ -125,7 +125,7 @@ void check_meta_properties(const std::string& path, Findings& f) {
   auto& fr = f.file(path, "meta.properties");
   fr.size_bytes = fr.checked_bytes = static_cast<int64_t>(text.size());
   auto m = meta_properties::parse(text);
-  if (!m.ok()) f.add("meta.corrupt", path, m.error().position, m.error().message);
+  if (!m.ok()) f.add(Code::meta_corrupt, path, m.error().position, m.error().message);
 }
 
 void check_root_checkpoint(const std::string& path, const std::map<std::string, PartitionRange>& partitions,
@@ -136,7 +136,7 @@ void check_root_checkpoint(const std::string& path, const std::map<std::string, 
   fr.size_bytes = fr.checked_bytes = static_cast<int64_t>(text.size());
   auto cp = checkpoint::parse_offset_checkpoint(text, path);
   if (!cp.ok()) {
-    f.add("checkpoint.corrupt", path, cp.error().position, cp.error().message);
+    f.add(Code::checkpoint_corrupt, path, cp.error().position, cp.error().message);
     return;
   }
   fr.entries = static_cast<int64_t>(cp->size());
@@ -145,7 +145,7 @@ void check_root_checkpoint(const std::string& path, const std::map<std::string, 
     auto it = partitions.find(fmt::format("{}-{}", e.topic, e.partition));
     if (it == partitions.end()) continue;  // not verified in this run
     if (e.offset > it->second.log_end)
-      f.add("checkpoint.past_log_end", path, line_position(text, static_cast<int64_t>(k) + 2),
+      f.add(Code::checkpoint_past_log_end, path, line_position(text, static_cast<int64_t>(k) + 2),
             fmt::format("{}-{}: offset above the partition's log end offset", e.topic, e.partition),
             fmt::format("<= {}", it->second.log_end), std::to_string(e.offset));
   }

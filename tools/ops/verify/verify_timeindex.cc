@@ -71,19 +71,19 @@ void TimeIndexCheck::finish(const SegmentScan& s, Findings& f) {
   auto& fr = f.file(index_.path, "timeindex");
   fr.size_bytes = fr.checked_bytes = index_.file->size();
   if (v.trailing_bytes().bytes != 0)
-    f.add("timeindex.size", index_.path, Position{v.slot_count() * time_index::kEntrySize}, "size is not a multiple of 12",
+    f.add(Code::timeindex_size, index_.path, Position{v.slot_count() * time_index::kEntrySize}, "size is not a multiple of 12",
           "a multiple of 12", std::to_string(index_.file->size()));
   const int64_t slots = v.slot_count();
   if (index_.used > index_.live) {
     // With no live entry the first slot is zero: the bad one is the first non-zero.
     const int64_t at = index_.live > 0 ? index_.live : index_.first_nonzero;
     const auto prev = v.timestamp_offset(at - 1), cur = v.timestamp_offset(at);
-    f.add("timeindex.not_monotonic", index_.path, v.slot_position(at),
+    f.add(Code::timeindex_not_monotonic, index_.path, v.slot_position(at),
           fmt::format("entry {} does not follow entry {} ({}, {})", at, at - 1, prev.timestamp_ms, prev.offset),
           fmt::format("timestamp > {}, offset >= {}", prev.timestamp_ms, prev.offset),
           fmt::format("({}, {})", cur.timestamp_ms, cur.offset));
   } else if (index_.live < slots) {
-    const std::string code = s.last_segment ? "timeindex.preallocated" : "timeindex.untrimmed";
+    const Code code = s.last_segment ? Code::timeindex_preallocated : Code::timeindex_untrimmed;
     f.add(code, index_.path, v.slot_position(index_.live),
           fmt::format("{} entries, then {} zero-filled slots", index_.live, slots - index_.live),
           fmt::format("{} bytes", index_.live * time_index::kEntrySize), fmt::format("{} bytes", index_.file->size()));
@@ -110,7 +110,7 @@ void TimeIndexCheck::finish(const SegmentScan& s, Findings& f) {
     const auto e = v.timestamp_offset(i);
     if (e.offset.value >= s.next_offset()) {
       if (!cut)
-        f.add("timeindex.past_log_end", index_.path, at,
+        f.add(Code::timeindex_past_log_end, index_.path, at,
               fmt::format("entry ({}, {}) beyond the log", e.timestamp_ms, e.offset),
               fmt::format("offset < {}", s.next_offset()), std::to_string(e.offset.value));
       continue;
@@ -118,14 +118,14 @@ void TimeIndexCheck::finish(const SegmentScan& s, Findings& f) {
     if (matched_[static_cast<size_t>(i)]) {
       auto w = wrong_.find(i);
       if (w != wrong_.end())
-        f.add("timeindex.entry_mismatch", index_.path, at,
+        f.add(Code::timeindex_entry_mismatch, index_.path, at,
               fmt::format("timestamp {} first becomes the segment's max in the batch ending at offset {}",
                           e.timestamp_ms, w->second),
               std::to_string(w->second), std::to_string(e.offset.value));
       continue;
     }
     if (!never_max(i, e)) continue;  // cut short: the max may be in the bytes not read
-    f.add("timeindex.entry_mismatch", index_.path, at,
+    f.add(Code::timeindex_entry_mismatch, index_.path, at,
           fmt::format("entry ({}, {}): the timestamp is never the segment's running max", e.timestamp_ms, e.offset),
           std::to_string(expected[i]), std::to_string(e.timestamp_ms));
   }
@@ -135,10 +135,10 @@ void TimeIndexCheck::finish(const SegmentScan& s, Findings& f) {
   if (complete && index_.used == index_.live && !s.last_segment && last_point_) {
     const std::string want = fmt::format("({}, {})", last_point_->timestamp, last_point_->last_offset);
     if (index_.live == 0) {
-      f.add("timeindex.final_entry", index_.path, Position{0}, "no entry for the segment's max timestamp", want,
+      f.add(Code::timeindex_final_entry, index_.path, Position{0}, "no entry for the segment's max timestamp", want,
             "no entries");
     } else if (const auto last = v.timestamp_offset(index_.live - 1); last.timestamp_ms != last_point_->timestamp) {
-      f.add("timeindex.final_entry", index_.path, v.slot_position(index_.live - 1),
+      f.add(Code::timeindex_final_entry, index_.path, v.slot_position(index_.live - 1),
             "the last entry is not the segment's max timestamp", want,
             fmt::format("({}, {})", last.timestamp_ms, last.offset));
     }

@@ -22,21 +22,21 @@ std::vector<txn_index::AbortedTxn> read_entries(const std::string& path, const S
                                                 Findings& f) {
   txn_index::View v(data);
   if (v.trailing_bytes().bytes != 0)
-    f.add("txnindex.size", path, v.entry_position(v.entry_count()), "size is not a multiple of 34",
+    f.add(Code::txnindex_size, path, v.entry_position(v.entry_count()), "size is not a multiple of 34",
           "a multiple of 34", std::to_string(data.size()));
   std::vector<txn_index::AbortedTxn> out;
   for (int64_t i = 0; i < v.entry_count(); ++i) {
     const auto t = v.entry(i);
     if (t.version != txn_index::kCurrentVersion) {
-      f.add("txnindex.bad_version", path, v.entry_position(i), "unexpected AbortedTxn version", "0",
+      f.add(Code::txnindex_bad_version, path, v.entry_position(i), "unexpected AbortedTxn version", "0",
             std::to_string(t.version));
       break;
     }
     if (t.last_offset < s.base_offset.value)
-      f.add("txnindex.below_base", path, v.entry_position(i), "lastOffset below the segment's base offset",
+      f.add(Code::txnindex_below_base, path, v.entry_position(i), "lastOffset below the segment's base offset",
             fmt::format(">= {}", s.base_offset), std::to_string(t.last_offset));
     if (!out.empty() && t.last_offset <= out.back().last_offset)
-      f.add("txnindex.not_increasing", path, v.entry_position(i), "lastOffset not above the previous entry's",
+      f.add(Code::txnindex_not_increasing, path, v.entry_position(i), "lastOffset not above the previous entry's",
             fmt::format("> {}", out.back().last_offset), std::to_string(t.last_offset));
     out.push_back(t);
   }
@@ -64,14 +64,14 @@ void check_txn_index(const std::string& path, const SegmentScan& s, const std::v
     auto it = std::find_if(actual.begin(), actual.end(), [&](const auto& a) { return a.last_offset == e.last_offset; });
     if (it == actual.end()) {
       const auto before = std::count_if(actual.begin(), actual.end(), [&](const auto& a) { return a.last_offset < e.last_offset; });
-      f.add("txnindex.missing_abort", path, Position{before * txn_index::kEntrySize},
+      f.add(Code::txnindex_missing_abort, path, Position{before * txn_index::kEntrySize},
             fmt::format("no entry for the ABORT marker at offset {}", e.last_offset), describe(e), "no entry");
       continue;
     }
     const auto i = it - actual.begin();
     matched[static_cast<size_t>(i)] = true;
     if (!(*it == e))
-      f.add("txnindex.entry_mismatch", path, Position{i * txn_index::kEntrySize},
+      f.add(Code::txnindex_entry_mismatch, path, Position{i * txn_index::kEntrySize},
             fmt::format("entry for the ABORT marker at offset {} differs from the log", e.last_offset), describe(e),
             describe(*it));
   }
@@ -80,7 +80,7 @@ void check_txn_index(const std::string& path, const SegmentScan& s, const std::v
   if (!state_known) return;
   for (size_t i = 0; i < actual.size(); ++i)
     if (!matched[i] && actual[i].last_offset < s.next_offset())
-      f.add("txnindex.unexpected_entry", path, Position{static_cast<int64_t>(i) * txn_index::kEntrySize},
+      f.add(Code::txnindex_unexpected_entry, path, Position{static_cast<int64_t>(i) * txn_index::kEntrySize},
             fmt::format("no aborted transaction ends at offset {} in the log", actual[i].last_offset), "no entry",
             describe(actual[i]));
 }
