@@ -176,6 +176,32 @@ TEST_CASE("refuses a log dir whose .lock another process holds (fcntl, as the JV
   CHECK(slurp(s.dir() + "/" + kSeg0 + ".index") == slurp(kCorpus + "v2-none/orders-0/" + kSeg0 + ".index"));
 }
 
+TEST_CASE("one run at a time: the lock is taken before planning, .lock made when missing", "[reindex]") {
+  Scratch s("v2-none");
+  fs::remove(s.dir() + "/" + kSeg0 + ".index");
+  REQUIRE_FALSE(fs::exists(s.root / ".lock"));
+  {
+    // Another kseg run (here, this process) holds the log dir: the OFD lock
+    // conflicts even across processes that never saw a broker's .lock.
+    auto held = kseg::safe::DirLock::acquire(s.root.string());
+    REQUIRE(held.ok());
+    CHECK(fs::exists(s.root / ".lock"));
+    CHECK(held->covers(s.dir()));
+    CHECK_FALSE(kseg::safe::DirLock::acquire(s.root.string()).ok());
+    const auto before = tree(s.root);
+    auto r = run_tool(kReindex, {"--index-interval-bytes", "256", s.dir()}, ".");
+    CHECK(r.exit_code == 3);
+    CHECK(r.err.find("is locked by another process") != std::string::npos);  // OFD locks name no pid
+    CHECK(tree(s.root) == before);  // refused before anything was read or written
+    auto dry = run_tool(kReindex, {"--dry-run", "--index-interval-bytes", "256", s.dir()}, ".");
+    CHECK(dry.exit_code == 0);  // a dry run changes nothing, so it warns and goes on
+    CHECK(dry.err.find("warning:") != std::string::npos);
+  }
+  auto after = run_tool(kReindex, {"--index-interval-bytes", "256", "--segment-index-bytes", "4096", s.dir()}, ".");
+  CHECK(after.exit_code == 0);
+  CHECK(slurp(s.dir() + "/" + kSeg0 + ".index") == slurp(kCorpus + "v2-none/orders-0/" + kSeg0 + ".index"));
+}
+
 TEST_CASE("topic config file and capacity refusal", "[reindex]") {
   const auto path = fs::temp_directory_path() / fmt::format("kseg-reindex-{}.properties", ::getpid());
   std::ofstream(path) << "# topic\nindex.interval.bytes = 100\nsegment.index.bytes=16\ncleanup.policy=compact\n";

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 
 #include "formats/file_names.h"
 #include "lib/cpus.h"
@@ -53,7 +54,8 @@ Result<recover::Config> resolve_config(const ReindexOptions& o) {
 }
 
 // Plans, prints and applies one partition; returns its exit code.
-int reindex_partition(const Job& t, const recover::Config& config, const ReindexOptions& o, Sink& out, Sink& err) {
+int reindex_partition(const Job& t, const recover::Config& config, const ReindexOptions& o, const safe::DirLock* lock,
+                      Sink& out, Sink& err) {
   auto plan = plan_partition(t.partition_dir, config, o.repair, t.only_base);
   if (!plan.ok()) {
     err.print("kseg-reindex: {}\n", plan.error().message);
@@ -69,7 +71,11 @@ int reindex_partition(const Job& t, const recover::Config& config, const Reindex
               plan->plan.actions.size() == 1 ? "" : "s");
   } else {
     out.flush();
-    auto applied = safe::apply(plan->plan, {false, o.backup, o.backup_dir});
+    if (lock == nullptr) {
+      err.print("kseg-reindex: {}: no lock held on its log dir\n", t.partition_dir);
+      return kExitIo;
+    }
+    auto applied = safe::apply(plan->plan, {false, o.backup, o.backup_dir}, *lock);
     if (!applied.ok()) {
       err.print("kseg-reindex: {}: {}\n", t.partition_dir, applied.error().message);
       return kExitIo;
@@ -94,17 +100,29 @@ int run_reindex(const ReindexOptions& o, Sink& out, Sink& err) {
     err.print("kseg-reindex: {}\n", targets.error().message);
     return exit_code_for(targets.error().code);
   }
-  // Refuse before planning anything if a broker holds any involved log dir.
+  // Lock every involved log dir before reading anything, and hold the locks
+  // to the end: a broker or a second run that starts meanwhile is refused,
+  // not raced. A dry run writes nothing, so it only warns.
+  std::map<std::string, safe::DirLock> locks;
   for (const auto& t : *targets) {
-    Status st = safe::check_unlocked(t.partition_dir + "/..");
-    if (!st.ok() && !o.dry_run) {
-      err.print("kseg-reindex: {}\n", st.error().message);
+    const std::string dir = safe::log_dir_of(t.partition_dir);
+    if (o.dry_run) {
+      if (Status st = safe::check_unlocked(dir); !st.ok()) err.print("kseg-reindex: warning: {}\n", st.error().message);
+      continue;
+    }
+    if (locks.count(dir)) continue;
+    auto lock = safe::DirLock::acquire(dir);
+    if (!lock.ok()) {
+      err.print("kseg-reindex: {}\n", lock.error().message);
       return kExitIo;
     }
-    if (!st.ok()) err.print("kseg-reindex: warning: {}\n", st.error().message);
+    locks.emplace(dir, std::move(*lock));
   }
   int rc = kExitOk;
-  for (const auto& t : *targets) rc = std::max(rc, reindex_partition(t, *config, o, out, err));
+  for (const auto& t : *targets) {
+    const auto held = locks.find(safe::log_dir_of(t.partition_dir));
+    rc = std::max(rc, reindex_partition(t, *config, o, held == locks.end() ? nullptr : &held->second, out, err));
+  }
   return rc;
 }
 

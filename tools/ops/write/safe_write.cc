@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <filesystem>
 
 #include "lib/mapped_file.h"
 #include "tools/ops/common/sink.h"
@@ -159,20 +160,36 @@ Status check_unlocked(const std::string& log_dir) {
                                   lock, holder));
 }
 
+std::string log_dir_of(const std::string& partition_dir) {
+  std::error_code ec;
+  const auto dir = std::filesystem::weakly_canonical(std::filesystem::path(partition_dir) / "..", ec);
+  return ec ? partition_dir + "/.." : dir.string();
+}
+
+bool DirLock::covers(const std::string& partition_dir) const {
+  return fd_ >= 0 && log_dir_of(partition_dir) == log_dir_;
+}
+
 Result<DirLock> DirLock::acquire(const std::string& log_dir) {
-  const std::string lock = log_dir + "/.lock";
-  const int fd = ::open(lock.c_str(), O_RDWR | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENOENT) return DirLock(-1);
-    return io_error("cannot open", lock, errno);
+  std::error_code ec;
+  const auto canonical = std::filesystem::weakly_canonical(log_dir, ec);
+  const std::string dir = ec ? log_dir : canonical.string();
+  const std::string lock = dir + "/.lock";
+  // O_NOFOLLOW|O_NONBLOCK: a symlink or a FIFO named .lock is refused, never followed or waited on.
+  const int fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+  if (fd < 0) return io_error("cannot open", lock, errno);
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return Status::fail(Errc::io, Position{-1}, fmt::format("{}: not a regular file", lock));
   }
   struct flock fl = whole_file(F_WRLCK);
   if (::fcntl(fd, F_OFD_SETLK, &fl) != 0) {
     ::close(fd);
-    KSEG_RETURN_IF_ERROR(check_unlocked(log_dir));
+    KSEG_RETURN_IF_ERROR(check_unlocked(dir));
     return io_error("cannot lock", lock, EAGAIN);
   }
-  return DirLock(fd);
+  return DirLock(fd, dir);
 }
 
 DirLock::~DirLock() {
@@ -270,10 +287,12 @@ Status rename_into_place(const Plan& plan) {
 
 }  // namespace
 
-Result<std::string> apply(const Plan& plan, const ApplyOptions& options) {
+Result<std::string> apply(const Plan& plan, const ApplyOptions& options, const DirLock& held) {
   if (options.dry_run || plan.empty()) return std::string();
-  auto lock = DirLock::acquire(plan.partition_dir + "/..");
-  if (!lock.ok()) return lock.error();
+  if (!held.covers(plan.partition_dir))
+    return Status::fail(Errc::internal, Position{-1},
+                        fmt::format("{}: apply() without the lock of its log dir ({} held)", plan.partition_dir,
+                                    held.log_dir()));
   KSEG_RETURN_IF_ERROR(write_tmp_files(plan));
   std::string backup_dir;
   if (options.backup) {

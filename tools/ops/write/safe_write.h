@@ -4,8 +4,10 @@
 // directory Kafka loads with nothing lost:
 //
 //   1. refuse if <log dir>/.lock is locked by another process (a running
-//      broker holds a FileChannel.tryLock = fcntl lock on it), and hold our
-//      own lock on it while writing so a broker cannot start meanwhile;
+//      broker holds a FileChannel.tryLock = fcntl lock on it, another kseg
+//      run its DirLock); the tool takes its DirLock before it reads or plans
+//      anything and holds it for the whole run, and apply() requires it, so
+//      neither a broker nor a second repair can start meanwhile;
 //   2. write every new file as <name>.kseg-tmp beside the old one and fsync it
 //      (Kafka's loader acts only on .log/.index/.timeindex/.txnindex/
 //      .snapshot/.deleted/.cleaned/.swap names, so it ignores these);
@@ -82,26 +84,38 @@ struct ApplyOptions {
 // <log_dir>/.lock. A missing .lock is not an error (no broker has used it).
 Status check_unlocked(const std::string& log_dir);
 
-// Holds an fcntl write lock on <log_dir>/.lock while alive (if the file exists).
+// Holds an open-file-description write lock on <log_dir>/.lock while alive.
+// It conflicts with a broker's lock and with another kseg run's (OFD locks
+// conflict within one process too). A missing .lock is created, as a
+// broker's LogManager creates it, so that two kseg runs exclude each other
+// on a log dir no broker has used.
 class DirLock {
  public:
   static Result<DirLock> acquire(const std::string& log_dir);
-  DirLock(DirLock&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
+  DirLock(DirLock&& o) noexcept : fd_(o.fd_), log_dir_(std::move(o.log_dir_)) { o.fd_ = -1; }
   DirLock(const DirLock&) = delete;
   DirLock& operator=(const DirLock&) = delete;
   ~DirLock();
+  // The log dir, canonical (symlinks and ".." resolved).
+  const std::string& log_dir() const { return log_dir_; }
+  // Whether this lock covers the log dir that holds `partition_dir`.
+  bool covers(const std::string& partition_dir) const;
 
  private:
-  explicit DirLock(int fd) : fd_(fd) {}
+  DirLock(int fd, std::string log_dir) : fd_(fd), log_dir_(std::move(log_dir)) {}
   int fd_ = -1;
+  std::string log_dir_;
 };
+
+// The canonical log dir of a partition directory (its parent).
+std::string log_dir_of(const std::string& partition_dir);
 
 // Prints the plan (one line per action) to `out`.
 void print_plan(const Plan& plan, Sink& out);
 
-// Carries out the plan (nothing under dry_run). Returns the backup directory
-// used ("" when none).
-Result<std::string> apply(const Plan& plan, const ApplyOptions& options);
+// Carries out the plan (nothing under dry_run) under `held`, which must
+// cover the plan's log dir. Returns the backup directory used ("" when none).
+Result<std::string> apply(const Plan& plan, const ApplyOptions& options, const DirLock& held);
 
 // The test hook: exits the process if KSEG_CRASH_AT names `step`.
 void crash_point(const char* step);
