@@ -54,9 +54,9 @@ Status plan_index(const std::string& dir, const std::string& name, const std::ve
   if (!have.ok()) return have.status();
   if (have->has_value() && **have == want) return {};
   const std::string was = have->has_value() ? fmt::format("was {} bytes", (*have)->size()) : std::string("was missing");
-  plan.actions.push_back({safe::Action::Kind::write, name, want, {},
+  plan.actions.push_back(safe::Action::write(name, want,
                           fmt::format("rebuilt: {} entries, {} bytes ({})", want.size() / static_cast<size_t>(entry_size),
-                                      want.size(), was)});
+                                      want.size(), was)));
   return {};
 }
 
@@ -75,11 +75,11 @@ std::string declared_text(const recover::RemovedRange& removed) {
 void plan_truncation(const Segment& s, Bytes log, safe::Plan& plan) {
   const auto& r = s.recovery;
   const std::string what = declared_text(recover::describe_removed(log, r.valid_end, s.base));
-  plan.actions.push_back(
-      {safe::Action::Kind::copy_ranges, s.log_name, {}, {{0, r.valid_end.value}},
-       fmt::format("keep {} of {} bytes (last kept offset {}); remove bytes [{}, {}): {} ({}: {})", r.valid_end,
-                   r.file_size, r.last_offset ? fmt::format("{}", *r.last_offset) : std::string("none"),
-                   r.valid_end, r.file_size, what, segment_end_name(r.stop), r.stop_detail)});
+  plan.actions.push_back(safe::Action::copy(
+      s.log_name, {{Position{0}, Length{r.valid_end.value}}},
+      fmt::format("keep {} of {} bytes (last kept offset {}); remove bytes [{}, {}): {} ({}: {})", r.valid_end,
+                  r.file_size, r.last_offset ? fmt::format("{}", *r.last_offset) : std::string("none"), r.valid_end,
+                  r.file_size, what, segment_end_name(r.stop), r.stop_detail)));
 }
 
 void plan_removal(const std::string& dir, const Segment& s, Offset cut_base, safe::Plan& plan) {
@@ -94,7 +94,7 @@ void plan_removal(const std::string& dir, const Segment& s, Offset cut_base, saf
                                          s.recovery.file_size, offsets_text(s.recovery.first_offset, s.recovery.last_offset),
                                          cut_base)
                            : std::string("index of a removed segment");
-    plan.actions.push_back({safe::Action::Kind::remove, name, {}, {}, why});
+    plan.actions.push_back(safe::Action::remove(name, why));
   }
 }
 
@@ -102,8 +102,8 @@ void plan_removal(const std::string& dir, const Segment& s, Offset cut_base, saf
 // per gap. `r` is the recovery of the new layout.
 void plan_salvage(const Segment& s, const recover::Salvage& sv, const recover::SegmentRecovery& r, Length old_size,
                   safe::Plan& plan) {
-  safe::Action a{safe::Action::Kind::copy_ranges, s.log_name, {}, {}, ""};
-  for (const auto& p : sv.kept) a.ranges.push_back({p.begin.value, (p.end - p.begin).bytes});
+  safe::Action a = safe::Action::copy(s.log_name, {}, "");
+  for (const auto& p : sv.kept) a.ranges.push_back({p.begin, p.end - p.begin});
   a.why = fmt::format("keep {} of {} bytes in {} range{} ({} batches, offsets up to {}); {} gap{}", sv.kept_bytes(),
                       old_size, sv.kept.size(), sv.kept.size() == 1 ? "" : "s", r.valid_batches,
                       r.last_offset ? fmt::format("{}", *r.last_offset) : std::string("none"), sv.gaps.size(),
@@ -151,8 +151,8 @@ Status plan_kept(const std::string& dir, Segment& s, Bytes log, Repair repair, c
   if (rewrite) {
     // Without its .index Kafka recovers the segment at any start-up, so a
     // crash after this unlink is finished by the broker (safe_write.h).
-    out.plan.actions.push_back({safe::Action::Kind::hide, index_name, {}, {},
-                                "so that a crash from here on makes Kafka recover this segment"});
+    out.plan.actions.push_back(
+        safe::Action::hide(index_name, "so that a crash from here on makes Kafka recover this segment"));
   } else {
     KSEG_RETURN_IF_ERROR(plan_index(dir, index_name, r.offset_index, 8, out.plan));
   }
@@ -160,9 +160,9 @@ Status plan_kept(const std::string& dir, Segment& s, Bytes log, Repair repair, c
   if (rewrite) {
     if (sv) plan_salvage(s, *sv, r, old_size, out.plan);
     else plan_truncation(s, log, out.plan);
-    out.plan.actions.push_back({safe::Action::Kind::write, index_name, r.offset_index, {},
-                                fmt::format("rebuilt: {} entries, {} bytes (renamed last)", r.offset_index.size() / 8,
-                                            r.offset_index.size())});
+    out.plan.actions.push_back(safe::Action::write(index_name, r.offset_index,
+                                                   fmt::format("rebuilt: {} entries, {} bytes (renamed last)",
+                                                               r.offset_index.size() / 8, r.offset_index.size())));
   } else if (r.truncates()) {
     out.problems.push_back(fmt::format("{}/{}: {} invalid bytes from position {} ({}: {}); --salvage or --recover removes them", dir,
                                        s.log_name, r.file_size - Length{r.valid_end.value}, r.valid_end,
@@ -182,12 +182,12 @@ void plan_stale_tmp(const std::string& dir, safe::Plan& plan) {
     if (!e.is_regular_file() || name.size() <= suffix.size() || !name.ends_with(suffix)) continue;
     const std::string target = name.substr(0, name.size() - suffix.size());
     const bool rewritten = std::any_of(plan.actions.begin(), plan.actions.end(), [&](const safe::Action& a) {
-      return a.name == target && a.kind != safe::Action::Kind::remove && a.kind != safe::Action::Kind::hide;
+      return a.name == target && a.replaces();
     });
     if (!rewritten) stale.push_back(name);
   }
   std::sort(stale.begin(), stale.end());
-  for (auto& n : stale) plan.actions.push_back({safe::Action::Kind::remove, n, {}, {}, "left by an interrupted kseg run"});
+  for (auto& n : stale) plan.actions.push_back(safe::Action::remove(n, "left by an interrupted kseg run"));
 }
 
 }  // namespace

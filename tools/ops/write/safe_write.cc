@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -54,11 +55,11 @@ Status copy_ranges(const std::string& from, const std::string& to, const std::ve
     return io_error("cannot create", to, err);
   }
   int64_t total = 0, copied = 0;
-  for (const auto& r : ranges) total += r.size;
+  for (const auto& r : ranges) total += r.size.bytes;
   Status st;
   for (const auto& r : ranges) {
-    loff_t at = r.begin;
-    int64_t left = r.size;
+    loff_t at = r.begin.value;
+    int64_t left = r.size.bytes;
     while (st.ok() && left > 0) {
       const ssize_t n = ::copy_file_range(in, &at, out, nullptr, static_cast<size_t>(left), 0);
       if (n < 0 && errno == EINTR) continue;
@@ -118,7 +119,7 @@ Status backup_file(const std::string& path, const std::string& backup_path) {
   if (errno != EXDEV) return io_error("cannot link into the backup directory:", path, errno);
   struct stat sb {};
   if (::stat(path.c_str(), &sb) != 0) return io_error("cannot stat", path, errno);
-  return copy_ranges(path, backup_path, {{0, static_cast<int64_t>(sb.st_size)}}, false);
+  return copy_ranges(path, backup_path, {{Position{0}, Length{static_cast<int64_t>(sb.st_size)}}}, false);
 }
 
 Status rename_to(const std::string& from, const std::string& to) {
@@ -126,7 +127,54 @@ Status rename_to(const std::string& from, const std::string& to) {
   return {};
 }
 
+// A root file's name in the backup directory (which sits in the partition
+// directory): prefixed, so it cannot meet a partition file of the same name.
+std::string backup_name(const Action& a) { return a.scope == Scope::log_dir ? "log-dir." + a.name : a.name; }
+
 }  // namespace
+
+Action Action::write(std::string name, std::vector<uint8_t> bytes, std::string why) {
+  return {Kind::write, std::move(name), std::move(bytes), {}, std::move(why)};
+}
+Action Action::copy(std::string name, std::vector<ByteRange> ranges, std::string why) {
+  return {Kind::copy_ranges, std::move(name), {}, std::move(ranges), std::move(why)};
+}
+Action Action::remove(std::string name, std::string why) { return {Kind::remove, std::move(name), {}, {}, std::move(why)}; }
+Action Action::hide(std::string name, std::string why) { return {Kind::hide, std::move(name), {}, {}, std::move(why)}; }
+Action Action::adopt(std::string name, std::string why) { return {Kind::adopt, std::move(name), {}, {}, std::move(why)}; }
+Action Action::in_log_dir() && {
+  scope = Scope::log_dir;
+  return std::move(*this);
+}
+
+std::string Plan::path_of(const Action& a) const {
+  return (a.scope == Scope::log_dir ? log_dir_of(partition_dir) : partition_dir) + "/" + a.name;
+}
+
+Result<TmpFile> TmpFile::create(const Plan& plan, const Action& adopt) {
+  const std::string path = plan.path_of(adopt) + kTmpSuffix;
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0) return io_error("cannot create", path, errno);
+  return TmpFile(fd, path);
+}
+
+TmpFile::~TmpFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Status TmpFile::write(std::span<const uint8_t> bytes) {
+  if (fd_ < 0) return Status::fail(Errc::internal, Position{-1}, fmt::format("{}: written after finish()", path_));
+  return write_all(fd_, bytes.data(), bytes.size(), path_);
+}
+
+Status TmpFile::finish() {
+  if (fd_ < 0) return Status::fail(Errc::internal, Position{-1}, fmt::format("{}: finished twice", path_));
+  const int rc = ::fsync(fd_);
+  const int err = errno;
+  ::close(fd_);
+  fd_ = -1;
+  return rc == 0 ? Status() : Status(io_error("cannot fsync", path_, err));
+}
 
 void crash_point(const char* step) {
   const char* at = std::getenv("KSEG_CRASH_AT");
@@ -200,10 +248,14 @@ void print_plan(const Plan& plan, Sink& out) {
   for (const auto& a : plan.actions) {
     const char* verb = a.kind == Action::Kind::remove  ? "remove"
                        : a.kind == Action::Kind::write ? "write"
+                       : a.kind == Action::Kind::adopt ? "write"
                        : a.kind == Action::Kind::hide  ? "unlink first"
                        : a.truncates()                 ? "truncate"
                                                        : "rewrite";
-    out.print("{}/{}: {}: {}\n", plan.partition_dir, a.name, verb, a.why);
+    if (a.scope == Scope::log_dir)
+      out.print("{}: {}: {}\n", plan.path_of(a), verb, a.why);
+    else
+      out.print("{}/{}: {}: {}\n", plan.partition_dir, a.name, verb, a.why);
   }
 }
 
@@ -212,8 +264,14 @@ namespace {
 Status write_tmp_files(const Plan& plan) {
   bool first = true;
   for (const auto& a : plan.actions) {
-    const std::string target = plan.partition_dir + "/" + a.name;
+    const std::string target = plan.path_of(a);
     const std::string tmp = target + kTmpSuffix;
+    if (a.kind == Action::Kind::adopt) {
+      struct stat sb {};
+      if (::lstat(tmp.c_str(), &sb) != 0 || !S_ISREG(sb.st_mode))
+        return Status::fail(Errc::internal, Position{-1}, fmt::format("{}: the file to adopt was not written", tmp));
+      continue;
+    }
     if (a.kind == Action::Kind::write) KSEG_RETURN_IF_ERROR(write_new(tmp, a.bytes, first));
     else if (a.kind == Action::Kind::copy_ranges) KSEG_RETURN_IF_ERROR(copy_ranges(target, tmp, a.ranges, first));
     else continue;
@@ -226,12 +284,12 @@ Status write_tmp_files(const Plan& plan) {
 Status back_up(const Plan& plan, const std::string& backup_dir, bool keep) {
   bool first = true;
   for (const auto& a : plan.actions) {
-    const std::string target = plan.partition_dir + "/" + a.name;
+    const std::string target = plan.path_of(a);
     if (!exists(target)) continue;
     // Removed files are moved, not linked, in remove_files(); a hidden file
     // is backed up by the write action of the same name.
-    if (a.kind == Action::Kind::remove || a.kind == Action::Kind::hide) continue;
-    if (keep) KSEG_RETURN_IF_ERROR(backup_file(target, backup_dir + "/" + a.name));
+    if (!a.replaces()) continue;
+    if (keep) KSEG_RETURN_IF_ERROR(backup_file(target, backup_dir + "/" + backup_name(a)));
     if (first) crash_point("backup-partial");
     first = false;
   }
@@ -244,7 +302,7 @@ Status hide_files(const Plan& plan) {
   bool any = false;
   for (const auto& a : plan.actions) {
     if (a.kind != Action::Kind::hide) continue;
-    const std::string target = plan.partition_dir + "/" + a.name;
+    const std::string target = plan.path_of(a);
     if (::unlink(target.c_str()) != 0 && errno != ENOENT) return io_error("cannot remove", target, errno);
     any = true;
   }
@@ -257,30 +315,35 @@ Status remove_files(const Plan& plan, const std::string& backup_dir, bool keep) 
   bool first = true;
   for (const auto& a : plan.actions) {
     if (a.kind != Action::Kind::remove) continue;
-    const std::string target = plan.partition_dir + "/" + a.name;
+    const std::string target = plan.path_of(a);
     if (!exists(target)) continue;
-    if (keep) KSEG_RETURN_IF_ERROR(rename_to(target, backup_dir + "/" + a.name));
+    if (keep) KSEG_RETURN_IF_ERROR(rename_to(target, backup_dir + "/" + backup_name(a)));
     else if (::unlink(target.c_str()) != 0) return io_error("cannot remove", target, errno);
     if (first) crash_point("remove-partial");
     first = false;
   }
   if (keep) KSEG_RETURN_IF_ERROR(fsync_path(backup_dir));
   KSEG_RETURN_IF_ERROR(fsync_path(plan.partition_dir));
+  const bool root = std::any_of(plan.actions.begin(), plan.actions.end(),
+                                [](const Action& a) { return a.kind == Action::Kind::remove && a.scope == Scope::log_dir; });
+  if (root) KSEG_RETURN_IF_ERROR(fsync_path(log_dir_of(plan.partition_dir)));
   crash_point("removed");
   return {};
 }
 
 Status rename_into_place(const Plan& plan) {
-  bool first = true;
+  bool first = true, root = false;
   for (const auto& a : plan.actions) {
-    if (a.kind == Action::Kind::remove || a.kind == Action::Kind::hide) continue;
-    const std::string target = plan.partition_dir + "/" + a.name;
+    if (!a.replaces()) continue;
+    const std::string target = plan.path_of(a);
     KSEG_RETURN_IF_ERROR(rename_to(target + kTmpSuffix, target));
+    root = root || a.scope == Scope::log_dir;
     if (first) crash_point("rename-partial");
     first = false;
   }
   crash_point("renamed");
   KSEG_RETURN_IF_ERROR(fsync_path(plan.partition_dir));
+  if (root) KSEG_RETURN_IF_ERROR(fsync_path(log_dir_of(plan.partition_dir)));
   crash_point("done");
   return {};
 }

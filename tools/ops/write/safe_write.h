@@ -20,6 +20,12 @@
 //      (whole segments, .log first so a crash leaves orphan indexes, which
 //      Kafka deletes); rename each tmp file over its target in plan order
 //      (the planner puts a .index last); fsync the partition directory.
+// Actions may also name files at the log dir's root (the checkpoints shared
+// by every partition: Scope::log_dir); they go through the same steps, and
+// the log dir is fsynced after their renames. Renames happen in plan order,
+// so a planner orders them for the crash states it wants (e.g. a segment cut
+// before the checkpoint that names the new end). A new file too large to
+// hold in memory is streamed by the operation into TmpFile and adopted.
 // At every point each Kafka file name holds either the complete old or the
 // complete new content. Re-running after a crash redoes the plan from scratch
 // (stale .kseg-tmp files are replaced).
@@ -31,10 +37,12 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "lib/status.h"
+#include "lib/types.h"
 
 namespace kseg {
 
@@ -48,8 +56,13 @@ inline constexpr int kCrashExitCode = 86;
 
 // A byte range [begin, begin + size) of an existing file.
 struct ByteRange {
-  int64_t begin = 0;
-  int64_t size = 0;
+  Position begin;
+  Length size;
+};
+
+enum class Scope {
+  partition,  // a file of the partition directory
+  log_dir,    // a file at the root of its log dir (recovery-point-offset-checkpoint, ...)
 };
 
 struct Action {
@@ -57,20 +70,56 @@ struct Action {
   // same name puts the new content there. copy_ranges: the new file is the
   // concatenation of `ranges` of the old one, in order (one range from 0 is a
   // truncation), streamed with copy_file_range so memory does not grow with
-  // the file.
-  enum class Kind { write, copy_ranges, remove, hide };
+  // the file. adopt: the operation has written and fsynced <name>.kseg-tmp
+  // itself (TmpFile); it is renamed into place like a write.
+  enum class Kind { write, copy_ranges, remove, hide, adopt };
   Kind kind = Kind::write;
-  std::string name;               // file name inside the partition directory
+  std::string name;               // file name inside the partition directory (or the log dir)
   std::vector<uint8_t> bytes;     // write: the complete new content
   std::vector<ByteRange> ranges;  // copy_ranges: what to keep of the old file
   std::string why;                // one line for the plan
-  bool truncates() const { return kind == Kind::copy_ranges && ranges.size() <= 1 && (ranges.empty() || ranges[0].begin == 0); }
+  Scope scope = Scope::partition;
+
+  static Action write(std::string name, std::vector<uint8_t> bytes, std::string why);
+  static Action copy(std::string name, std::vector<ByteRange> ranges, std::string why);
+  static Action remove(std::string name, std::string why);
+  static Action hide(std::string name, std::string why);
+  static Action adopt(std::string name, std::string why);
+  // The same action on a file at the log dir's root.
+  Action in_log_dir() &&;
+
+  bool truncates() const {
+    return kind == Kind::copy_ranges && ranges.size() <= 1 && (ranges.empty() || ranges[0].begin == Position{0});
+  }
+  bool replaces() const { return kind == Kind::write || kind == Kind::copy_ranges || kind == Kind::adopt; }
 };
 
 struct Plan {
   std::string partition_dir;
   std::vector<Action> actions;
   bool empty() const { return actions.empty(); }
+  // Where an action's file is: in the partition directory or at its log dir's root.
+  std::string path_of(const Action& a) const;
+};
+
+// A new file streamed into <dir>/<name>.kseg-tmp with bounded memory, for an
+// adopt action: write() as often as needed, then finish() (fsync). Until
+// finish() succeeds nothing is adopted; a crashed run's tmp is replaced.
+class TmpFile {
+ public:
+  static Result<TmpFile> create(const Plan& plan, const Action& adopt);
+  TmpFile(TmpFile&& o) noexcept : fd_(o.fd_), path_(std::move(o.path_)) { o.fd_ = -1; }
+  TmpFile(const TmpFile&) = delete;
+  TmpFile& operator=(const TmpFile&) = delete;
+  ~TmpFile();
+  Status write(std::span<const uint8_t> bytes);
+  Status finish();
+  const std::string& path() const { return path_; }
+
+ private:
+  TmpFile(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+  int fd_ = -1;
+  std::string path_;
 };
 
 struct ApplyOptions {

@@ -1,0 +1,146 @@
+// The write protocol's actions for the writers to come (truncate, compact):
+// files at the log dir's root and a new file streamed by the operation
+// (adopt), each under a crash at every step of apply().
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "tools/ops/write/safe_write.h"
+
+namespace fs = std::filesystem;
+using namespace kseg;
+using safe::Action;
+
+namespace {
+
+const char* const kSteps[] = {"tmp-partial", "tmp-written", "backup-partial", "backup-done", "hidden",
+                              "remove-partial", "removed", "rename-partial", "renamed", "done"};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+void put(const fs::path& p, const std::string& s) { std::ofstream(p, std::ios::binary | std::ios::trunc) << s; }
+
+const std::string kOldLog(5000, 'o'), kNewLog = std::string(3000, 'n') + std::string(3000, 'N');
+const std::string kOldCheckpoint = "0\n1\norders 0 90\n", kNewCheckpoint = "0\n1\norders 0 42\n";
+const std::string kOldStart = "0\n1\norders 0 7\n";
+
+struct LogDir {
+  fs::path root;
+  explicit LogDir(const std::string& tag) {
+    root = fs::temp_directory_path() / fmt::format("kseg-safe-write-{}-{}", ::getpid(), tag);
+    fs::remove_all(root);
+    fs::create_directories(root / "orders-0");
+    put(part() / "00000000000000000000.log", kOldLog);
+    put(part() / "00000000000000000000.index", "old index");
+    put(root / "recovery-point-offset-checkpoint", kOldCheckpoint);
+    put(root / "log-start-offset-checkpoint", kOldStart);
+  }
+  ~LogDir() { fs::remove_all(root); }
+  fs::path part() const { return root / "orders-0"; }
+};
+
+safe::Plan plan_for(const LogDir& d) {
+  safe::Plan p;
+  p.partition_dir = d.part().string();
+  p.actions.push_back(Action::hide("00000000000000000000.index", "recover the segment after a crash"));
+  p.actions.push_back(Action::adopt("00000000000000000000.log", "streamed by the operation"));
+  p.actions.push_back(Action::write("recovery-point-offset-checkpoint",
+                                    std::vector<uint8_t>(kNewCheckpoint.begin(), kNewCheckpoint.end()), "clamped")
+                          .in_log_dir());
+  p.actions.push_back(Action::remove("log-start-offset-checkpoint", "no longer needed").in_log_dir());
+  return p;
+}
+
+// What the operation does: stream the new .log, then apply under the lock.
+Result<std::string> run(const safe::Plan& p) {
+  auto lock = safe::DirLock::acquire(fs::path(p.partition_dir).parent_path().string());
+  if (!lock.ok()) return lock.error();
+  auto tmp = safe::TmpFile::create(p, p.actions[1]);
+  if (!tmp.ok()) return tmp.error();
+  for (size_t at = 0; at < kNewLog.size(); at += 1000)  // in pieces, as a compaction writes
+    KSEG_RETURN_IF_ERROR(tmp->write({reinterpret_cast<const uint8_t*>(kNewLog.data()) + at, 1000}));
+  KSEG_RETURN_IF_ERROR(tmp->finish());
+  return safe::apply(p, {false, true, ""}, *lock);
+}
+
+}  // namespace
+
+TEST_CASE("apply: log-dir root files and an adopted streamed file", "[safe_write]") {
+  LogDir d("plain");
+  const auto p = plan_for(d);
+  auto r = run(p);
+  REQUIRE(r.ok());
+  CHECK(slurp(d.part() / "00000000000000000000.log") == kNewLog);
+  CHECK_FALSE(fs::exists(d.part() / "00000000000000000000.index"));  // the broker rebuilds it
+  CHECK(slurp(d.root / "recovery-point-offset-checkpoint") == kNewCheckpoint);
+  CHECK_FALSE(fs::exists(d.root / "log-start-offset-checkpoint"));
+  // The originals are kept: root files under a prefix, beside the partition's.
+  const fs::path backup(*r);
+  CHECK(slurp(backup / "00000000000000000000.log") == kOldLog);
+  CHECK(slurp(backup / "log-dir.recovery-point-offset-checkpoint") == kOldCheckpoint);
+  CHECK(slurp(backup / "log-dir.log-start-offset-checkpoint") == kOldStart);
+  for (const auto& e : fs::recursive_directory_iterator(d.root))
+    CHECK(e.path().string().find(safe::kTmpSuffix) == std::string::npos);
+}
+
+TEST_CASE("apply refuses without the lock of the plan's log dir, and an adopt never written", "[safe_write]") {
+  LogDir d("nolock"), other("other");
+  auto wrong = safe::DirLock::acquire(other.root.string());
+  REQUIRE(wrong.ok());
+  const auto p = plan_for(d);
+  auto r = safe::apply(p, {false, true, ""}, *wrong);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().code == Errc::internal);
+  auto right = safe::DirLock::acquire(d.root.string());
+  REQUIRE(right.ok());
+  auto missing = safe::apply(p, {false, true, ""}, *right);  // TmpFile never written
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error().message.find("was not written") != std::string::npos);
+  CHECK(slurp(d.part() / "00000000000000000000.log") == kOldLog);
+  CHECK(slurp(d.root / "recovery-point-offset-checkpoint") == kOldCheckpoint);
+}
+
+TEST_CASE("a crash at any step leaves each file old or new, and a re-run finishes", "[safe_write]") {
+  int crashed = 0;
+  for (const char* step : kSteps) {
+    INFO("crash at " << step);
+    LogDir d(step);
+    const auto p = plan_for(d);
+    const pid_t child = ::fork();
+    if (child == 0) {
+      ::setenv("KSEG_CRASH_AT", step, 1);
+      auto r = run(p);
+      ::_exit(r.ok() ? 0 : 1);
+    }
+    int status = 0;
+    REQUIRE(::waitpid(child, &status, 0) == child);
+    REQUIRE(WIFEXITED(status));
+    CHECK((WEXITSTATUS(status) == safe::kCrashExitCode || WEXITSTATUS(status) == 0));
+    if (WEXITSTATUS(status) == safe::kCrashExitCode) ++crashed;
+    const std::string log = slurp(d.part() / "00000000000000000000.log");
+    CHECK((log == kOldLog || log == kNewLog));
+    const std::string cp = slurp(d.root / "recovery-point-offset-checkpoint");
+    CHECK((cp == kOldCheckpoint || cp == kNewCheckpoint));
+    if (fs::exists(d.root / "log-start-offset-checkpoint"))
+      CHECK(slurp(d.root / "log-start-offset-checkpoint") == kOldStart);
+    // A new .log in place means the index went first (Kafka recovers the segment).
+    if (log == kNewLog) CHECK_FALSE(fs::exists(d.part() / "00000000000000000000.index"));
+    REQUIRE(run(p).ok());
+    CHECK(slurp(d.part() / "00000000000000000000.log") == kNewLog);
+    CHECK(slurp(d.root / "recovery-point-offset-checkpoint") == kNewCheckpoint);
+    CHECK_FALSE(fs::exists(d.root / "log-start-offset-checkpoint"));
+  }
+  CHECK(crashed == 10);  // every step is reached by this plan
+}
