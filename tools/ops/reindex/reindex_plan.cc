@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "formats/file_names.h"
+#include "tools/ops/partition/partition_dir.h"
 #include "formats/segment_salvage.h"
 #include "lib/mapped_file.h"
 #include "tools/ops/reindex/reindex.h"
@@ -25,17 +26,11 @@ struct Segment {
 std::string file_name(Offset base, file_names::FileKind kind) { return file_names::segment_file_name(base, kind); }
 
 Result<std::vector<Offset>> list_segments(const std::string& dir) {
-  std::vector<Offset> bases;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    if (!e.is_regular_file()) continue;
-    auto n = file_names::parse_segment_file_name(e.path().filename().string());
-    if (n.ok() && n->kind == file_names::FileKind::log && n->transient == file_names::TransientSuffix::none &&
-        n->canonical_prefix)
-      bases.push_back(n->offset);
-  }
-  if (ec) return Error{Errc::io, Position{-1}, fmt::format("cannot list {}: {}", dir, ec.message())};
-  std::sort(bases.begin(), bases.end());
+  auto layout = read_partition_layout(dir);
+  if (!layout.ok()) return Error{Errc::io, Position{-1}, fmt::format("cannot list {}: {}", dir, layout.error().message)};
+  std::vector<Offset> bases;  // in offset order: the layout's map is
+  for (const auto& [base, files] : layout->segments)
+    if (files.canonical) bases.push_back(base);
   return bases;
 }
 

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "formats/file_names.h"
+#include "tools/ops/partition/partition_dir.h"
 #include "tools/ops/verify/verify_index.h"
 #include "tools/ops/verify/verify_producer.h"
 #include "tools/ops/verify/verify_state.h"
@@ -19,69 +20,52 @@ using file_names::FileKind;
 
 namespace {
 
-struct Layout {
-  std::map<int64_t, std::map<FileKind, std::string>> segments;  // base -> kind -> path
-  std::vector<std::pair<int64_t, std::string>> snapshots;
-  std::vector<std::string> kraft_snapshots;
-};
-
-bool ends_with(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-// Names Kafka's loader treats specially (LogLoader, raft), without opening.
-void classify(const std::string& dir, const std::string& name, Layout& l, Findings& f) {
-  const std::string path = dir + "/" + name;
-  if (name == "leader-epoch-checkpoint" || name == "partition.metadata" || name == "quorum-state") return;
-  if (ends_with(name, ".tmp")) return f.add(Code::dir_leftover_tmp, path, Position{-1}, "interrupted atomic write");
-  if (auto k = file_names::parse_kraft_snapshot_name(name); k.ok()) {
-    if (k->state == file_names::SnapshotState::complete) l.kraft_snapshots.push_back(path);
-    else if (k->state == file_names::SnapshotState::deleted)
-      f.add(Code::dir_leftover_deleted, path, Position{-1}, "KRaft snapshot awaiting deletion");
-    else f.add(Code::dir_leftover_tmp, path, Position{-1}, "partial KRaft snapshot");
-    return;
+// The listing's leftovers as findings, in name order (orphaned indexes last).
+void report_layout(const std::string& dir, const PartitionLayout& l, Findings& f) {
+  std::vector<std::pair<std::string, int>> named;  // name, index into leftovers (-1: odd prefix)
+  for (size_t i = 0; i < l.leftovers.size(); ++i)
+    if (l.leftovers[i].kind != Leftover::orphan_index) named.emplace_back(l.leftovers[i].name, static_cast<int>(i));
+  for (const auto& n : l.odd_prefixes) named.emplace_back(n, -1);
+  std::stable_sort(named.begin(), named.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  for (const auto& [name, i] : named) {
+    const std::string path = dir + "/" + name;
+    if (i < 0) {
+      f.add(Code::dir_file_name, path, Position{-1}, "the offset prefix is not 20 digits",
+            file_names::offset_prefix(*file_names::offset_from_file_name(name)), name.substr(0, name.find('.')));
+      continue;
+    }
+    switch (l.leftovers[static_cast<size_t>(i)].kind) {
+      case Leftover::tmp: f.add(Code::dir_leftover_tmp, path, Position{-1}, "interrupted atomic write"); break;
+      case Leftover::kraft_deleted:
+        f.add(Code::dir_leftover_deleted, path, Position{-1}, "KRaft snapshot awaiting deletion");
+        break;
+      case Leftover::kraft_partial: f.add(Code::dir_leftover_tmp, path, Position{-1}, "partial KRaft snapshot"); break;
+      case Leftover::swap:
+        f.add(Code::dir_leftover_swap, path, Position{-1}, "cleaned segment not yet swapped in");
+        break;
+      case Leftover::cleaned:
+        f.add(Code::dir_leftover_cleaned, path, Position{-1}, "output of an interrupted clean");
+        break;
+      case Leftover::deleted:
+        f.add(Code::dir_leftover_deleted, path, Position{-1}, "awaiting asynchronous deletion");
+        break;
+      case Leftover::unknown: f.add(Code::dir_unknown_file, path, Position{-1}, "unknown file"); break;
+      case Leftover::orphan_index: break;
+    }
   }
-  auto n = file_names::parse_segment_file_name(name);
-  if (!n.ok() || n->kind == FileKind::unknown) return f.add(Code::dir_unknown_file, path, Position{-1}, "unknown file");
-  using file_names::TransientSuffix;
-  if (n->transient == TransientSuffix::swap)
-    return f.add(Code::dir_leftover_swap, path, Position{-1}, "cleaned segment not yet swapped in");
-  if (n->transient == TransientSuffix::cleaned)
-    return f.add(Code::dir_leftover_cleaned, path, Position{-1}, "output of an interrupted clean");
-  if (n->transient == TransientSuffix::deleted)
-    return f.add(Code::dir_leftover_deleted, path, Position{-1}, "awaiting asynchronous deletion");
-  if (!n->canonical_prefix)
-    f.add(Code::dir_file_name, path, Position{-1}, "the offset prefix is not 20 digits",
-          file_names::offset_prefix(n->offset), name.substr(0, name.find('.')));
-  if (n->kind == FileKind::snapshot) l.snapshots.emplace_back(n->offset.value, path);
-  else l.segments[n->offset.value][n->kind] = path;
-}
-
-Layout list_partition(const std::string& dir, Findings& f) {
-  Layout l;
-  std::vector<std::string> names;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec))
-    if (e.is_regular_file()) names.push_back(e.path().filename().string());
-  if (ec) f.io_error(dir, ec.message());
-  std::sort(names.begin(), names.end());
-  for (const auto& n : names) classify(dir, n, l, f);
-  for (auto it = l.segments.begin(); it != l.segments.end();) {
-    if (it->second.count(FileKind::log)) { ++it; continue; }
-    for (const auto& [kind, path] : it->second)
-      f.add(Code::dir_orphan_index, path, Position{-1}, "index file without its .log; the broker deletes it");
-    it = l.segments.erase(it);
-  }
-  return l;
+  for (const auto& o : l.leftovers)
+    if (o.kind == Leftover::orphan_index)
+      f.add(Code::dir_orphan_index, dir + "/" + o.name, Position{-1}, "index file without its .log; the broker deletes it");
 }
 
 // The segment's indexes, present or missing as Kafka would judge it: read
 // before the scan, checked as its batches go by.
 class SegmentIndexes {
  public:
-  SegmentIndexes(const std::map<FileKind, std::string>& files, Offset base) {
-    if (auto it = files.find(FileKind::index); it != files.end()) index_.emplace(it->second, base);
-    if (auto it = files.find(FileKind::timeindex); it != files.end()) time_index_.emplace(it->second, base);
+  SegmentIndexes(const std::string& dir, const SegmentFiles& files, Offset base) {
+    if (auto it = files.names.find(FileKind::index); it != files.names.end()) index_.emplace(dir + "/" + it->second, base);
+    if (auto it = files.names.find(FileKind::timeindex); it != files.names.end())
+      time_index_.emplace(dir + "/" + it->second, base);
   }
   void batch(const BatchInfo& b) {
     if (index_) index_->batch(b);
@@ -125,24 +109,26 @@ void verify_partition(const LogCheckOptions& opts, TargetResult& r) {
   if (bad_name)
     f.add(Code::dir_bad_name, dir, Position{-1}, "not <topic>-<partition>: the broker refuses to start",
           "<topic>-<partition>", base);
-  Findings listing;
-  Layout l = list_partition(dir, listing);
+  auto listed = read_partition_layout(dir);
+  if (!listed.ok()) f.io_error(dir, listed.error().message);
+  const PartitionLayout l = listed.ok() ? std::move(*listed) : PartitionLayout{};
   // A stray directory with no Kafka file in it is one problem, not one per file.
   if (bad_name && l.segments.empty() && l.snapshots.empty() && l.kraft_snapshots.empty()) return;
-  f.problems.insert(f.problems.end(), listing.problems.begin(), listing.problems.end());
-  f.io_errors.insert(f.io_errors.end(), listing.io_errors.begin(), listing.io_errors.end());
-  r.log_start = l.segments.empty() ? 0 : l.segments.begin()->first;
-  ProducerReplay replay(read_snapshots(l.snapshots, f), r.log_start);
+  report_layout(dir, l, f);
+  r.log_start = l.segments.empty() ? 0 : l.segments.begin()->first.value;
+  std::vector<std::pair<int64_t, std::string>> snapshots;
+  for (const auto& [offset, name] : l.snapshots) snapshots.emplace_back(offset.value, dir + "/" + name);
+  ProducerReplay replay(read_snapshots(snapshots, f), r.log_start);
   EpochTracker epochs;
   SegmentScan prev;
   bool tail_damaged = false;
   r.log_end = r.log_start;
   for (auto it = l.segments.begin(); it != l.segments.end(); ++it) {
     SegmentScan s;
-    s.file = it->second.at(FileKind::log);
-    s.base_offset = Offset{it->first};
+    s.file = dir + "/" + it->second.names.at(FileKind::log);
+    s.base_offset = it->first;
     s.last_segment = std::next(it) == l.segments.end();
-    SegmentIndexes indexes(it->second, s.base_offset);
+    SegmentIndexes indexes(dir, it->second, s.base_offset);
     // Findings of the replay and the epochs follow the segment's own.
     Findings replayed, epoch_changes;
     auto visit = [&](const BatchInfo& b) {
@@ -155,9 +141,10 @@ void verify_partition(const LogCheckOptions& opts, TargetResult& r) {
     indexes.finish(s, f);
     if (!prev.file.empty()) check_segment_order(prev, s, f);
     append(f, replayed);
-    const auto txn = it->second.find(FileKind::txnindex);
-    replay.end_segment(s, txn != it->second.end() ? txn->second
-                                                  : dir + "/" + file_names::segment_file_name(s.base_offset, FileKind::txnindex),
+    const auto txn = it->second.names.find(FileKind::txnindex);
+    replay.end_segment(s,
+                       dir + "/" + (txn != it->second.names.end() ? txn->second
+                                                                  : file_names::segment_file_name(s.base_offset, FileKind::txnindex)),
                        f);
     append(f, epoch_changes);
     r.log_end = s.next_offset();
@@ -167,7 +154,7 @@ void verify_partition(const LogCheckOptions& opts, TargetResult& r) {
   replay.finish(r.log_end, tail_damaged, f);
   for (const auto& k : l.kraft_snapshots) {
     SegmentScan s;
-    s.file = k;
+    s.file = dir + "/" + k;
     scan_segment(opts, s, f);
   }
   std::error_code ec;
