@@ -12,8 +12,6 @@ namespace kseg::test {
 
 namespace {
 
-constexpr size_t kMaxDecompressed = 256u << 20;
-
 bool same(Bytes a, Bytes b) { return std::equal(a.begin(), a.end(), b.begin(), b.end()); }
 
 // The records of a v2 batch and their headers, decoded; false if any fails.
@@ -35,11 +33,12 @@ bool decode_records(Bytes region, int32_t count, std::vector<v2::Record>& recs,
 }
 
 // Appends the re-encoded v2 batch, or returns false (nothing appended).
-bool reencode_v2(const EntryRef& e, std::optional<Codec> codec, std::vector<uint8_t>& out, ReencodeStats& st) {
+bool reencode_v2(const EntryRef& e, std::optional<Codec> codec, std::vector<uint8_t>& out, ReencodeStats& st,
+                 size_t max) {
   auto h = v2::decode_header(e);
   if (!h.ok() || v2::compute_crc(e.bytes) != h->crc || codec_name(h->codec_id()) == nullptr) return false;
   std::vector<uint8_t> scratch;
-  auto region = v2::records_bytes(e, *h, scratch, kMaxDecompressed);
+  auto region = v2::records_bytes(e, *h, scratch, max);
   std::vector<v2::Record> recs;
   std::vector<std::vector<v2::Header>> headers;
   if (!region.ok() || !decode_records(*region, h->records_count, recs, headers)) return false;
@@ -62,8 +61,8 @@ bool reencode_v2(const EntryRef& e, std::optional<Codec> codec, std::vector<uint
   return true;
 }
 
-bool reencode_legacy(const EntryRef& e, std::optional<Codec> codec, std::vector<uint8_t>& out,
-                     ReencodeStats& st) {
+bool reencode_legacy(const EntryRef& e, std::optional<Codec> codec, std::vector<uint8_t>& out, ReencodeStats& st,
+                     size_t max) {
   auto m = legacy::decode(e);
   if (!m.ok() || legacy::compute_crc(e.bytes) != m->crc) return false;
   const size_t start = out.size();
@@ -73,9 +72,10 @@ bool reencode_legacy(const EntryRef& e, std::optional<Codec> codec, std::vector<
     if (same(Bytes(out).subspan(start), e.bytes)) ++st.legacy_plain_same;
     return true;
   }
+  if (!m->key.null) return false;
   std::vector<uint8_t> scratch, set;
   std::vector<legacy::InnerMessage> inner;
-  if (!legacy::inner_messages(*m, scratch, kMaxDecompressed, inner).ok()) return false;
+  if (!legacy::inner_messages(*m, scratch, max, inner).ok()) return false;
   for (const auto& im : inner) {
     if (!im.crc_valid || im.message.codec_id() != 0) return false;
     legacy::append_message(im.message, set);
@@ -108,13 +108,14 @@ std::string ReencodeStats::summary() const {
       v2_plain, v2_plain_same, v2_packed, legacy_plain, legacy_plain_same, legacy_packed, region_same, copied);
 }
 
-Status reencode_log(Bytes log, std::optional<Codec> codec, std::vector<uint8_t>& out, ReencodeStats& st) {
+Status reencode_log(Bytes log, std::optional<Codec> codec, std::vector<uint8_t>& out, ReencodeStats& st,
+                    size_t max_decompressed) {
   out.clear();
   EntryScanner scanner(log, Position{0});
   while (auto e = scanner.next()) {
     bool rebuilt = false;
-    if (e->magic == 2) rebuilt = reencode_v2(*e, codec, out, st);
-    else if (e->magic == 0 || e->magic == 1) rebuilt = reencode_legacy(*e, codec, out, st);
+    if (e->magic == 2) rebuilt = reencode_v2(*e, codec, out, st, max_decompressed);
+    else if (e->magic == 0 || e->magic == 1) rebuilt = reencode_legacy(*e, codec, out, st, max_decompressed);
     if (!rebuilt) {
       out.insert(out.end(), e->bytes.begin(), e->bytes.end());
       ++st.copied;
@@ -125,7 +126,7 @@ Status reencode_log(Bytes log, std::optional<Codec> codec, std::vector<uint8_t>&
   return {};
 }
 
-std::vector<std::string> record_lines(Bytes log) {
+std::vector<std::string> record_lines(Bytes log, size_t max_decompressed) {
   std::vector<std::string> lines;
   EntryScanner scanner(log, Position{0});
   std::vector<uint8_t> scratch;
@@ -134,7 +135,7 @@ std::vector<std::string> record_lines(Bytes log) {
     if (e->magic == 2) {
       auto h = v2::decode_header(*e);
       if (!h.ok() || v2::compute_crc(e->bytes) != h->crc) { lines.push_back(raw); continue; }
-      auto region = v2::records_bytes(*e, *h, scratch, kMaxDecompressed);
+      auto region = v2::records_bytes(*e, *h, scratch, max_decompressed);
       std::vector<v2::Record> recs;
       std::vector<std::vector<v2::Header>> headers;
       if (!region.ok() || !decode_records(*region, h->records_count, recs, headers)) { lines.push_back(raw); continue; }
@@ -158,7 +159,7 @@ std::vector<std::string> record_lines(Bytes log) {
       };
       if (m->codec_id() == 0) { lines.push_back(line(*m, true)); continue; }
       std::vector<legacy::InnerMessage> inner;
-      if (!legacy::inner_messages(*m, scratch, kMaxDecompressed, inner).ok()) { lines.push_back(raw); continue; }
+      if (!legacy::inner_messages(*m, scratch, max_decompressed, inner).ok()) { lines.push_back(raw); continue; }
       lines.push_back("wrapper " + line(*m, false));
       for (const auto& im : inner) lines.push_back("  inner " + line(im.message, true));
     } else {

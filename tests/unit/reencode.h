@@ -32,12 +32,15 @@ struct ReencodeStats {
 
 // Re-encodes `log` into `out`. `codec`, when set, replaces the codec of every
 // v2 batch and of every compressed legacy wrapper (a legacy wrapper keeps its
-// codec when `codec` is zstd or none, which magic 0/1 cannot hold).
-Status reencode_log(Bytes log, std::optional<Codec> codec, std::vector<uint8_t>& out, ReencodeStats& stats);
+// codec when `codec` is zstd or none, which magic 0/1 cannot hold). A
+// wrapper with a key (Kafka writes none) is copied, as the encoder writes
+// Kafka's shape only.
+Status reencode_log(Bytes log, std::optional<Codec> codec, std::vector<uint8_t>& out, ReencodeStats& stats,
+                    size_t max_decompressed = 256u << 20);
 
 // One line per record of an encoded segment, position-free (offset, timestamp,
 // key, value, headers, batch fields), for comparing two encodings of the same
 // records.
-std::vector<std::string> record_lines(Bytes log);
+std::vector<std::string> record_lines(Bytes log, size_t max_decompressed = 256u << 20);
 
 }  // namespace kseg::test
