@@ -86,35 +86,35 @@ void Dumper::log_json(const std::string& path, Offset base_offset) {
     const EntryCheck c = check_entry(*e);
     if (c.v2()) {
       if (!c.decoded) { problem(path, Error{Errc::bad_length, e->position, too_small_text(*e)}); return; }
-      const v2::BatchHeader* h = &c.header;
+      const v2::BatchHeader& h = c.header;
       const uint32_t crc = c.crc_computed;
-      const char* codec = codec_name(h->codec_id());
+      const char* codec = codec_name(h.codec_id());
       emit({{"type", "batch"}, {"file", path}, {"position", e->position.value}, {"size_bytes", e->bytes.size()},
-            {"magic", h->magic}, {"base_offset", h->base_offset}, {"last_offset", h->last_offset()},
-            {"count", h->records_count}, {"base_sequence", h->base_sequence}, {"last_sequence", h->last_sequence()},
-            {"producer_id", h->producer_id}, {"producer_epoch", h->producer_epoch},
-            {"partition_leader_epoch", h->partition_leader_epoch}, {"attributes", h->attributes},
-            {"codec", codec ? json(codec) : json(nullptr)}, {"timestamp_type", v2::timestamp_type_name(h->timestamp_type())},
-            {"is_transactional", h->is_transactional()}, {"is_control", h->is_control()},
-            {"delete_horizon_ms", nullable(h->base_timestamp, h->has_delete_horizon())},
-            {"base_timestamp", h->base_timestamp}, {"max_timestamp", h->max_timestamp}, {"crc", h->crc},
-            {"crc_computed", crc}, {"crc_valid", crc == h->crc}});
+            {"magic", h.magic}, {"base_offset", h.base_offset}, {"last_offset", h.last_offset()},
+            {"count", h.records_count}, {"base_sequence", h.base_sequence}, {"last_sequence", h.last_sequence()},
+            {"producer_id", h.producer_id}, {"producer_epoch", h.producer_epoch},
+            {"partition_leader_epoch", h.partition_leader_epoch}, {"attributes", h.attributes},
+            {"codec", codec ? json(codec) : json(nullptr)}, {"timestamp_type", v2::timestamp_type_name(h.timestamp_type())},
+            {"is_transactional", h.is_transactional()}, {"is_control", h.is_control()},
+            {"delete_horizon_ms", nullable(h.base_timestamp, h.has_delete_horizon())},
+            {"base_timestamp", h.base_timestamp}, {"max_timestamp", h.max_timestamp}, {"crc", h.crc},
+            {"crc_computed", crc}, {"crc_valid", crc == h.crc}});
       if (!c.crc_ok())
         problem(path, Error{Errc::bad_crc, e->position,
-                            fmt::format("batch at offset {}: {}", h->base_offset, crc_mismatch_text(c))});
+                            fmt::format("batch at offset {}: {}", h.base_offset, crc_mismatch_text(c))});
       if (!deep) continue;
-      auto records = v2::records_bytes(*e, *h, scratch, opts_.max_decompressed_bytes);
+      auto records = v2::records_bytes(*e, h, scratch, opts_.max_decompressed_bytes);
       if (!records.ok()) { problem(path, records.error()); continue; }
-      const bool compressed = h->codec_id() != 0;
+      const bool compressed = h.codec_id() != 0;
       v2::RecordReader rr(*records, compressed ? Position{0} : e->position + Length{v2::kRecordBatchOverhead},
-                          h->records_count < 0 ? 0 : h->records_count);
+                          h.records_count < 0 ? 0 : h.records_count);
       v2::Record rec;
       while (rr.next(rec)) {
-        RecordView rv{h->record_offset(rec.offset_delta), h->record_timestamp(rec.timestamp_delta),
+        RecordView rv{h.record_offset(rec.offset_delta), h.record_timestamp(rec.timestamp_delta),
                       rec.key, rec.value};
         json r = {{"type", "record"}};
         r[compressed ? "stream_position" : "position"] = rec.position.value;
-        r["sequence"] = h->record_sequence(rec.offset_delta);
+        r["sequence"] = h.record_sequence(rec.offset_delta);
         json headers = json::array();
         v2::HeaderReader hr(rec);
         v2::Header hdr;
@@ -122,7 +122,7 @@ void Dumper::log_json(const std::string& path, Offset base_offset) {
           headers.push_back({{"key", text({reinterpret_cast<const uint8_t*>(hdr.key.data()), hdr.key.size()})},
                              {"value_size", hdr.value.size()}});
         r["headers"] = headers;
-        if (h->is_control()) {
+        if (h.is_control()) {
           auto ctl = control::describe(rec.key, rec.value);
           r["control"] = ctl.ok() ? json(ctl->substr(1)) : json(nullptr);
           if (!ctl.ok()) problem(path, Error{ctl.error().code, e->position, ctl.error().message});
@@ -131,26 +131,26 @@ void Dumper::log_json(const std::string& path, Offset base_offset) {
       }
       if (Status st = rr.finish(); !st.ok())
         problem(path, Error{st.error().code, e->position,
-                            fmt::format("batch at offset {}: {}", h->base_offset, st.error().message)});
+                            fmt::format("batch at offset {}: {}", h.base_offset, st.error().message)});
     } else {
       if (!c.decoded) { problem(path, legacy::decode(*e).error()); return; }
-      const legacy::Message* m = &c.message;
+      const legacy::Message& m = c.message;
       const uint32_t crc = c.crc_computed;
-      const char* codec = codec_name(m->codec_id());
+      const char* codec = codec_name(m.codec_id());
       emit({{"type", "batch"}, {"file", path}, {"position", e->position.value}, {"size_bytes", e->bytes.size()},
-            {"magic", m->magic}, {"last_offset", m->offset}, {"attributes", m->attributes},
-            {"codec", codec ? json(codec) : json(nullptr)}, {"timestamp_type", v2::timestamp_type_name(m->timestamp_type())},
-            {"max_timestamp", m->timestamp}, {"crc", m->crc}, {"crc_computed", crc}, {"crc_valid", crc == m->crc}});
+            {"magic", m.magic}, {"last_offset", m.offset}, {"attributes", m.attributes},
+            {"codec", codec ? json(codec) : json(nullptr)}, {"timestamp_type", v2::timestamp_type_name(m.timestamp_type())},
+            {"max_timestamp", m.timestamp}, {"crc", m.crc}, {"crc_computed", crc}, {"crc_valid", crc == m.crc}});
       if (!c.crc_ok())
         problem(path, Error{Errc::bad_crc, e->position,
-                            fmt::format("message at offset {}: {}", m->offset, crc_mismatch_text(c))});
+                            fmt::format("message at offset {}: {}", m.offset, crc_mismatch_text(c))});
       if (!deep) continue;
-      if (m->codec_id() == 0) {
-        record(*e, {{"type", "record"}, {"position", e->position.value}, {"crc_valid", crc == m->crc}},
-               RecordView{m->offset, m->timestamp, m->key, m->value});
+      if (m.codec_id() == 0) {
+        record(*e, {{"type", "record"}, {"position", e->position.value}, {"crc_valid", crc == m.crc}},
+               RecordView{m.offset, m.timestamp, m.key, m.value});
         continue;
       }
-      if (Status st = legacy::inner_messages(*m, scratch, opts_.max_decompressed_bytes, inner); !st.ok()) {
+      if (Status st = legacy::inner_messages(m, scratch, opts_.max_decompressed_bytes, inner); !st.ok()) {
         problem(path, st.error());
         continue;
       }
