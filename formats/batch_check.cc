@@ -1,6 +1,10 @@
 #include "formats/batch_check.h"
 
+#include <vector>
+
 #include <fmt/format.h>
+
+#include "formats/control.h"
 
 namespace kseg {
 
@@ -57,6 +61,30 @@ std::string too_small_text(const EntryRef& e) {
 std::string unknown_codec_text(const EntryCheck& c) {
   return c.v2() ? fmt::format("unknown compression type id {} in batch attributes", c.codec_id)
                 : fmt::format("compression type id {} is not allowed with magic {}", c.codec_id, c.magic);
+}
+
+bool needs_marker_check(const EntryCheck& c) {
+  return c.v2() && c.decoded && c.header.is_control() && c.header.producer_id >= 0 && c.header.records_count > 0;
+}
+
+Status check_control_marker(const EntryRef& e, size_t max_decompressed) {
+  auto h = v2::decode_header(e);
+  if (!h.ok()) return h.status();
+  std::vector<uint8_t> scratch;
+  auto records = v2::records_bytes(e, *h, scratch, max_decompressed);
+  if (!records.ok()) return records.status();
+  const Position base = h->codec_id() == 0 ? e.position + Length{v2::kRecordBatchOverhead} : Position{0};
+  v2::RecordReader reader(*records, base, h->records_count);
+  v2::Record rec;
+  if (!reader.next(rec)) return reader.status().ok() ? Status::fail(Errc::truncated, e.position, "no record") : reader.status();
+  auto key = control::decode_key(rec.key);
+  if (!key.ok()) return key.status();
+  if (key->type != static_cast<int16_t>(control::Type::abort) && key->type != static_cast<int16_t>(control::Type::commit))
+    return Status::fail(Errc::refused, e.position,
+                        fmt::format("control batch of producer {} holds a {} record, not a transaction marker: Kafka "
+                                    "fails loading the log",
+                                    h->producer_id, control::type_name(key->type)));
+  return control::decode_end_txn_marker(rec.value).status();
 }
 
 }  // namespace kseg

@@ -41,6 +41,14 @@ struct EntryCheck {
 
 EntryCheck check_entry(const EntryRef& e);
 
+// A v2 control batch with a producer id and records is read by Kafka's
+// producer state (ProducerAppendInfo) as an end-transaction marker in its
+// first record. Errc::refused when that record is another control type
+// (Kafka fails loading the log); another error when the marker does not
+// decode (recovery keeps the batch and stops after it); ok otherwise.
+bool needs_marker_check(const EntryCheck& c);
+Status check_control_marker(const EntryRef& e, size_t max_decompressed);
+
 // The wording of each fault, without the entry's position or file (callers
 // add those where they report): "CRC-32C mismatch: stored 0x..., computed 0x...".
 std::string crc_mismatch_text(const EntryCheck& c);

@@ -24,11 +24,16 @@ const char* segment_end_name(SegmentEnd e) {
 std::string segment_end_detail(const EntryScanner& s) {
   switch (s.end()) {
     case SegmentEnd::partial_tail:
-      return fmt::format("entry of size {} runs past the end of the file ({} bytes left)", s.stop_size(), s.trailing());
+      return fmt::format("torn tail: batch at offset {} declares {} bytes, only {} remain", s.stop_offset(),
+                         kLogOverhead + s.stop_size(), s.trailing());
     case SegmentEnd::bad_size:
+      return fmt::format("batch at offset {}: size field {} is below the minimum {}", s.stop_offset(), s.stop_size(),
+                         kMinRecordOverhead);
     case SegmentEnd::zero_tail:
-      return fmt::format("size field {} is below the minimum of {}", s.stop_size(), kMinRecordOverhead);
-    case SegmentEnd::short_tail: return fmt::format("{} bytes left, too few for an entry header", s.trailing());
+      return fmt::format("zero-filled tail: {} zero bytes from here to the end of the file (as a preallocated or "
+                         "crashed segment leaves them)",
+                         s.trailing());
+    case SegmentEnd::short_tail: return fmt::format("{} trailing bytes, too few for a batch header", s.trailing());
     default: return "";
   }
 }

@@ -4,7 +4,6 @@
 
 #include "formats/batch_check.h"
 #include "formats/batch_v2.h"
-#include "formats/control.h"
 #include "formats/entry_pipeline.h"
 #include "formats/legacy.h"
 #include "formats/log_entry.h"
@@ -35,31 +34,9 @@ std::optional<BatchFacts> validate(const EntryRef& e, SegmentEnd& stop, std::str
   f.base_offset = Offset{c.base_offset};
   f.last_offset = Offset{c.last_offset};
   f.max_timestamp_ms = c.max_timestamp;  // v0: none (Kafka's NO_TIMESTAMP)
-  f.needs_marker_check = c.v2() && c.header.is_control() && c.header.producer_id >= 0 && c.header.records_count > 0;
+  f.needs_marker_check = needs_marker_check(c);
   return f;
 }
-
-// ProducerAppendInfo reads the first control record as an EndTransactionMarker.
-Status check_marker(const EntryRef& e, size_t max_decompressed) {
-  auto h = v2::decode_header(e);
-  if (!h.ok()) return h.status();
-  std::vector<uint8_t> scratch;
-  auto records = v2::records_bytes(e, *h, scratch, max_decompressed);
-  if (!records.ok()) return records.status();
-  const Position base = h->codec_id() == 0 ? e.position + Length{v2::kRecordBatchOverhead} : Position{0};
-  v2::RecordReader reader(*records, base, h->records_count);
-  v2::Record rec;
-  if (!reader.next(rec)) return reader.status().ok() ? Status::fail(Errc::truncated, e.position, "no record") : reader.status();
-  auto key = control::decode_key(rec.key);
-  if (!key.ok()) return key.status();
-  if (key->type != static_cast<int16_t>(control::Type::abort) && key->type != static_cast<int16_t>(control::Type::commit))
-    return Status::fail(Errc::refused, e.position,
-                        fmt::format("control batch of producer {} holds a {} record, not a transaction marker: Kafka "
-                                    "fails loading the log",
-                                    h->producer_id, control::type_name(key->type)));
-  return control::decode_end_txn_marker(rec.value).status();
-}
-
 
 // The running state of one recover() call.
 struct Rebuilder {
@@ -90,8 +67,11 @@ struct Rebuilder {
         return Status::fail(Errc::refused, at,
                             fmt::format("index full at segment.index.bytes={}: Kafka fails loading this segment",
                                         config.segment_index_bytes));
-      KSEG_RETURN_IF_ERROR(offsets.append(f.last_offset, static_cast<int32_t>(at.value)));
-      KSEG_RETURN_IF_ERROR(times.maybe_append(max_ts, max_ts_offset).status());
+      // The writers' positions are in the index files; the batch's is the one to name.
+      if (Status st = offsets.append(f.last_offset, static_cast<int32_t>(at.value)); !st.ok())
+        return Status::fail(st.error().code, at, st.error().message);
+      if (auto t = times.maybe_append(max_ts, max_ts_offset); !t.ok())
+        return Status::fail(t.error().code, at, t.error().message);
       last_indexed = at;
     }
     return {};
@@ -128,7 +108,7 @@ Result<EntryVerdict> judge_entry(const EntryRef& e, const Config& config) {
   v.max_timestamp_ms = facts->max_timestamp_ms;
   v.valid = true;
   if (facts->needs_marker_check) {
-    Status m = check_marker(e, config.max_decompressed_bytes);
+    Status m = check_control_marker(e, config.max_decompressed_bytes);
     if (!m.ok() && m.error().code == Errc::refused) return m.error();
     if (!m.ok()) {
       v.stop = SegmentEnd::bad_control;

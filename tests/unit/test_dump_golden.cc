@@ -7,10 +7,15 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <map>
+#include <sstream>
 
 #include <catch2/catch.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include "tests/unit/run_tool.h"
+#include "tools/ops/common/problem.h"
 
 namespace fs = std::filesystem;
 using kseg::test::read_lines;
@@ -57,7 +62,8 @@ TEST_CASE("kseg-dump stdout matches Kafka's DumpLogSegments on every golden", "[
 TEST_CASE("kseg-dump --format jsonl exits as the text dump does on every golden", "[golden][json]") {
   const fs::path root = fs::path(KSEG_SOURCE_DIR) / "testdata" / "kafka";
   const std::string bin = std::string(KSEG_BINARY_DIR) + "/kseg-dump";
-  size_t compared = 0, failing = 0;
+  size_t compared = 0, failing = 0, problems = 0;
+  std::map<std::string, size_t> codes;
   for (const auto& c : fs::directory_iterator(root)) {
     if (!fs::is_directory(c.path() / "dump")) continue;
     for (const auto& f : fs::directory_iterator(c.path() / "dump")) {
@@ -68,10 +74,31 @@ TEST_CASE("kseg-dump --format jsonl exits as the text dump does on every golden"
       const auto json = run_tool(bin, args, c.path().string());
       INFO("golden " << f.path().string() << "\ntext stderr: " << text.err << "\njson stderr: " << json.err);
       CHECK(json.exit_code == text.exit_code);
+      // Every problem in the data carries its code in the shared catalogue.
+      std::istringstream lines(json.out);
+      for (std::string line; std::getline(lines, line);) {
+        const auto j = nlohmann::json::parse(line, nullptr, false);
+        if (!j.is_object() || j.value("type", "") != "problem") continue;
+        ++problems;
+        INFO("problem " << line);
+        const std::string errc = j["code"];
+        if (errc == "io" || errc == "usage") {
+          CHECK(j["problem_code"].is_null());
+        } else {
+          REQUIRE(j["problem_code"].is_string());
+          const kseg::CodeInfo* info = kseg::find_code(j["problem_code"].get<std::string>());
+          REQUIRE(info != nullptr);
+          CHECK(j["severity"] == kseg::severity_name(info->severity));
+          ++codes[info->code];
+        }
+      }
       ++compared;
       if (text.exit_code != 0) ++failing;
     }
   }
-  std::printf("golden: text and jsonl exit alike on %zu goldens (%zu non-zero)\n", compared, failing);
+  std::printf("golden: text and jsonl exit alike on %zu goldens (%zu non-zero); %zu problems, %zu codes:", compared,
+              failing, problems, codes.size());
+  for (const auto& [code, n] : codes) std::printf(" %s=%zu", code.c_str(), n);
+  std::printf("\n");
   CHECK(compared >= 1000);
 }

@@ -9,7 +9,7 @@
 
 #include "tools/ops/common/sink.h"
 #include "tools/ops/verify/verify.h"
-#include "tools/ops/verify/verify_problem.h"
+#include "tools/ops/common/problem.h"
 
 namespace kseg {
 

@@ -9,6 +9,7 @@
 
 #include "formats/file_names.h"
 #include "tools/ops/dump/dumper.h"
+#include "tools/ops/partition/segment_end_code.h"
 
 namespace kseg {
 
@@ -38,8 +39,8 @@ std::string dir_name(const std::string& path) {
   return slash == 0 ? "/" : path.substr(0, slash);
 }
 
-void Dumper::problem(const std::string& path, const Error& e) {
-  emit_problem(path, e);
+void Dumper::report(const std::string& path, std::optional<Code> code, const Error& e) {
+  emit_problem(path, code, e);
   if (e.position.value >= 0)
     err_.print("kseg-dump: {}: position {}: {}\n", path, e.position, e.message);
   else
@@ -48,33 +49,18 @@ void Dumper::problem(const std::string& path, const Error& e) {
 }
 
 void Dumper::io_problem(const std::string& path, const std::string& what) {
-  emit_problem(path, Error{Errc::io, Position{-1}, what});
-  err_.print("kseg-dump: {}: {}\n", path, what);
-  exit_ = std::max(exit_, exit_code_for(Errc::io));
+  report(path, std::nullopt, Error{Errc::io, Position{-1}, what});
 }
 
-std::optional<Error> Dumper::log_end_problem(const EntryScanner& scan) const {
-  const Position end = scan.valid_end();
-  const int64_t trailing = scan.trailing().bytes;
-  switch (scan.end()) {
-    case SegmentEnd::zero_tail:
-      return Error{Errc::bad_length, end,
-                   fmt::format("zero-filled tail: {} zero bytes from here to the end of the file (as a "
-                               "preallocated or crashed segment leaves them)",
-                               trailing)};
-    case SegmentEnd::bad_size:
-      return Error{Errc::bad_length, end,
-                   fmt::format("batch at offset {}: size field {} is below the minimum {}", scan.stop_offset(),
-                               scan.stop_size(), kMinRecordOverhead)};
-    default: break;
-  }
-  // Under --max-bytes the cut is ours, not damage.
-  if (trailing == 0 || opts_.max_bytes != INT32_MAX) return std::nullopt;
-  return Error{Errc::truncated, end,
-               scan.end() == SegmentEnd::partial_tail
-                   ? fmt::format("torn tail: batch at offset {} declares {} bytes, only {} remain", scan.stop_offset(),
-                                 kLogOverhead + scan.stop_size(), trailing)
-                   : fmt::format("{} trailing bytes, too few for a batch header", trailing)};
+std::optional<DumpProblem> Dumper::log_end_problem(const EntryScanner& scan) const {
+  const SegmentEnd end = scan.end();
+  const bool bad_size = end == SegmentEnd::zero_tail || end == SegmentEnd::bad_size;
+  // Under --max-bytes a short or torn tail is the cut, not damage.
+  if (!bad_size && (scan.trailing().bytes == 0 || opts_.max_bytes != INT32_MAX)) return std::nullopt;
+  auto code = segment_end_code(end, true);
+  if (!code) return std::nullopt;
+  return DumpProblem{*code, Error{bad_size ? Errc::bad_length : Errc::truncated, scan.valid_end(),
+                                  segment_end_detail(scan)}};
 }
 
 Dumper::Pairs& Dumper::pairs_for(std::vector<Pairs>& list, const std::string& abs_path) {
@@ -98,7 +84,7 @@ void Dumper::dump_file(const std::string& arg) {
   Offset base{-1};
   if (by_offset) {
     auto parsed = file_names::offset_from_file_name(name);
-    if (!parsed.ok()) return problem(path, Error{Errc::bad_value, Position{-1}, "file name does not start with a base offset"});
+    if (!parsed.ok()) return problem(path, Code::dir_file_name, Error{Errc::bad_value, Position{-1}, "file name does not start with a base offset"});
     base = *parsed;
   }
   if (suffix == ".log" || suffix == ".checkpoint") text ? log_text(path, name, base) : log_json(path, base);

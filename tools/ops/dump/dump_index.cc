@@ -16,19 +16,22 @@ namespace {
 // The first entry that lies wholly inside [from, from + max_len) of the log,
 // as Kafka's FileRecords.slice(from, max_len).batches().iterator().next().
 // nullopt with `err` set where Kafka would throw.
-std::optional<EntryRef> first_entry_at(Bytes log, int64_t from, int64_t max_len, Error& err) {
+std::optional<EntryRef> first_entry_at(Bytes log, int64_t from, int64_t max_len, DumpProblem& err) {
   const int64_t size = static_cast<int64_t>(log.size());
   if (from < 0 || from > size) {
-    err = Error{Errc::bad_value, Position{from},
-                fmt::format("index points at log position {}, past the end of the log ({} bytes)", from, size)};
+    err = {Code::index_past_log_end,
+           Error{Errc::bad_value, Position{from},
+                 fmt::format("index points at log position {}, past the end of the log ({} bytes)", from, size)}};
     return std::nullopt;
   }
   const int64_t end = (max_len > size - from) ? size : from + max_len;
   EntryScanner scan(log.subspan(static_cast<size_t>(from), static_cast<size_t>(end - from)), Position{from});
   auto e = scan.next();
   if (!e) {
-    err = Error{Errc::bad_value, Position{from},
-                fmt::format("no complete batch at log position {} (scan ended: {})", from, segment_end_name(scan.end()))};
+    err = {Code::index_entry_mismatch,
+           Error{Errc::bad_value, Position{from},
+                 fmt::format("no complete batch at log position {} (scan ended: {})", from,
+                             segment_end_name(scan.end()))}};
   }
   return e;
 }
@@ -57,7 +60,8 @@ void Dumper::index_file(const std::string& path, const std::string& name, Offset
     return;
   }
   if (opts_.index_sanity_check) {
-    if (Status st = offset_index::sanity_check(view, absolute_path(path)); !st.ok()) return problem(path, st.error());
+    if (Status st = offset_index::sanity_check(view, absolute_path(path)); !st.ok())
+      return problem(path, st.error().code == Errc::bad_length ? Code::index_size : Code::index_not_increasing, st.error());
     if (text) out_.print("{} passed sanity check.\n", path);
     return;
   }
@@ -65,22 +69,22 @@ void Dumper::index_file(const std::string& path, const std::string& name, Offset
   for (int64_t i = 0; i < entries; ++i) {
     const auto op = view.offset_position(i);
     if (i > 0 && op.offset == base) break;  // the zero tail of a preallocated index
-    Error err;
+    DumpProblem err{};
     auto e = first_entry_at(log->bytes(), op.position, opts_.max_message_size, err);
     if (!e) {
-      problem(path, Error{err.code, view.slot_position(i),
-                          fmt::format("entry {} (offset {}): {}", i, op.offset, err.message)});
+      problem(path, err.code, Error{err.error.code, view.slot_position(i),
+                                    fmt::format("entry {} (offset {}): {}", i, op.offset, err.error.message)});
       break;
     }
     auto last = entry_last_offset(*e);
     if (!last.ok()) {
-      problem(path, Error{last.error().code, view.slot_position(i),
+      problem(path, Code::index_entry_mismatch, Error{last.error().code, view.slot_position(i),
                           fmt::format("entry {} (offset {}): {}", i, op.offset, last.error().message)});
       break;
     }
     if (*last != op.offset.value) {
       mismatches.emplace_back(op.offset.value, *last);
-      emit_problem(path, Error{Errc::bad_value, view.slot_position(i),
+      emit_problem(path, Code::index_entry_mismatch, Error{Errc::bad_value, view.slot_position(i),
                                fmt::format("entry {} maps offset {} to position {}, whose batch ends at offset {}", i,
                                            op.offset, op.position, *last)});
     }
@@ -115,7 +119,8 @@ void Dumper::time_index_file(const std::string& path, const std::string& name, O
   const offset_index::View oview(idx->bytes(), base);
   const time_index::View view(tidx->bytes(), base);
   if (opts_.index_sanity_check) {
-    if (Status st = time_index::sanity_check(view, absolute_path(path)); !st.ok()) return problem(path, st.error());
+    if (Status st = time_index::sanity_check(view, absolute_path(path)); !st.ok())
+      return problem(path, st.error().code == Errc::bad_length ? Code::timeindex_size : Code::timeindex_not_monotonic, st.error());
     if (text) out_.print("{} passed sanity check.\n", path);
     return;
   }
@@ -129,7 +134,7 @@ void Dumper::time_index_file(const std::string& path, const std::string& name, O
     const int64_t position = offset_index::lookup(oview, oview.slot_count(), to.offset).position;
     const int64_t size = log->size();
     if (position > size) {
-      problem(path, Error{Errc::bad_value, view.slot_position(i),
+      problem(path, Code::timeindex_past_log_end, Error{Errc::bad_value, view.slot_position(i),
                           fmt::format("entry {}: the offset index sends offset {} to log position {}, past the end ({} bytes)",
                                       i, to.offset, position, size)});
       break;
@@ -143,12 +148,12 @@ void Dumper::time_index_file(const std::string& path, const std::string& name, O
     while (auto e = scan.next()) {
       if (found) continue;
       auto last = entry_last_offset(*e);
-      if (!last.ok()) { problem(path, last.error()); failed = true; break; }
+      if (!last.ok()) { problem(path, Code::timeindex_entry_mismatch, last.error()); failed = true; break; }
       if (*last >= to.offset.value) { found = e; found_last = *last; }
     }
     if (failed) break;
     if (scan.end() == SegmentEnd::bad_size || scan.end() == SegmentEnd::zero_tail) {
-      problem(log_path, Error{Errc::bad_length, scan.valid_end(),
+      problem(log_path, Code::log_trailing_garbage, Error{Errc::bad_length, scan.valid_end(),
                               fmt::format("size field {} below the minimum {} while looking for offset {}",
                                           scan.stop_size(), kMinRecordOverhead, to.offset)});
       break;
@@ -156,23 +161,23 @@ void Dumper::time_index_file(const std::string& path, const std::string& name, O
     const Position slot = view.slot_position(i);
     if (!found || found_last != to.offset.value) {
       pairs_for(time_not_found_, abs).pairs.emplace_back(to.offset.value, found ? found_last : -1);
-      emit_problem(path, Error{Errc::bad_value, slot,
+      emit_problem(path, Code::timeindex_entry_mismatch, Error{Errc::bad_value, slot,
                                found ? fmt::format("entry {}: indexed offset {} not found, the batch there ends at {}",
                                                    i, to.offset, found_last)
                                      : fmt::format("entry {}: indexed offset {} not found in the log", i, to.offset)});
     } else {
       int64_t max_ts = -1;
       Status st = walker.walk(*found, [&](const RecordStamp& r) { max_ts = std::max(max_ts, r.timestamp); });
-      if (!st.ok()) { problem(log_path, st.error()); break; }
+      if (!st.ok()) { problem(log_path, Code::log_record_decode, st.error()); break; }
       if (max_ts != to.timestamp_ms) {
         pairs_for(time_mismatches_, abs).pairs.emplace_back(to.timestamp_ms, max_ts);
-        emit_problem(path, Error{Errc::bad_value, slot,
+        emit_problem(path, Code::timeindex_entry_mismatch, Error{Errc::bad_value, slot,
                                  fmt::format("entry {}: timestamp {} for offset {}, but the batch's max timestamp is {}",
                                              i, to.timestamp_ms, to.offset, max_ts)});
       }
       if (prev_timestamp >= to.timestamp_ms) {
         pairs_for(time_out_of_order_, abs).pairs.emplace_back(to.timestamp_ms, prev_timestamp);
-        emit_problem(path, Error{Errc::bad_value, slot,
+        emit_problem(path, Code::timeindex_not_monotonic, Error{Errc::bad_value, slot,
                                  fmt::format("entry {}: timestamp {} is not above the previous entry's {}", i,
                                              to.timestamp_ms, prev_timestamp)});
       }

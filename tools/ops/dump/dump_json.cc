@@ -45,10 +45,13 @@ void Dumper::emit(const json& obj) {
   ++emitted_;
 }
 
-void Dumper::emit_problem(const std::string& path, const Error& e) {
+void Dumper::emit_problem(const std::string& path, std::optional<Code> code, const Error& e) {
   if (opts_.format == OutputFormat::text) return;
   json p = {{"type", "problem"}, {"file", path}, {"position", nullable(e.position.value, e.position.value >= 0)},
-            {"code", errc_name(e.code)}, {"message", e.message}};
+            {"code", errc_name(e.code)},
+            {"problem_code", code ? json(code_name(*code)) : json(nullptr)},
+            {"severity", severity_name(code ? code_info(*code).severity : Severity::error)},
+            {"message", e.message}};
   emit(p);
 }
 
@@ -85,7 +88,7 @@ void Dumper::log_json(const std::string& path, Offset base_offset) {
     file->release_before(e->position);
     const EntryCheck c = check_entry(*e);
     if (c.v2()) {
-      if (!c.decoded) { problem(path, Error{Errc::bad_length, e->position, too_small_text(*e)}); return; }
+      if (!c.decoded) { problem(path, Code::log_bad_size, Error{Errc::bad_length, e->position, too_small_text(*e)}); return; }
       const v2::BatchHeader& h = c.header;
       const uint32_t crc = c.crc_computed;
       const char* codec = codec_name(h.codec_id());
@@ -100,11 +103,11 @@ void Dumper::log_json(const std::string& path, Offset base_offset) {
             {"base_timestamp", h.base_timestamp}, {"max_timestamp", h.max_timestamp}, {"crc", h.crc},
             {"crc_computed", crc}, {"crc_valid", crc == h.crc}});
       if (!c.crc_ok())
-        problem(path, Error{Errc::bad_crc, e->position,
+        problem(path, Code::log_crc_mismatch, Error{Errc::bad_crc, e->position,
                             fmt::format("batch at offset {}: {}", h.base_offset, crc_mismatch_text(c))});
       if (!deep) continue;
       auto records = v2::records_bytes(*e, h, scratch, opts_.max_decompressed_bytes);
-      if (!records.ok()) { problem(path, records.error()); continue; }
+      if (!records.ok()) { problem(path, Code::log_record_decode, records.error()); continue; }
       const bool compressed = h.codec_id() != 0;
       v2::RecordReader rr(*records, compressed ? Position{0} : e->position + Length{v2::kRecordBatchOverhead},
                           h.records_count < 0 ? 0 : h.records_count);
@@ -125,15 +128,15 @@ void Dumper::log_json(const std::string& path, Offset base_offset) {
         if (h.is_control()) {
           auto ctl = control::describe(rec.key, rec.value);
           r["control"] = ctl.ok() ? json(ctl->substr(1)) : json(nullptr);
-          if (!ctl.ok()) problem(path, Error{ctl.error().code, e->position, ctl.error().message});
+          if (!ctl.ok()) problem(path, Code::log_record_decode, Error{ctl.error().code, e->position, ctl.error().message});
         }
         record(*e, std::move(r), rv);
       }
       if (Status st = rr.finish(); !st.ok())
-        problem(path, Error{st.error().code, e->position,
+        problem(path, Code::log_record_decode, Error{st.error().code, e->position,
                             fmt::format("batch at offset {}: {}", h.base_offset, st.error().message)});
     } else {
-      if (!c.decoded) { problem(path, legacy::decode(*e).error()); return; }
+      if (!c.decoded) { problem(path, Code::log_bad_size, legacy::decode(*e).error()); return; }
       const legacy::Message& m = c.message;
       const uint32_t crc = c.crc_computed;
       const char* codec = codec_name(m.codec_id());
@@ -142,7 +145,7 @@ void Dumper::log_json(const std::string& path, Offset base_offset) {
             {"codec", codec ? json(codec) : json(nullptr)}, {"timestamp_type", v2::timestamp_type_name(m.timestamp_type())},
             {"max_timestamp", m.timestamp}, {"crc", m.crc}, {"crc_computed", crc}, {"crc_valid", crc == m.crc}});
       if (!c.crc_ok())
-        problem(path, Error{Errc::bad_crc, e->position,
+        problem(path, Code::log_crc_mismatch, Error{Errc::bad_crc, e->position,
                             fmt::format("message at offset {}: {}", m.offset, crc_mismatch_text(c))});
       if (!deep) continue;
       if (m.codec_id() == 0) {
@@ -151,7 +154,7 @@ void Dumper::log_json(const std::string& path, Offset base_offset) {
         continue;
       }
       if (Status st = legacy::inner_messages(m, scratch, opts_.max_decompressed_bytes, inner); !st.ok()) {
-        problem(path, st.error());
+        problem(path, Code::log_record_decode, st.error());
         continue;
       }
       for (const auto& im : inner)
@@ -168,7 +171,7 @@ void Dumper::state_json(const std::string& path, bool snapshot) {
   emit({{"type", "file"}, {"file", path}, {"kind", snapshot ? "snapshot" : "txnindex"}, {"size_bytes", f->size()}});
   if (snapshot) {
     auto snap = producer_snapshot::read(f->bytes());
-    if (!snap.ok()) return problem(path, snap.error());
+    if (!snap.ok()) return problem(path, snapshot_code(snap.error()), snap.error());
     for (const auto& e : snap->entries)
       emit({{"type", "producer_entry"}, {"file", path}, {"producer_id", e.producer_id},
             {"producer_epoch", e.producer_epoch}, {"last_sequence", e.last_sequence}, {"last_offset", e.last_offset},
@@ -178,6 +181,9 @@ void Dumper::state_json(const std::string& path, bool snapshot) {
   }
   const txn_index::View v(f->bytes());
   for (int64_t i = 0; i < v.entry_count(); ++i) {
+    // As the text form: Kafka's reader stops at an entry of another version.
+    if (Status st = txn_index::check_version(v, i, absolute_path(path)); !st.ok())
+      return problem(path, Code::txnindex_bad_version, st.error());
     const auto t = v.entry(i);
     emit({{"type", "aborted_txn"}, {"file", path}, {"position", v.entry_position(i).value}, {"version", t.version},
           {"producer_id", t.producer_id}, {"first_offset", t.first_offset}, {"last_offset", t.last_offset},

@@ -35,7 +35,7 @@ const char* tf(bool b) { return b ? "true" : "false"; }
 struct PrintedRun {
   std::vector<EntryRef> entries;
   Sink text;                  // collects only
-  std::vector<Error> problems;
+  std::vector<DumpProblem> problems;
   bool any_offset = false;    // offsets seen: the first, the last, and the
   int64_t first_offset = 0;   // non-consecutive pairs within the run
   int64_t last_offset = 0;
@@ -80,7 +80,7 @@ struct LogPrinter {
     if (scratch.capacity() > (64u << 20)) std::vector<uint8_t>().swap(scratch);
   }
 
-  void problem(Error e) { r->problems.push_back(std::move(e)); }
+  void problem(Code c, Error e) { r->problems.push_back({c, std::move(e)}); }
 
   void bound_text() {
     if (r->text.contents().size() > o.run_text_cap) spill();
@@ -126,7 +126,7 @@ struct LogPrinter {
           line.resize(bare);
           line += '\n';
           r->text.write(line);
-          problem(decoder_error(rv.offset, name, blob->bytes.size()));
+          problem(Code::log_record_decode, decoder_error(rv.offset, name, blob->bytes.size()));
           return false;
         }
       }
@@ -135,7 +135,7 @@ struct LogPrinter {
       if (parsed.error) {
         line += '\n';
         r->text.write(line);
-        problem(*parsed.error);
+        problem(Code::log_record_decode, *parsed.error);
         return false;
       }
       // Kafka 4.4 puts the running prefix before the payload too, so a
@@ -161,7 +161,7 @@ struct LogPrinter {
   bool batch_v2(const EntryRef& e) {
     const EntryCheck c = check_entry(e);
     if (!c.decoded) {
-      problem(Error{Errc::bad_length, e.position, too_small_text(e)});
+      problem(Code::log_bad_size, Error{Errc::bad_length, e.position, too_small_text(e)});
       return false;
     }
     const v2::BatchHeader& h = c.header;
@@ -178,7 +178,7 @@ struct LogPrinter {
         h.producer_epoch, h.partition_leader_epoch, tf(h.is_transactional()), tf(h.is_control()),
         std::string_view(horizon.data(), horizon.size()));
     if (!c.codec_known) {
-      problem(Error{Errc::bad_codec, e.position + Length{v2::kAttributesOffset}, unknown_codec_text(c)});
+      problem(Code::log_bad_codec, Error{Errc::bad_codec, e.position + Length{v2::kAttributesOffset}, unknown_codec_text(c)});
       return false;
     }
     const bool valid = c.crc_ok();
@@ -186,17 +186,17 @@ struct LogPrinter {
               v2::timestamp_type_name(h.timestamp_type()), h.max_timestamp, e.bytes.size(), h.magic, codec, h.crc,
               tf(valid));
     if (!valid)
-      problem(Error{Errc::bad_crc, e.position, fmt::format("batch at offset {}: {}", h.base_offset, crc_mismatch_text(c))});
+      problem(Code::log_crc_mismatch, Error{Errc::bad_crc, e.position, fmt::format("batch at offset {}: {}", h.base_offset, crc_mismatch_text(c))});
     bound_text();
     if (!deep) return true;
     if (h.records_count < 0) {
-      problem(Error{Errc::bad_length, e.position + Length{v2::kRecordsCountOffset},
+      problem(Code::log_record_count, Error{Errc::bad_length, e.position + Length{v2::kRecordsCountOffset},
                     fmt::format("invalid record count {} in v2 batch", h.records_count)});
       return false;
     }
     auto records = v2::records_bytes(e, h, scratch, o.max_decompressed_bytes);
     if (!records.ok()) {
-      problem(Error{records.error().code, e.position,
+      problem(Code::log_record_decode, Error{records.error().code, e.position,
                     fmt::format("batch at offset {}: {}", h.base_offset, records.error().message)});
       return false;
     }
@@ -235,7 +235,7 @@ struct LogPrinter {
           auto ctl = control::describe(rec.key, rec.value);
           if (!ctl.ok()) {
             r->text.write(line);
-            problem(Error{ctl.error().code, e.position,
+            problem(Code::log_record_decode, Error{ctl.error().code, e.position,
                           fmt::format("control record at offset {}: {}", rv.offset, ctl.error().message)});
             return false;
           }
@@ -246,7 +246,7 @@ struct LogPrinter {
       if (!finish_record(rv, h.is_control(), prefix)) return false;
     }
     if (Status st = rr.finish(); !st.ok()) {
-      problem(Error{st.error().code, e.position,
+      problem(Code::log_record_decode, Error{st.error().code, e.position,
                     fmt::format("batch at offset {}{}: {}", h.base_offset,
                                 compressed ? " (decompressed stream)" : "", st.error().message)});
       return false;
@@ -259,14 +259,14 @@ struct LogPrinter {
   bool legacy_entry(const EntryRef& e) {
     const EntryCheck c = check_entry(e);
     if (!c.decoded) {
-      problem(legacy::decode(e).error());
+      problem(Code::log_bad_size, legacy::decode(e).error());
       return false;
     }
     const legacy::Message& m = c.message;
     const char* codec = codec_name(m.codec_id());
     if (codec == nullptr) {  // ids 5..7; zstd (4) is printed, as Kafka prints it, and fails deep iteration
       r->text.print("offset: {}", m.offset);
-      problem(Error{Errc::bad_codec, e.position + Length{legacy::kAttributesOffset},
+      problem(Code::log_bad_codec, Error{Errc::bad_codec, e.position + Length{legacy::kAttributesOffset},
                     fmt::format("unknown compression type id {} in message attributes", m.codec_id())});
       return false;
     }
@@ -275,7 +275,7 @@ struct LogPrinter {
     r->text.print(FMT_COMPILE("offset: {} position: {} {}: {} size: {} magic: {} compresscodec: {} crc: {} isvalid: {}\n"), m.offset,
               e.position.value, ts_name, m.timestamp, e.bytes.size(), m.magic, codec, m.crc, tf(valid));
     if (!valid)
-      problem(Error{Errc::bad_crc, e.position, fmt::format("message at offset {}: {}", m.offset, crc_mismatch_text(c))});
+      problem(Code::log_crc_mismatch, Error{Errc::bad_crc, e.position, fmt::format("message at offset {}: {}", m.offset, crc_mismatch_text(c))});
     bound_text();
     if (!deep) return true;
     if (m.codec_id() == 0) {
@@ -283,7 +283,7 @@ struct LogPrinter {
       return legacy_record(rv, ts_name, valid, m.crc);
     }
     if (Status st = legacy::inner_messages(m, scratch, o.max_decompressed_bytes, inner); !st.ok()) {
-      problem(Error{st.error().code, e.position,
+      problem(Code::log_record_decode, Error{st.error().code, e.position,
                     fmt::format("compressed message set at offset {}: {}", m.offset, st.error().message)});
       return false;
     }
@@ -431,14 +431,14 @@ void Dumper::log_text(const std::string& path, const std::string& name, Offset b
   } else {
     auto snap = file_names::parse_kraft_snapshot_name(name);
     if (!snap.ok() || snap->state != file_names::SnapshotState::complete) {
-      problem(path, Error{Errc::bad_value, Position{-1},
+      problem(path, Code::dir_file_name, Error{Errc::bad_value, Position{-1},
                           "not a KRaft snapshot name (<20-digit offset>-<10-digit epoch>.checkpoint)"});
       return;
     }
     out_.print("Snapshot end offset: {}, epoch: {}\n", snap->end_offset, snap->epoch);
   }
   if (opts_.max_bytes < 0) {
-    problem(path, Error{Errc::usage, Position{-1}, fmt::format("invalid --max-bytes {}", opts_.max_bytes)});
+    report(path, std::nullopt, Error{Errc::usage, Position{-1}, fmt::format("invalid --max-bytes {}", opts_.max_bytes)});
     return;
   }
   auto file = MappedFile::open(path, opts_.max_bytes);
@@ -472,7 +472,7 @@ void Dumper::log_text(const std::string& path, const std::string& name, Offset b
   // Writes a printed run out; false if the file ends there.
   auto write_out = [&](PrintedRun& r) {
     out_.write_large(r.text.contents());
-    for (const Error& e : r.problems) problem(path, e);
+    for (const DumpProblem& p : r.problems) problem(path, p);
     if (r.any_offset) {
       if (r.first_offset != last_offset + 1) gaps.emplace_back(last_offset, r.first_offset);
       gaps.insert(gaps.end(), r.gaps.begin(), r.gaps.end());
@@ -517,7 +517,7 @@ void Dumper::log_text(const std::string& path, const std::string& name, Offset b
   if (aborted) return;
   auto end = log_end_problem(scan);
   if (!end) return;
-  if (end->code == Errc::truncated) out_.print("Found {} invalid bytes at the end of {}\n", scan.trailing().bytes, name);
+  if (end->error.code == Errc::truncated) out_.print("Found {} invalid bytes at the end of {}\n", scan.trailing().bytes, name);
   problem(path, *end);
 }
 

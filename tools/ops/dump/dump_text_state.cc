@@ -19,7 +19,7 @@ void Dumper::snapshot_text(const std::string& path) {
   if (!snap.ok()) {
     // Kafka prints the CorruptSnapshotException message and goes on.
     err_.print("{}\n", snap.error().message);
-    problem(path, snap.error());
+    problem(path, snapshot_code(snap.error()), snap.error());
     return;
   }
   for (const auto& e : snap->entries) {
@@ -38,7 +38,7 @@ void Dumper::txn_index_text(const std::string& path) {
   if (!f.ok()) return io_problem(path, f.error().message);
   const txn_index::View view(f->bytes());
   for (int64_t i = 0; i < view.entry_count(); ++i) {
-    if (Status st = txn_index::check_version(view, i, absolute_path(path)); !st.ok()) return problem(path, st.error());
+    if (Status st = txn_index::check_version(view, i, absolute_path(path)); !st.ok()) return problem(path, Code::txnindex_bad_version, st.error());
     const auto t = view.entry(i);
     out_.print("version: {} producerId: {} firstOffset: {} lastOffset: {} lastStableOffset: {}\n", t.version,
                t.producer_id, t.first_offset, t.last_offset, t.last_stable_offset);

@@ -12,9 +12,20 @@
 #include "formats/log_entry.h"
 #include "lib/status.h"
 #include "tools/ops/dump/dump.h"
+#include "tools/ops/common/problem.h"
 #include "tools/ops/common/sink.h"
 
 namespace kseg {
+
+// A problem as kseg-dump reports it: the error in kseg-dump's words and its
+// code in the catalogue every kseg tool shares (common/problem.h).
+struct DumpProblem {
+  Code code;
+  Error error;
+};
+
+// A producer snapshot that does not read: its checksum, or anything else.
+inline Code snapshot_code(const Error& e) { return e.code == Errc::bad_crc ? Code::snapshot_crc : Code::snapshot_corrupt; }
 
 class Dumper {
  public:
@@ -38,15 +49,20 @@ class Dumper {
   void log_json(const std::string& path, Offset base_offset);
   void state_json(const std::string& path, bool snapshot);
   void emit(const nlohmann::ordered_json& obj);
-  void emit_problem(const std::string& path, const Error& e);
+  // A problem object; io problems have no catalogue code.
+  void emit_problem(const std::string& path, std::optional<Code> code, const Error& e);
   void close_json();
 
   // Reports a problem on stderr, once, and marks the run as failed.
-  void problem(const std::string& path, const Error& e);
+  void problem(const std::string& path, Code code, const Error& e) { report(path, code, e); }
+  void problem(const std::string& path, const DumpProblem& p) { problem(path, p.code, p.error); }
   void io_problem(const std::string& path, const std::string& what);
+  // Any of them; `code` is nullopt for what is no problem in the data (an
+  // io error, a bad option).
+  void report(const std::string& path, std::optional<Code> code, const Error& e);
   // Why a .log's scan stopped short, as a problem; nullopt at a clean end (or
   // a cut made by --max-bytes). Text and JSON report the same.
-  std::optional<Error> log_end_problem(const EntryScanner& scan) const;
+  std::optional<DumpProblem> log_end_problem(const EntryScanner& scan) const;
 
   const DumpOptions& opts() const { return opts_; }
   Sink& out() { return out_; }

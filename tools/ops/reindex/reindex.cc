@@ -61,7 +61,7 @@ int reindex_partition(const Job& t, const recover::Config& config, const Reindex
     err.print("kseg-reindex: {}\n", plan.error().message);
     return exit_code_for(plan.error().code);
   }
-  for (const auto& p : plan->problems) err.print("kseg-reindex: {}\n", p);
+  for (const auto& p : plan->problems) err.print("kseg-reindex: {}\n", problem_text(p));
   safe::print_plan(plan->plan, out);
   if (plan->plan.empty()) {
     out.print("{}: {} segment{} checked, nothing to change\n", t.partition_dir, plan->segments,

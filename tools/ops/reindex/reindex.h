@@ -13,6 +13,7 @@
 
 #include "formats/segment_recover.h"
 #include "lib/mapped_file.h"
+#include "tools/ops/common/problem.h"
 #include "tools/ops/write/safe_write.h"
 
 namespace kseg {
@@ -41,8 +42,8 @@ struct ReindexOptions {
 // The plan for one partition directory, and what it cannot fix.
 struct PartitionPlan {
   safe::Plan plan;
-  std::vector<std::string> problems;  // left as they are (e.g. invalid bytes without --recover/--salvage)
-  bool refused = false;               // Kafka would fail on it: nothing planned
+  std::vector<Problem> problems;  // left as they are (e.g. invalid bytes without --recover/--salvage)
+  bool refused = false;           // Kafka would fail on it: nothing planned
   int64_t segments = 0;
 };
 

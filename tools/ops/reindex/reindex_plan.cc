@@ -6,9 +6,10 @@
 #include <fstream>
 
 #include "formats/file_names.h"
-#include "tools/ops/partition/partition_dir.h"
 #include "formats/segment_salvage.h"
 #include "lib/mapped_file.h"
+#include "tools/ops/partition/partition_dir.h"
+#include "tools/ops/partition/segment_end_code.h"
 #include "tools/ops/reindex/reindex.h"
 
 namespace kseg {
@@ -21,7 +22,14 @@ struct Segment {
   Offset base;
   std::string log_name;
   recover::SegmentRecovery recovery;
+  bool active = false;  // the partition's last segment
 };
+
+// Where Kafka's own recovery throws: nothing of the partition is changed.
+Problem refusal(const std::string& file, const Error& e) {
+  return Problem::of(Code::log_unrecoverable, file,
+                     e.position.value >= 0 ? std::optional(e.position) : std::nullopt, "refused: " + e.message);
+}
 
 std::string file_name(Offset base, file_names::FileKind kind) { return file_names::segment_file_name(base, kind); }
 
@@ -159,9 +167,10 @@ Status plan_kept(const std::string& dir, Segment& s, Bytes log, Repair repair, c
                                                    fmt::format("rebuilt: {} entries, {} bytes (renamed last)",
                                                                r.offset_index.size() / 8, r.offset_index.size())));
   } else if (r.truncates()) {
-    out.problems.push_back(fmt::format("{}/{}: {} invalid bytes from position {} ({}: {}); --salvage or --recover removes them", dir,
-                                       s.log_name, r.file_size - Length{r.valid_end.value}, r.valid_end,
-                                       segment_end_name(r.stop), r.stop_detail));
+    out.problems.push_back(Problem::of(
+        segment_end_code(r.stop, s.active).value_or(Code::log_trailing_garbage), dir + "/" + s.log_name, r.valid_end,
+        fmt::format("{} invalid bytes from here ({}: {}); --salvage or --recover removes them",
+                    r.file_size - Length{r.valid_end.value}, segment_end_name(r.stop), r.stop_detail)));
   }
   return {};
 }
@@ -196,7 +205,7 @@ Result<PartitionPlan> plan_partition(const std::string& dir, const recover::Conf
   std::optional<Offset> cut_base;  // the segment --recover truncated; later ones go
   for (Offset base : *bases) {
     if (only_base && base != *only_base) continue;
-    Segment s{base, file_name(base, file_names::FileKind::log), {}};
+    Segment s{base, file_name(base, file_names::FileKind::log), {}, base == bases->back()};
     auto log = MappedFile::open(dir + "/" + s.log_name);
     if (!log.ok()) return log.error();
     auto clean = recover_clean(*log, base, config);
@@ -212,8 +221,7 @@ Result<PartitionPlan> plan_partition(const std::string& dir, const recover::Conf
       r = std::move(failed);
     }
     if (!r.ok()) {
-      out.problems.push_back(fmt::format("{}/{}: refused: {} (at position {})", dir, s.log_name, r.error().message,
-                                         r.error().position));
+      out.problems.push_back(refusal(dir + "/" + s.log_name, r.error()));
       out.refused = true;
       out.plan.actions.clear();
       return out;
@@ -226,8 +234,7 @@ Result<PartitionPlan> plan_partition(const std::string& dir, const recover::Conf
     }
     if (Status st = plan_kept(dir, s, log->bytes(), repair, config, out); !st.ok()) {
       if (st.error().code != Errc::refused) return st.error();
-      out.problems.push_back(fmt::format("{}/{}: refused: {} (at position {})", dir, s.log_name, st.error().message,
-                                         st.error().position));
+      out.problems.push_back(refusal(dir + "/" + s.log_name, st.error()));
       out.refused = true;
       out.plan.actions.clear();
       return out;

@@ -9,13 +9,11 @@
 #include <vector>
 
 #include "tools/ops/common/exit_codes.h"
+#include "tools/ops/common/problem.h"
 
 namespace kseg {
 
 class Sink;
-
-enum class Severity { info = 0, warning = 1, error = 2 };
-const char* severity_name(Severity s);  // "info", "warning", "error"
 
 enum class VerifyDepth {
   quick,    // batch headers and CRCs (plus index and state checks)

@@ -77,7 +77,7 @@ void verify_single_file(const LogCheckOptions& opts, TargetResult& r) {
     return;
   }
   auto n = file_names::parse_segment_file_name(name);
-  if (!n.ok() || n->kind == FileKind::unknown) return f.add(Code::dir_unknown_file, path, Position{-1}, "unknown file");
+  if (!n.ok() || n->kind == FileKind::unknown) return f.add(Code::dir_unknown_file, path, std::nullopt, "unknown file");
   if (n->kind == FileKind::snapshot) {
     read_snapshots({{n->offset.value, path}}, f);
     return;

@@ -10,6 +10,7 @@
 #include "formats/entry_pipeline.h"
 #include "formats/legacy.h"
 #include "lib/mapped_file.h"
+#include "tools/ops/partition/segment_end_code.h"
 
 namespace kseg {
 
@@ -135,7 +136,7 @@ void check_end(const EntryScanner& sc, const SegmentScan& s, int64_t mapped, int
         f.add(Code::log_torn_tail, s.file, at, "the last batch runs past the end of the file (torn write)",
               fmt::format("{} bytes", kLogOverhead + sc.stop_size()), fmt::format("{} bytes", left));
       } else {
-        f.add(sc.end() == SegmentEnd::short_tail ? Code::log_trailing_garbage : Code::log_bad_size, s.file, at,
+        f.add(*segment_end_code(sc.end(), false), s.file, at,
               "batch size runs past the end of a non-active segment",
               fmt::format("<= {} bytes", left), fmt::format("{} bytes", kLogOverhead + int64_t{sc.stop_size()}));
       }
@@ -150,10 +151,25 @@ void check_end(const EntryScanner& sc, const SegmentScan& s, int64_t mapped, int
               "a batch or end of file", fmt::format("{} zero bytes", left));
       return;
     case SegmentEnd::bad_size:
-      f.add(Code::log_trailing_garbage, s.file, at, "batch size field below the 14-byte minimum, non-zero data follows",
+      f.add(*segment_end_code(sc.end(), s.last_segment), s.file, at, "batch size field below the 14-byte minimum, non-zero data follows",
             ">= 14", std::to_string(sc.stop_size()));
       return;
   }
+}
+
+// Kafka's producer state reads a transactional control batch's first record
+// as an end-transaction marker: another control type fails loading the log,
+// a marker that does not decode makes recovery stop after this batch.
+void check_marker(const EntryRef& e, const EntryCheck& c, const LogCheckOptions& opts, const std::string& file,
+                  Findings& f) {
+  const Status m = check_control_marker(e, opts.max_decompressed_bytes);
+  if (m.ok()) return;
+  if (m.error().code == Errc::refused)
+    f.add(Code::log_unrecoverable, file, e.position, m.error().message);
+  else
+    f.add(Code::log_bad_control, file, e.position,
+          fmt::format("control batch at offset {} of producer {}: end-transaction marker does not decode: {}",
+                      c.base_offset, c.header.producer_id, m.error().message));
 }
 
 // One entry examined (header, CRC, records) on any thread.
@@ -177,6 +193,7 @@ EntryWork examine_entry(const LogCheckOptions& opts, const std::string& file, co
   } else {
     const EntryCheck c = check_entry(e);
     w.ok = e.magic == 2 ? examine_v2(e, c, b, file, scratch, f) : examine_legacy(e, c, b, file, f);
+    if (w.ok && b.crc_ok && needs_marker_check(c)) check_marker(e, c, opts, file, f);
     if (w.ok && b.crc_ok) check_records(e, b, opts, file, scratch, f);
   }
   return w;
@@ -221,7 +238,7 @@ bool scan_segment(const LogCheckOptions& opts, SegmentScan& s, Findings& f, cons
   check_end(sc, s, mf->size(), s.file_size, f);
   for (size_t i = before; i < f.problems.size(); ++i)
     if (f.problems[i].code != Code::log_preallocated_tail && f.problems[i].code != Code::log_max_bytes &&
-        f.problems[i].position >= s.valid_end)
+        f.problems[i].position && f.problems[i].position->value >= s.valid_end)
       s.tail_damaged = true;
   mf->release_before(Position{mf->size()});
   for (size_t i = before; i < f.problems.size(); ++i)

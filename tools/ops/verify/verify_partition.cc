@@ -30,32 +30,32 @@ void report_layout(const std::string& dir, const PartitionLayout& l, Findings& f
   for (const auto& [name, i] : named) {
     const std::string path = dir + "/" + name;
     if (i < 0) {
-      f.add(Code::dir_file_name, path, Position{-1}, "the offset prefix is not 20 digits",
+      f.add(Code::dir_file_name, path, std::nullopt, "the offset prefix is not 20 digits",
             file_names::offset_prefix(*file_names::offset_from_file_name(name)), name.substr(0, name.find('.')));
       continue;
     }
     switch (l.leftovers[static_cast<size_t>(i)].kind) {
-      case Leftover::tmp: f.add(Code::dir_leftover_tmp, path, Position{-1}, "interrupted atomic write"); break;
+      case Leftover::tmp: f.add(Code::dir_leftover_tmp, path, std::nullopt, "interrupted atomic write"); break;
       case Leftover::kraft_deleted:
-        f.add(Code::dir_leftover_deleted, path, Position{-1}, "KRaft snapshot awaiting deletion");
+        f.add(Code::dir_leftover_deleted, path, std::nullopt, "KRaft snapshot awaiting deletion");
         break;
-      case Leftover::kraft_partial: f.add(Code::dir_leftover_tmp, path, Position{-1}, "partial KRaft snapshot"); break;
+      case Leftover::kraft_partial: f.add(Code::dir_leftover_tmp, path, std::nullopt, "partial KRaft snapshot"); break;
       case Leftover::swap:
-        f.add(Code::dir_leftover_swap, path, Position{-1}, "cleaned segment not yet swapped in");
+        f.add(Code::dir_leftover_swap, path, std::nullopt, "cleaned segment not yet swapped in");
         break;
       case Leftover::cleaned:
-        f.add(Code::dir_leftover_cleaned, path, Position{-1}, "output of an interrupted clean");
+        f.add(Code::dir_leftover_cleaned, path, std::nullopt, "output of an interrupted clean");
         break;
       case Leftover::deleted:
-        f.add(Code::dir_leftover_deleted, path, Position{-1}, "awaiting asynchronous deletion");
+        f.add(Code::dir_leftover_deleted, path, std::nullopt, "awaiting asynchronous deletion");
         break;
-      case Leftover::unknown: f.add(Code::dir_unknown_file, path, Position{-1}, "unknown file"); break;
+      case Leftover::unknown: f.add(Code::dir_unknown_file, path, std::nullopt, "unknown file"); break;
       case Leftover::orphan_index: break;
     }
   }
   for (const auto& o : l.leftovers)
     if (o.kind == Leftover::orphan_index)
-      f.add(Code::dir_orphan_index, dir + "/" + o.name, Position{-1}, "index file without its .log; the broker deletes it");
+      f.add(Code::dir_orphan_index, dir + "/" + o.name, std::nullopt, "index file without its .log; the broker deletes it");
 }
 
 // The segment's indexes, present or missing as Kafka would judge it: read
@@ -74,10 +74,10 @@ class SegmentIndexes {
   void finish(const SegmentScan& s, Findings& f) {
     const bool empty_log = s.file_size == 0;
     if (index_) index_->finish(s, f);
-    else if (!empty_log) f.add(Code::index_missing, s.file, Position{-1}, "no .index; the broker rebuilds it at start-up");
+    else if (!empty_log) f.add(Code::index_missing, s.file, std::nullopt, "no .index; the broker rebuilds it at start-up");
     if (time_index_) time_index_->finish(s, f);
     else if (index_ && !empty_log)
-      f.add(Code::timeindex_missing, s.file, Position{-1}, "no .timeindex; the broker creates an empty one");
+      f.add(Code::timeindex_missing, s.file, std::nullopt, "no .timeindex; the broker creates an empty one");
   }
 
  private:
@@ -107,7 +107,7 @@ void verify_partition(const LogCheckOptions& opts, TargetResult& r) {
   const std::string base = fs::path(dir).filename().string();
   const bool bad_name = base != "__cluster_metadata-0" && !file_names::parse_partition_dir_name(base).ok();
   if (bad_name)
-    f.add(Code::dir_bad_name, dir, Position{-1}, "not <topic>-<partition>: the broker refuses to start",
+    f.add(Code::dir_bad_name, dir, std::nullopt, "not <topic>-<partition>: the broker refuses to start",
           "<topic>-<partition>", base);
   auto listed = read_partition_layout(dir);
   if (!listed.ok()) f.io_error(dir, listed.error().message);

@@ -83,7 +83,7 @@ void ProducerReplay::finish(int64_t log_end_offset, bool tail_damaged, Findings&
   // Above a damaged tail the snapshot is the damage's consequence, reported once.
   for (auto& snap : snapshots_)
     if (!snap.compared && snap.offset > log_end_offset && !tail_damaged)
-      f.add(Code::snapshot_past_log_end, snap.path, Position{-1}, "snapshot offset above the log end offset",
+      f.add(Code::snapshot_past_log_end, snap.path, std::nullopt, "snapshot offset above the log end offset",
             fmt::format("<= {}", log_end_offset), std::to_string(snap.offset));
 }
 

@@ -1,7 +1,6 @@
 #include "tools/ops/verify/verify_report.h"
 
 #include <array>
-#include <cctype>
 
 #include <nlohmann/json.hpp>
 
@@ -19,20 +18,6 @@ Counts count(const Findings& f) {
   return c;
 }
 
-std::string upper(const char* s) {
-  std::string out(s);
-  for (auto& ch : out) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-  return out;
-}
-
-void text_problem(const Problem& p, Sink& out) {
-  out.print("{} {} {}", upper(severity_name(p.severity)), code_name(p.code), p.file);
-  if (p.position >= 0) out.print(":{}", p.position);
-  out.print(": {}", p.message);
-  if (!p.expected.empty() || !p.found.empty()) out.print(" (expected {}, found {})", p.expected, p.found);
-  out.put('\n');
-}
-
 std::string counts_text(const Counts& c) {
   return fmt::format("{} error{}, {} warning{}, {} info", c[2], c[2] == 1 ? "" : "s", c[1], c[1] == 1 ? "" : "s",
                      c[0]);
@@ -44,17 +29,6 @@ const char* kind_name(Target::Kind k) {
 
 nlohmann::ordered_json counts_json(const Counts& c) {
   return {{"errors", c[2]}, {"warnings", c[1]}, {"info", c[0]}};
-}
-
-nlohmann::ordered_json problem_json(const Problem& p) {
-  nlohmann::ordered_json j{{"severity", severity_name(p.severity)}, {"code", code_name(p.code)}, {"file", p.file}};
-  j["position"] = p.position >= 0 ? nlohmann::ordered_json(p.position) : nlohmann::ordered_json(nullptr);
-  j["message"] = p.message;
-  if (!p.expected.empty() || !p.found.empty()) {
-    j["expected"] = p.expected;
-    j["found"] = p.found;
-  }
-  return j;
 }
 
 nlohmann::ordered_json target_json(const TargetResult& r) {
@@ -115,7 +89,7 @@ int report(const VerifyOptions& opts, const std::vector<TargetResult>& results,
   for (const auto& e : io_errors) err.print("kseg-verify: {}\n", e);
   for (const auto& r : results) {
     for (const auto& p : r.findings.problems)
-      if (p.severity != Severity::info || opts.show_info) text_problem(p, out);
+      if (p.severity != Severity::info || opts.show_info) out.print("{}\n", problem_text(p));
     if (r.target.kind == Target::partition)
       out.print("{}: {} segment{}, {} files: {}\n", r.target.path, r.segments, r.segments == 1 ? "" : "s",
                 r.findings.files.size(), counts_text(count(r.findings)));

@@ -87,7 +87,7 @@ void check_leader_epoch_checkpoint(const std::string& path, const EpochTracker& 
   }
   fr.entries = static_cast<int64_t>(cp->size());
   if (auto st = checkpoint::validate_epoch_entries(*cp); !st.ok()) {
-    f.add(Code::epoch_corrupt, path, Position{-1}, st.error().message);
+    f.add(Code::epoch_corrupt, path, std::nullopt, st.error().message);
     return;
   }
   if (log_end_offset < 0) return;  // the file alone: nothing to compare with

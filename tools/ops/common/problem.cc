@@ -1,0 +1,142 @@
+#include "tools/ops/common/problem.h"
+
+#include <cctype>
+#include <iterator>
+
+#include <fmt/format.h>
+
+namespace kseg {
+
+namespace {
+
+using S = Severity;
+
+// Severities follow what Kafka does with the finding: what it writes itself
+// or reads back unchanged is info, what it silently discards or repairs at
+// start-up without losing data is a warning, anything that loses data, stops
+// a broker or makes it serve wrong answers is an error.
+constexpr CodeInfo kCodes[] = {
+    {Code::log_crc_mismatch, "log.crc_mismatch", S::error, "batch CRC (CRC-32C for v2, CRC-32 for v0/v1) differs from the stored one"},
+    {Code::log_bad_magic, "log.bad_magic", S::error, "magic byte is not 0, 1 or 2"},
+    {Code::log_bad_size, "log.bad_size", S::error, "a batch size field is impossible (below the minimum, or runs past the end of a non-active segment)"},
+    {Code::log_torn_tail, "log.torn_tail", S::error, "the last batch of the active segment is incomplete (torn write); recovery truncates it"},
+    {Code::log_zero_tail, "log.zero_tail", S::error, "zero bytes where a batch should start (crash before data reached disk); recovery truncates them"},
+    {Code::log_preallocated_tail, "log.preallocated_tail", S::info, "zero-filled tail of an active segment of a page-multiple size (preallocate=true)"},
+    {Code::log_trailing_garbage, "log.trailing_garbage", S::error, "non-zero bytes after the last batch that do not form a batch"},
+    {Code::log_bad_codec, "log.bad_codec", S::error, "compression codec id unknown for the magic"},
+    {Code::log_record_decode, "log.record_decode", S::error, "a record does not decode (bad varint, length, header) or decompression fails"},
+    {Code::log_record_count, "log.record_count", S::error, "recordsCount differs from the records decoded"},
+    {Code::log_offset_delta, "log.offset_delta", S::error, "record offset deltas not increasing or beyond lastOffsetDelta"},
+    {Code::log_max_timestamp, "log.max_timestamp", S::error, "maxTimestamp differs from the largest record timestamp (CreateTime)"},
+    {Code::log_producer_fields, "log.producer_fields", S::warning, "producer id, epoch, sequence and transactional flag inconsistent"},
+    {Code::log_offset_order, "log.offset_order", S::error, "offsets not strictly increasing within or across batches or segments"},
+    {Code::log_below_base_offset, "log.below_base_offset", S::error, "an offset below the segment's base offset (from its file name)"},
+    {Code::log_offset_overflow, "log.offset_overflow", S::error, "an offset more than 2^31-1 above the segment's base offset"},
+    {Code::log_epoch_regression, "log.epoch_regression", S::warning, "partitionLeaderEpoch smaller than an earlier batch's"},
+    {Code::log_max_bytes, "log.max_bytes", S::info, "only the first --max-bytes of the file were checked"},
+    {Code::log_bad_control, "log.bad_control", S::error, "control batch whose first record is no transaction marker; recovery keeps it and stops after it"},
+    {Code::log_unrecoverable, "log.unrecoverable", S::error, "Kafka's recovery throws on the segment (an offset beyond 2^31-1 of the base, index full): the broker fails loading it"},
+    {Code::index_size, "index.size", S::error, ".index size is not a multiple of 8"},
+    {Code::index_not_increasing, "index.not_increasing", S::error, ".index offsets not strictly increasing or positions decreasing"},
+    {Code::index_entry_mismatch, "index.entry_mismatch", S::error, ".index entry does not point at the start of the batch holding its offset"},
+    {Code::index_past_log_end, "index.past_log_end", S::error, ".index entry beyond the data of the .log"},
+    {Code::index_preallocated, "index.preallocated", S::info, "active segment's .index still preallocated (zero tail); Kafka 4.4 leaves it so"},
+    {Code::index_untrimmed, "index.untrimmed", S::warning, "non-active segment's .index has a zero tail Kafka would count as entries"},
+    {Code::index_missing, "index.missing", S::warning, "non-empty .log without .index; the broker rebuilds it at start-up"},
+    {Code::timeindex_size, "timeindex.size", S::error, ".timeindex size is not a multiple of 12"},
+    {Code::timeindex_not_monotonic, "timeindex.not_monotonic", S::error, ".timeindex timestamps not strictly increasing or offsets decreasing"},
+    {Code::timeindex_entry_mismatch, "timeindex.entry_mismatch", S::error, ".timeindex entry is not the running max timestamp of the log and its batch"},
+    {Code::timeindex_final_entry, "timeindex.final_entry", S::error, "last .timeindex entry is not the segment's max timestamp (retention uses it)"},
+    {Code::timeindex_past_log_end, "timeindex.past_log_end", S::error, ".timeindex offset beyond the last offset of the .log"},
+    {Code::timeindex_preallocated, "timeindex.preallocated", S::info, "active segment's .timeindex still preallocated (zero tail)"},
+    {Code::timeindex_untrimmed, "timeindex.untrimmed", S::warning, "non-active segment's .timeindex has a zero tail"},
+    {Code::timeindex_missing, "timeindex.missing", S::warning, ".log with .index but no .timeindex; the broker creates it empty, not rebuilt"},
+    {Code::txnindex_size, "txnindex.size", S::error, ".txnindex size is not a multiple of 34 (the broker would append misaligned)"},
+    {Code::txnindex_bad_version, "txnindex.bad_version", S::error, "AbortedTxn version is not 0 (the broker fails to load the segment)"},
+    {Code::txnindex_below_base, "txnindex.below_base", S::error, "AbortedTxn lastOffset below the segment's base offset (sanity check fails)"},
+    {Code::txnindex_not_increasing, "txnindex.not_increasing", S::error, "AbortedTxn lastOffset not strictly increasing"},
+    {Code::txnindex_missing_abort, "txnindex.missing_abort", S::error, "an aborted transaction's ABORT marker has no .txnindex entry (READ_COMMITTED sees aborted data)"},
+    {Code::txnindex_unexpected_entry, "txnindex.unexpected_entry", S::error, ".txnindex entry with no matching ABORT marker"},
+    {Code::txnindex_entry_mismatch, "txnindex.entry_mismatch", S::error, ".txnindex entry fields differ from the ones replaying the log gives"},
+    {Code::snapshot_corrupt, "snapshot.corrupt", S::error, "producer snapshot fails Kafka's schema validation"},
+    {Code::snapshot_crc, "snapshot.crc", S::error, "producer snapshot CRC-32C differs from the stored one"},
+    {Code::snapshot_past_log_end, "snapshot.past_log_end", S::warning, "producer snapshot above the log end offset; the broker deletes it"},
+    {Code::snapshot_mismatch, "snapshot.mismatch", S::error, "producer snapshot entry disagrees with the producer's last batch in the log"},
+    {Code::epoch_corrupt, "epoch.corrupt", S::error, "leader-epoch-checkpoint unreadable or epochs/offsets not increasing"},
+    {Code::epoch_mismatch, "epoch.mismatch", S::error, "leader-epoch-checkpoint start offset differs from the first batch of that epoch"},
+    {Code::epoch_missing, "epoch.missing", S::warning, "a leader epoch present in the batches is missing from leader-epoch-checkpoint"},
+    {Code::epoch_past_log_end, "epoch.past_log_end", S::warning, "leader-epoch-checkpoint entry above the log end offset; the broker truncates it"},
+    {Code::partition_metadata_corrupt, "partition_metadata.corrupt", S::error, "partition.metadata unreadable by Kafka"},
+    {Code::checkpoint_corrupt, "checkpoint.corrupt", S::error, "root offset checkpoint unreadable (the broker marks the log dir failed)"},
+    {Code::checkpoint_past_log_end, "checkpoint.past_log_end", S::error, "root checkpoint offset above the partition's log end offset"},
+    {Code::meta_corrupt, "meta.corrupt", S::error, "meta.properties unreadable by Kafka"},
+    {Code::dir_bad_name, "dir.bad_name", S::error, "directory name not <topic>-<partition> (the broker refuses to start)"},
+    {Code::dir_file_name, "dir.file_name", S::error, "segment file name prefix is not a 20-digit offset"},
+    {Code::dir_leftover_swap, "dir.leftover_swap", S::warning, ".swap file left by an interrupted clean/split; completed at start-up"},
+    {Code::dir_leftover_cleaned, "dir.leftover_cleaned", S::warning, ".cleaned file left by an interrupted clean; deleted at start-up"},
+    {Code::dir_leftover_deleted, "dir.leftover_deleted", S::info, ".deleted file awaiting asynchronous deletion"},
+    {Code::dir_leftover_tmp, "dir.leftover_tmp", S::warning, ".tmp file left by an interrupted checkpoint write"},
+    {Code::dir_orphan_index, "dir.orphan_index", S::warning, "index file without its .log; deleted at start-up"},
+    {Code::dir_unknown_file, "dir.unknown_file", S::info, "file kseg does not know in a partition directory"},
+};
+
+// The enum and the table are one list: same length, same order, so
+// code_info(c) is an index and no code can lack its row.
+static_assert(std::size(kCodes) == static_cast<size_t>(Code::count_));
+constexpr bool table_in_enum_order() {
+  for (size_t i = 0; i < std::size(kCodes); ++i)
+    if (kCodes[i].id != static_cast<Code>(i)) return false;
+  return true;
+}
+static_assert(table_in_enum_order());
+
+}  // namespace
+
+const char* severity_name(Severity s) {
+  switch (s) {
+    case Severity::info: return "info";
+    case Severity::warning: return "warning";
+    case Severity::error: return "error";
+  }
+  return "?";
+}
+
+std::span<const CodeInfo> problem_codes() { return kCodes; }
+
+const CodeInfo& code_info(Code c) { return kCodes[static_cast<size_t>(c)]; }
+const char* code_name(Code c) { return code_info(c).code; }
+
+const CodeInfo* find_code(const std::string& code) {
+  for (const auto& c : kCodes)
+    if (code == c.code) return &c;
+  return nullptr;
+}
+
+Problem Problem::of(Code code, std::string file, std::optional<Position> position, std::string message,
+                    std::string expected, std::string found) {
+  return Problem{code_info(code).severity, code,           std::move(file),
+                 position,                 std::move(message), std::move(expected), std::move(found)};
+}
+
+std::string problem_text(const Problem& p) {
+  std::string out = severity_name(p.severity);
+  for (auto& ch : out) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  out += fmt::format(" {} {}", code_name(p.code), p.file);
+  if (p.position) out += fmt::format(":{}", *p.position);
+  out += fmt::format(": {}", p.message);
+  if (!p.expected.empty() || !p.found.empty()) out += fmt::format(" (expected {}, found {})", p.expected, p.found);
+  return out;
+}
+
+nlohmann::ordered_json problem_json(const Problem& p) {
+  nlohmann::ordered_json j{{"severity", severity_name(p.severity)}, {"code", code_name(p.code)}, {"file", p.file}};
+  j["position"] = p.position ? nlohmann::ordered_json(p.position->value) : nlohmann::ordered_json(nullptr);
+  j["message"] = p.message;
+  if (!p.expected.empty() || !p.found.empty()) {
+    j["expected"] = p.expected;
+    j["found"] = p.found;
+  }
+  return j;
+}
+
+}  // namespace kseg
