@@ -4,7 +4,7 @@
 
 #include "formats/batch_check.h"
 #include "formats/batch_v2.h"
-#include "formats/entry_pipeline.h"
+#include "formats/batch_walk.h"
 #include "formats/legacy.h"
 #include "formats/log_entry.h"
 #include "formats/offset_index.h"
@@ -24,8 +24,7 @@ struct BatchFacts {
 };
 
 // RecordBatch.ensureValid; on failure sets `stop`/`detail` and returns nullopt.
-std::optional<BatchFacts> validate(const EntryRef& e, SegmentEnd& stop, std::string& detail) {
-  const EntryCheck c = check_entry(e);
+std::optional<BatchFacts> validate(const EntryRef& e, const EntryCheck& c, SegmentEnd& stop, std::string& detail) {
   stop = c.fault();
   if (stop == SegmentEnd::too_small) detail = too_small_text(e);
   if (stop == SegmentEnd::bad_crc) detail = crc_mismatch_text(c);
@@ -99,9 +98,11 @@ struct Rebuilder {
 
 }  // namespace
 
-Result<EntryVerdict> judge_entry(const EntryRef& e, const Config& config) {
+Result<EntryVerdict> judge_entry(const EntryRef& e, const Config& config) { return judge_entry(e, check_entry(e), config); }
+
+Result<EntryVerdict> judge_entry(const EntryRef& e, const EntryCheck& c, const Config& config) {
   EntryVerdict v;
-  auto facts = validate(e, v.stop, v.detail);
+  auto facts = validate(e, c, v.stop, v.detail);
   if (!facts) return v;
   v.base_offset = facts->base_offset;
   v.last_offset = facts->last_offset;
@@ -137,62 +138,54 @@ Result<SegmentRecovery> recover_layout(Bytes log, const std::vector<Piece>& piec
   Rebuilder rb{base_offset, config};
   Position at{0};  // where the current piece starts in the laid-out file
   for (const auto& piece : pieces) out.file_size = out.file_size + (piece.end - piece.begin);
-  std::optional<EntryScanner> scanner;
-  bool stopped_early = false;
   for (const auto& piece : pieces) {
     const Length size = piece.end - piece.begin;
-    scanner.emplace(log.subspan(static_cast<size_t>(piece.begin.value), static_cast<size_t>(size.bytes)), at);
+    EntryScanner scanner(log.subspan(static_cast<size_t>(piece.begin.value), static_cast<size_t>(size.bytes)), at);
     // Judged on any thread, then taken in file order: the first invalid
     // entry (or error) ends the scan, and what was judged after it is unused.
     Status failed;
-    examine_entries<Judged>(
-        *scanner, config.threads,
-        [&](const EntryRef& e, unsigned) {
-          auto r = judge_entry(e, config);
+    const WalkEnd w = walk_entries<Judged>(
+        scanner, config.threads,
+        [&](const WalkEntry& e, unsigned) {
+          auto r = judge_entry(e.ref(), e.check(), config);
           return r.ok() ? Judged{std::move(*r), {}} : Judged{{}, r.status()};
         },
-        [&](std::span<Examined<Judged>> chunk) {
-          for (auto& [e, j] : chunk) {
-            if (!j.failed.ok()) {
-              failed = j.failed;
-              return false;
-            }
-            const EntryVerdict& v = j.verdict;
-            if (!v.valid) {
-              out.valid_end = e.position;
-              out.stop = v.stop;
-              out.stop_detail = v.detail;
-              stopped_early = true;
-              return false;
-            }
-            if (Status st = rb.take(e.position, {v.base_offset, v.last_offset, v.max_timestamp_ms, false}, out);
-                !st.ok()) {
-              failed = st;
-              return false;
-            }
-            // Kafka counts the batch into validBytes and indexes it before producer
-            // state parses the marker, so a bad marker keeps its batch and ends the scan.
-            if (v.ends_scan) {
-              out.stop = v.stop;
-              out.stop_detail = v.detail;
-              out.valid_end = e.position + e.total();
-              stopped_early = true;
-              return false;
-            }
+        [&](const WalkEntry& entry, Judged& j) {
+          const EntryRef& e = entry.ref();
+          if (!j.failed.ok()) {
+            failed = j.failed;
+            return Step::stop;
           }
-          return true;
+          const EntryVerdict& v = j.verdict;
+          if (!v.valid) {
+            out.stop = v.stop;
+            out.stop_detail = v.detail;
+            return Step::stop;
+          }
+          if (Status st = rb.take(e.position, {v.base_offset, v.last_offset, v.max_timestamp_ms, false}, out);
+              !st.ok()) {
+            failed = st;
+            return Step::stop;
+          }
+          // Kafka counts the batch into validBytes and indexes it before producer
+          // state parses the marker, so a bad marker keeps its batch and ends the scan.
+          if (v.ends_scan) {
+            out.stop = v.stop;
+            out.stop_detail = v.detail;
+            return Step::stop_after;
+          }
+          return Step::accept;
         },
         [&](Position end) {
           if (scanned) scanned(piece.begin + (end - at));
         });
     if (!failed.ok()) return failed.error();
-    if (stopped_early || scanner->end() != SegmentEnd::clean) break;
+    out.valid_end = w.valid_end;
+    if (w.stopped) break;
+    out.stop = w.end;
+    out.stop_detail = segment_end_detail(scanner);
+    if (w.end != SegmentEnd::clean) break;
     at = at + size;
-  }
-  if (!stopped_early && scanner) {
-    out.valid_end = scanner->valid_end();
-    out.stop = scanner->end();
-    out.stop_detail = segment_end_detail(*scanner);
   }
   KSEG_RETURN_IF_ERROR(rb.finish(out));
   return out;
@@ -213,14 +206,19 @@ std::optional<size_t> CleanRecovery::judge(Bytes window, Position at, std::vecto
   out.clear();
   EntryScanner scanner(window, at);
   Position reached = at;
-  while (reached < stop) {
-    auto e = scanner.next();
-    if (!e) break;
-    auto v = judge_entry(*e, config_);
-    if (!v.ok() || !v->valid || v->ends_scan) return std::nullopt;
-    out.push_back({e->position, v->base_offset, v->last_offset, v->max_timestamp_ms});
-    reached = e->position + e->total();
-  }
+  bool gave_up = false;
+  walk_entries(scanner, [&](const WalkEntry& w) {
+    if (reached >= stop) return Step::stop;
+    auto v = judge_entry(w.ref(), w.check(), config_);
+    if (!v.ok() || !v->valid || v->ends_scan) {
+      gave_up = true;
+      return Step::stop;
+    }
+    out.push_back({w.ref().position, v->base_offset, v->last_offset, v->max_timestamp_ms});
+    reached = w.ref().position + w.ref().total();
+    return Step::accept;
+  });
+  if (gave_up) return std::nullopt;
   // A fed window may end mid-entry (where its block did); a bad size field
   // (or zero tail) is judged against the whole rest of the file, which only
   // recover_segment sees.
@@ -300,14 +298,17 @@ RemovedRange describe_removed(Bytes log, Position valid_end, Offset base_offset)
   size_t pos = static_cast<size_t>(valid_end.value);
   while (pos < log.size()) {
     EntryScanner scanner(log.subspan(pos), Position{static_cast<int64_t>(pos)});
-    while (auto e = scanner.next()) {
-      Offset last{e->offset};
-      if (e->magic >= 2 && e->total().bytes >= v2::kRecordBatchOverhead) {
-        auto h = v2::decode_header(*e);
+    // The offsets the entries declare: no checksum is checked here.
+    walk_entries(scanner, [&](const WalkEntry& w) {
+      const EntryRef& e = w.ref();
+      Offset last{e.offset};
+      if (e.magic >= 2 && e.total().bytes >= v2::kRecordBatchOverhead) {
+        auto h = v2::decode_header(e);
         if (h.ok()) last = Offset{h->last_offset()};
       }
-      note(r, Offset{e->offset}, last, base_offset);
-    }
+      note(r, Offset{e.offset}, last, base_offset);
+      return Step::accept;
+    });
     if (scanner.end() == SegmentEnd::clean || scanner.end() == SegmentEnd::zero_tail) break;
     // A torn or impossible entry still names its base offset; then look for
     // the next entry with a valid checksum after it.

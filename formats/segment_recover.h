@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "formats/batch_check.h"
 #include "formats/log_entry.h"
 #include "lib/byte_reader.h"
 #include "lib/status.h"
@@ -130,7 +131,8 @@ struct EntryVerdict {
   SegmentEnd stop = SegmentEnd::clean;  // why not valid (or why the scan ends)
   std::string detail;
 };
-Result<EntryVerdict> judge_entry(const EntryRef& e, const Config& config);
+Result<EntryVerdict> judge_entry(const EntryRef& e, const EntryCheck& c, const Config& config);
+Result<EntryVerdict> judge_entry(const EntryRef& e, const Config& config);  // checks `e` itself
 
 // What the bytes after valid_end declare, for the report of what --recover
 // removes: the offsets named by the entries that parse there (no CRC check),

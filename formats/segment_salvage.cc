@@ -2,6 +2,8 @@
 
 #include <optional>
 
+#include "formats/batch_walk.h"
+
 namespace kseg::recover {
 
 int64_t Salvage::kept_bytes() const {
@@ -73,20 +75,27 @@ Result<Salvage> salvage_segment(Bytes log, Offset base_offset, const Config& con
     EntryScanner scanner(log.subspan(pos), Position{static_cast<int64_t>(pos)});
     std::optional<Gap> gap;
     size_t search_from = 0;
-    while (auto e = scanner.next()) {
-      auto v = judge_entry(*e, config);
-      if (!v.ok()) return v.error();
-      Gap g{e->position, e->position, {}, "", "", 0};
+    Status failed;
+    walk_entries(scanner, [&](const WalkEntry& w) {
+      const EntryRef& e = w.ref();
+      auto v = judge_entry(e, w.check(), config);
+      if (!v.ok()) {
+        failed = v.status();
+        return Step::stop;
+      }
+      Gap g{e.position, e.position, {}, "", "", 0};
       if (!keepable(*v, last_kept, g.reason, g.detail)) {
         // A whole valid entry is not searched inside for another.
-        search_from = static_cast<size_t>((v->valid ? e->position + e->total() : e->position + Length{1}).value);
+        search_from = static_cast<size_t>((v->valid ? e.position + e.total() : e.position + Length{1}).value);
         if (v->valid && !v->ends_scan) g.skipped_valid = 1;
         gap = std::move(g);
-        break;
+        return Step::stop;
       }
       last_kept = v->last_offset;
-      if (scanned) scanned(e->position);
-    }
+      if (scanned) scanned(e.position);
+      return Step::accept;
+    });
+    if (!failed.ok()) return failed.error();
     const Position run_end = gap ? gap->begin : scanner.valid_end();
     if (run_end.value > static_cast<int64_t>(pos)) out.kept.push_back({Position{static_cast<int64_t>(pos)}, run_end});
     if (!gap) {

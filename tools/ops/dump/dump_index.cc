@@ -3,6 +3,7 @@
 // same verdict and exit code.
 #include <fmt/format.h>
 
+#include "formats/batch_walk.h"
 #include "formats/log_batch.h"
 #include "formats/offset_index.h"
 #include "formats/time_index.h"
@@ -144,14 +145,20 @@ void Dumper::time_index_file(const std::string& path, const std::string& name, O
     EntryScanner scan(log->bytes().subspan(static_cast<size_t>(position)), Position{position});
     std::optional<EntryRef> found;
     int64_t found_last = -1;
-    bool failed = false;
-    while (auto e = scan.next()) {
-      if (found) continue;
-      auto last = entry_last_offset(*e);
-      if (!last.ok()) { problem(path, Code::timeindex_entry_mismatch, last.error()); failed = true; break; }
-      if (*last >= to.offset.value) { found = e; found_last = *last; }
-    }
-    if (failed) break;
+    const WalkEnd walked = walk_entries(scan, [&](const WalkEntry& w) {
+      if (found) return Step::skip;
+      auto last = entry_last_offset(w.ref());
+      if (!last.ok()) {
+        problem(path, Code::timeindex_entry_mismatch, last.error());
+        return Step::stop;
+      }
+      if (*last >= to.offset.value) {
+        found = w.ref();
+        found_last = *last;
+      }
+      return Step::accept;
+    });
+    if (walked.stopped) break;
     if (scan.end() == SegmentEnd::bad_size || scan.end() == SegmentEnd::zero_tail) {
       problem(log_path, Code::log_trailing_garbage, Error{Errc::bad_length, scan.valid_end(),
                               fmt::format("size field {} below the minimum {} while looking for offset {}",

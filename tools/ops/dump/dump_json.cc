@@ -5,7 +5,7 @@
 // does not grow with the file.
 #include <nlohmann/json.hpp>
 
-#include "formats/batch_check.h"
+#include "formats/batch_walk.h"
 #include "formats/batch_v2.h"
 #include "formats/control.h"
 #include "formats/legacy.h"
@@ -84,11 +84,18 @@ void Dumper::log_json(const std::string& path, Offset base_offset) {
     }
     emit(r);
   };
-  while (auto e = scan.next()) {
+  // Kafka's reader goes on past a checksum mismatch (the entry is skipped
+  // as data, still dumped) and stops at an entry too small to read.
+  const WalkEnd walked = walk_entries(scan, [&](const WalkEntry& w) {
+    const EntryRef* e = &w.ref();
     file->release_before(e->position);
-    const EntryCheck c = check_entry(*e);
+    const EntryCheck& c = w.check();
+    const Step step = c.crc_ok() ? Step::accept : Step::skip;
     if (c.v2()) {
-      if (!c.decoded) { problem(path, Code::log_bad_size, Error{Errc::bad_length, e->position, too_small_text(*e)}); return; }
+      if (!c.decoded) {
+        problem(path, Code::log_bad_size, Error{Errc::bad_length, e->position, too_small_text(*e)});
+        return Step::stop;
+      }
       const v2::BatchHeader& h = c.header;
       const uint32_t crc = c.crc_computed;
       const char* codec = codec_name(h.codec_id());
@@ -105,9 +112,12 @@ void Dumper::log_json(const std::string& path, Offset base_offset) {
       if (!c.crc_ok())
         problem(path, Code::log_crc_mismatch, Error{Errc::bad_crc, e->position,
                             fmt::format("batch at offset {}: {}", h.base_offset, crc_mismatch_text(c))});
-      if (!deep) continue;
+      if (!deep) return step;
       auto records = v2::records_bytes(*e, h, scratch, opts_.max_decompressed_bytes);
-      if (!records.ok()) { problem(path, Code::log_record_decode, records.error()); continue; }
+      if (!records.ok()) {
+        problem(path, Code::log_record_decode, records.error());
+        return step;
+      }
       const bool compressed = h.codec_id() != 0;
       v2::RecordReader rr(*records, compressed ? Position{0} : e->position + Length{v2::kRecordBatchOverhead},
                           h.records_count < 0 ? 0 : h.records_count);
@@ -136,7 +146,10 @@ void Dumper::log_json(const std::string& path, Offset base_offset) {
         problem(path, Code::log_record_decode, Error{st.error().code, e->position,
                             fmt::format("batch at offset {}: {}", h.base_offset, st.error().message)});
     } else {
-      if (!c.decoded) { problem(path, Code::log_bad_size, legacy::decode(*e).error()); return; }
+      if (!c.decoded) {
+        problem(path, Code::log_bad_size, legacy::decode(*e).error());
+        return Step::stop;
+      }
       const legacy::Message& m = c.message;
       const uint32_t crc = c.crc_computed;
       const char* codec = codec_name(m.codec_id());
@@ -147,21 +160,23 @@ void Dumper::log_json(const std::string& path, Offset base_offset) {
       if (!c.crc_ok())
         problem(path, Code::log_crc_mismatch, Error{Errc::bad_crc, e->position,
                             fmt::format("message at offset {}: {}", m.offset, crc_mismatch_text(c))});
-      if (!deep) continue;
+      if (!deep) return step;
       if (m.codec_id() == 0) {
         record(*e, {{"type", "record"}, {"position", e->position.value}, {"crc_valid", crc == m.crc}},
                RecordView{m.offset, m.timestamp, m.key, m.value});
-        continue;
+        return step;
       }
       if (Status st = legacy::inner_messages(m, scratch, opts_.max_decompressed_bytes, inner); !st.ok()) {
         problem(path, Code::log_record_decode, st.error());
-        continue;
+        return step;
       }
       for (const auto& im : inner)
         record(*e, {{"type", "record"}, {"stream_position", im.message.position.value}, {"crc_valid", im.crc_valid}},
                RecordView{im.absolute_offset, im.timestamp, im.message.key, im.message.value});
     }
-  }
+    return step;
+  });
+  if (walked.stopped) return;
   if (auto end = log_end_problem(scan)) problem(path, *end);
 }
 

@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "formats/batch_check.h"
+#include "formats/batch_walk.h"
 #include "formats/batch_v2.h"
 #include "formats/control.h"
 #include "formats/file_names.h"
@@ -323,20 +323,24 @@ namespace {
 bool cut_run(EntryScanner& scan, PrintedRun& run, size_t bytes) {
   constexpr size_t kMaxEntries = 1024;
   constexpr int64_t kMaxRecords = 16384;
+  if (bytes == 0) return false;
   size_t taken = 0;
   int64_t records = 0;
-  while (taken < bytes && run.entries.size() < kMaxEntries && records < kMaxRecords) {
-    auto e = scan.next();
-    if (!e) break;
-    taken += e->bytes.size();
-    if (e->magic >= 2 && e->bytes.size() >= static_cast<size_t>(v2::kRecordBatchOverhead)) {
-      const auto count = static_cast<int32_t>(load_be32(e->bytes.data() + v2::kRecordsCountOffset));
+  // The walk stops after the entry that fills the run; the next run resumes
+  // the scanner there. The entries are checked where they are printed.
+  walk_entries(scan, [&](const WalkEntry& w) {
+    const EntryRef& e = w.ref();
+    taken += e.bytes.size();
+    if (e.magic >= 2 && e.bytes.size() >= static_cast<size_t>(v2::kRecordBatchOverhead)) {
+      const auto count = static_cast<int32_t>(load_be32(e.bytes.data() + v2::kRecordsCountOffset));
       records += std::max(count, 1);
     } else {
       records += 1;
     }
-    run.entries.push_back(*e);
-  }
+    run.entries.push_back(e);
+    const bool full = taken >= bytes || run.entries.size() >= kMaxEntries || records >= kMaxRecords;
+    return full ? Step::stop_after : Step::accept;
+  });
   return !run.entries.empty();
 }
 

@@ -7,7 +7,7 @@
 #include "formats/batch_check.h"
 #include "formats/batch_v2.h"
 #include "formats/control.h"
-#include "formats/entry_pipeline.h"
+#include "formats/batch_walk.h"
 #include "formats/legacy.h"
 #include "lib/mapped_file.h"
 #include "tools/ops/partition/segment_end_code.h"
@@ -179,8 +179,9 @@ struct EntryWork {
   Findings found;  // its own: the next chunk is examined while this one is consumed
 };
 
-EntryWork examine_entry(const LogCheckOptions& opts, const std::string& file, const EntryRef& e,
+EntryWork examine_entry(const LogCheckOptions& opts, const std::string& file, const WalkEntry& entry,
                         std::vector<uint8_t>& scratch) {
+  const EntryRef& e = entry.ref();
   EntryWork w;
   BatchInfo& b = w.b;
   Findings& f = w.found;
@@ -191,7 +192,7 @@ EntryWork examine_entry(const LogCheckOptions& opts, const std::string& file, co
     f.add(Code::log_bad_magic, file, e.position + Length{kMagicOffset}, "unknown magic", "0, 1 or 2",
           std::to_string(e.magic));
   } else {
-    const EntryCheck c = check_entry(e);
+    const EntryCheck& c = entry.check();
     w.ok = e.magic == 2 ? examine_v2(e, c, b, file, scratch, f) : examine_legacy(e, c, b, file, f);
     if (w.ok && b.crc_ok && needs_marker_check(c)) check_marker(e, c, opts, file, f);
     if (w.ok && b.crc_ok) check_records(e, b, opts, file, scratch, f);
@@ -217,20 +218,19 @@ bool scan_segment(const LogCheckOptions& opts, SegmentScan& s, Findings& f, cons
   int64_t prev_last = INT64_MIN;
   // Entries are examined on any thread; the offset checks, which need the
   // previous batch, and the visitors run in file order.
-  examine_entries<EntryWork>(
-      sc, threads,
-      [&](const EntryRef& e, unsigned t) { return examine_entry(opts, s.file, e, scratch[t]); },
-      [&](std::span<Examined<EntryWork>> chunk) {
-        for (auto& [e, w] : chunk) {
-          for (auto& p : w.found.problems) f.problems.push_back(std::move(p));
-          if (!w.ok) continue;
-          check_offsets(w.b, prev_last, s, f);
-          prev_last = std::max(prev_last, w.b.last_offset);
-          ++s.batch_count;
-          s.last_batch = w.b;
-          if (visit) visit(w.b);
-        }
-        return true;
+  // A faulty entry is reported and read past, as Kafka's readers do until
+  // the scanner cannot go on.
+  walk_entries<EntryWork>(
+      sc, threads, [&](const WalkEntry& e, unsigned t) { return examine_entry(opts, s.file, e, scratch[t]); },
+      [&](const WalkEntry&, EntryWork& w) {
+        for (auto& p : w.found.problems) f.problems.push_back(std::move(p));
+        if (!w.ok) return Step::skip;
+        check_offsets(w.b, prev_last, s, f);
+        prev_last = std::max(prev_last, w.b.last_offset);
+        ++s.batch_count;
+        s.last_batch = w.b;
+        if (visit) visit(w.b);
+        return Step::accept;
       },
       [&](Position end) { mf->release_before(end); });
   s.valid_end = sc.valid_end().value;

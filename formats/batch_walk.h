@@ -1,14 +1,21 @@
-// Entries of a .log examined on several threads, consumed in file order.
+// The one walk over a segment's entries that every reader makes: dump (text
+// and JSON), verify, recovery and salvage. EntryScanner finds the entries
+// (log_entry.h); each is handed to the reader as a WalkEntry, whose checks
+// (batch_check.h) are made once, on first use; the reader answers with a
+// Step: accept it, skip it, stop before it, or take it and stop after it.
+// The walk says where it ended and why in one vocabulary (SegmentEnd).
 //
-// EntryScanner is serial, and over a memory-mapped file it is where the page
-// faults are taken (its header reads are the first touch of each page). So
-// the calling thread scans the next chunk while the other threads examine
-// this one, then helps them finish; `consume` sees each chunk's results in
-// file order on the calling thread while the other threads already examine
-// the next chunk. An entry that `consume` never reaches (it stopped) may
-// still have been examined, so whatever examining does must be reachable
-// from its result for the caller to keep or ignore, and must not be shared
-// with `consume`.
+// walk_entries(scanner, consume) walks on the calling thread. The parallel
+// form examines entries on several threads and consumes them in file order:
+// EntryScanner is serial, and over a memory-mapped file it is where the
+// page faults are taken (its header reads are the first touch of each
+// page), so the calling thread scans the next chunk while the other threads
+// examine this one, then helps them finish; `consume` sees each chunk's
+// results in file order on the calling thread while the other threads
+// already examine the next chunk. An entry that `consume` never reaches (it
+// stopped) may still have been examined, so whatever examining does must be
+// reachable from its result for the caller to keep or ignore, and must not
+// be shared with `consume`.
 #pragma once
 
 #include <algorithm>
@@ -23,13 +30,79 @@
 #include <utility>
 #include <vector>
 
+#include "formats/batch_check.h"
 #include "formats/log_entry.h"
 
 namespace kseg {
 
+// What a reader does with one entry.
+enum class Step {
+  accept,      // take it and go on
+  skip,        // pass over it and go on (a fault the reader reports and reads past)
+  stop,        // end the walk before it: the walk's data ends where it starts
+  stop_after,  // take it, and end the walk after it
+};
+
+// One entry as the walk hands it over. check() decodes and checks it on
+// first use, so a reader that decides on the offset and size fields alone
+// pays for no checksum; in the parallel walk, what examine() checked is
+// there for consume().
+class WalkEntry {
+ public:
+  explicit WalkEntry(const EntryRef& e) : ref_(e) {}
+  const EntryRef& ref() const { return ref_; }
+  const EntryCheck& check() const {
+    if (!check_) check_ = check_entry(ref_);
+    return *check_;
+  }
+
+ private:
+  EntryRef ref_;
+  mutable std::optional<EntryCheck> check_;
+};
+
+// Where a walk ended. Unless the reader stopped, `end` is the scanner's
+// (clean, a torn or zero tail, a bad size: EntryScanner's end()); when it
+// stopped, the reader knows why and `end` is none.
+struct WalkEnd {
+  SegmentEnd end = SegmentEnd::none;
+  bool stopped = false;
+  Position valid_end;  // past the last entry taken or skipped
+  int64_t accepted = 0;
+  int64_t skipped = 0;
+};
+
+namespace detail {
+// Applies one step to `w`; false when the walk ends here.
+inline bool take_step(Step s, const EntryRef& e, WalkEnd& w) {
+  switch (s) {
+    case Step::accept: ++w.accepted; break;
+    case Step::skip: ++w.skipped; break;
+    case Step::stop: w.stopped = true; return false;
+    case Step::stop_after: ++w.accepted; w.stopped = true; w.valid_end = e.position + e.total(); return false;
+  }
+  w.valid_end = e.position + e.total();
+  return true;
+}
+}  // namespace detail
+
+// The serial walk: `consume(const WalkEntry&) -> Step` for each entry, from
+// where `scanner` is (a walk may resume a scanner another walk stopped).
+template <class Consume>
+WalkEnd walk_entries(EntryScanner& scanner, Consume&& consume) {
+  WalkEnd w;
+  w.valid_end = scanner.valid_end();
+  while (auto e = scanner.next()) {
+    const WalkEntry entry(*e);
+    if (!detail::take_step(consume(entry), *e, w)) return w;
+  }
+  w.end = scanner.end();
+  return w;
+}
+
 template <class R>
 struct Examined {
-  EntryRef entry;
+  WalkEntry entry;
   R result{};
 };
 
@@ -120,7 +193,7 @@ class ExaminePool {
 
 }  // namespace detail
 
-// `examine(const EntryRef&, unsigned thread) -> R` runs on any thread
+// `examine(const WalkEntry&, unsigned thread) -> R` runs on any thread
 // (thread < threads, so per-thread scratch can be indexed by it);
 // `consume(std::span<Examined<R>>) -> bool` runs in order on the calling
 // thread and returns false to stop. `consumed(Position end)` is told that
@@ -144,7 +217,7 @@ void examine_entries(EntryScanner& scanner, unsigned threads, Examine&& examine,
       auto e = scanner.next();
       if (!e) break;
       bytes += e->total().bytes;
-      chunk.push_back({*e});
+      chunk.push_back({WalkEntry(*e)});
     }
   };
   // Indexed, not swapped: the pool holds the published vector's address.
@@ -162,10 +235,30 @@ void examine_entries(EntryScanner& scanner, unsigned threads, Examine&& examine,
     pool.finish();
     if (!ahead.empty()) pool.publish(ahead);
     if (!consume(std::span<Examined<R>>(chunk))) return;
-    done = chunk.back().entry.position + chunk.back().entry.total();
+    done = chunk.back().entry.ref().position + chunk.back().entry.ref().total();
     cur ^= 1;
   }
   if (done) consumed(*done);
+}
+
+// The parallel walk: `examine(const WalkEntry&, unsigned thread) -> R` on
+// any thread, then `consume(const WalkEntry&, R&) -> Step` in file order on
+// the calling thread; `consumed` as for examine_entries.
+template <class R, class Examine, class Consume, class Consumed>
+WalkEnd walk_entries(EntryScanner& scanner, unsigned threads, Examine&& examine, Consume&& consume,
+                     Consumed&& consumed) {
+  WalkEnd w;
+  w.valid_end = scanner.valid_end();
+  examine_entries<R>(
+      scanner, threads, examine,
+      [&](std::span<Examined<R>> chunk) {
+        for (auto& [entry, result] : chunk)
+          if (!detail::take_step(consume(entry, result), entry.ref(), w)) return false;
+        return true;
+      },
+      consumed);
+  if (!w.stopped) w.end = scanner.end();
+  return w;
 }
 
 }  // namespace kseg

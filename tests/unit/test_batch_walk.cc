@@ -1,0 +1,210 @@
+// walk_entries: every entry examined once, results consumed in file order
+// whatever the thread count; each Step does what it says, serial or
+// parallel, and a stop leaves the scan where it stopped.
+#include <atomic>
+#include <chrono>
+#include <random>
+#include <thread>
+
+#include <catch2/catch.hpp>
+
+#include "formats/batch_walk.h"
+
+namespace {
+
+using namespace kseg;
+
+void put_be(uint8_t* p, uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) p[i] = static_cast<uint8_t>(v >> (8 * (bytes - 1 - i)));
+}
+
+// Entries of sizes 26..4025 bytes: the scanner only reads the offset, size
+// and magic fields, so the rest is filler. 20,000 of them (40 MB) make
+// five chunks or more.
+std::vector<uint8_t> entries(size_t n) {
+  std::vector<uint8_t> out;
+  std::mt19937 rng(7);
+  for (size_t i = 0; i < n; ++i) {
+    const int32_t size = 14 + static_cast<int32_t>(rng() % 4000);
+    const size_t at = out.size();
+    out.resize(at + 12 + static_cast<size_t>(size), 0xab);
+    put_be(&out[at], i, 8);
+    put_be(&out[at + 8], static_cast<uint64_t>(size), 4);
+    out[at + 16] = 2;
+  }
+  return out;
+}
+
+struct Seen {
+  int64_t offset = -1;
+  unsigned thread = 0;
+};
+
+}  // namespace
+
+TEST_CASE("examine_entries consumes every entry once, in order, on any thread count", "[pipeline]") {
+  const auto file = entries(20000);
+  for (unsigned threads : {1u, 2u, 3u, 4u}) {
+    INFO(threads << " threads");
+    std::vector<std::atomic<int>> examined(20000);
+    EntryScanner sc(Bytes(file), Position{0});
+    int64_t next = 0;
+    std::vector<int64_t> released;
+    size_t chunks = 0;
+    examine_entries<Seen>(
+        sc, threads,
+        [&](const WalkEntry& w, unsigned t) {
+          const EntryRef& e = w.ref();
+          examined[static_cast<size_t>(e.offset)].fetch_add(1);
+          if (e.offset % 97 == 0) std::this_thread::sleep_for(std::chrono::microseconds(50));  // uneven shares
+          return Seen{e.offset, t};
+        },
+        [&](std::span<Examined<Seen>> chunk) {
+          ++chunks;
+          for (auto& [w, s] : chunk) {
+            const EntryRef& e = w.ref();
+            REQUIRE(e.offset == next);
+            REQUIRE(s.offset == e.offset);
+            REQUIRE(s.thread < threads);
+            ++next;
+          }
+          return true;
+        },
+        [&](Position end) { released.push_back(end.value); });
+    CHECK(next == 20000);
+    CHECK(chunks >= 5);
+    CHECK(sc.end() == SegmentEnd::clean);
+    for (auto& n : examined) REQUIRE(n.load() == 1);
+    REQUIRE(released.size() == chunks);
+    CHECK(std::is_sorted(released.begin(), released.end()));
+    CHECK(released.back() == static_cast<int64_t>(file.size()));
+  }
+}
+
+TEST_CASE("examine_entries stops where consume says, never examining twice", "[pipeline]") {
+  const auto file = entries(20000);
+  for (unsigned threads : {1u, 2u, 4u}) {
+    INFO(threads << " threads");
+    std::vector<std::atomic<int>> examined(20000);
+    EntryScanner sc(Bytes(file), Position{0});
+    int64_t consumed_to = 0, released_to = 0;
+    size_t chunks = 0;
+    examine_entries<int64_t>(
+        sc, threads,
+        [&](const WalkEntry& w, unsigned) {
+          examined[static_cast<size_t>(w.ref().offset)].fetch_add(1);
+          return w.ref().offset;
+        },
+        [&](std::span<Examined<int64_t>> chunk) {
+          for (auto& [w, r] : chunk) {
+            REQUIRE(r == w.ref().offset);
+            consumed_to = w.ref().offset + 1;
+          }
+          return ++chunks < 2;
+        },
+        [&](Position end) { released_to = end.value; });
+    CHECK(chunks == 2);
+    CHECK(sc.end() == SegmentEnd::none);  // the scan did not reach the end
+    // Only the chunks consumed and the one examined beside the second are touched.
+    size_t touched = 0;
+    for (auto& n : examined) {
+      REQUIRE(n.load() <= 1);
+      touched += static_cast<size_t>(n.load());
+    }
+    CHECK(touched >= static_cast<size_t>(consumed_to));
+    CHECK(touched < 20000);
+    CHECK(released_to > 0);
+    CHECK(released_to < static_cast<int64_t>(file.size()));
+  }
+}
+
+// Entries 0..n-1 of entries(); `step(offset)` is what the reader answers.
+template <class StepOf>
+WalkEnd walk_serial(const std::vector<uint8_t>& file, StepOf step, std::vector<int64_t>& seen) {
+  EntryScanner sc(Bytes(file), Position{0});
+  return walk_entries(sc, [&](const WalkEntry& w) {
+    seen.push_back(w.ref().offset);
+    return step(w.ref().offset);
+  });
+}
+
+template <class StepOf>
+WalkEnd walk_parallel(const std::vector<uint8_t>& file, unsigned threads, StepOf step, std::vector<int64_t>& seen) {
+  EntryScanner sc(Bytes(file), Position{0});
+  return walk_entries<int64_t>(
+      sc, threads, [](const WalkEntry& w, unsigned) { return w.ref().offset; },
+      [&](const WalkEntry& w, int64_t& r) {
+        REQUIRE(r == w.ref().offset);
+        seen.push_back(r);
+        return step(r);
+      },
+      [](Position) {});
+}
+
+// The byte position where entry `i` of `file` starts (entries.size() for the end).
+Position start_of(const std::vector<uint8_t>& file, int64_t i) {
+  EntryScanner sc(Bytes(file), Position{0});
+  for (int64_t k = 0; k < i; ++k) REQUIRE(sc.next());
+  return sc.valid_end();
+}
+
+TEST_CASE("walk_entries: accept, skip, stop and stop_after, serial and parallel alike", "[walk]") {
+  const auto file = entries(9000);
+  const Position end{static_cast<int64_t>(file.size())};
+  for (unsigned threads : {0u, 1u, 3u}) {  // 0: the serial walk
+    INFO((threads == 0 ? "serial" : "parallel") << " " << threads);
+    auto walk = [&](auto step, std::vector<int64_t>& seen) {
+      return threads == 0 ? walk_serial(file, step, seen) : walk_parallel(file, threads, step, seen);
+    };
+    {
+      std::vector<int64_t> seen;
+      const WalkEnd w = walk([](int64_t o) { return o % 3 == 0 ? Step::skip : Step::accept; }, seen);
+      CHECK(!w.stopped);
+      CHECK(w.end == SegmentEnd::clean);
+      CHECK(w.valid_end == end);
+      CHECK(w.accepted == 6000);
+      CHECK(w.skipped == 3000);
+      CHECK(seen.size() == 9000);
+    }
+    {
+      std::vector<int64_t> seen;
+      const WalkEnd w = walk([](int64_t o) { return o == 5000 ? Step::stop : Step::accept; }, seen);
+      CHECK(w.stopped);
+      CHECK(w.end == SegmentEnd::none);
+      CHECK(w.accepted == 5000);
+      CHECK(w.valid_end == start_of(file, 5000));  // where the stopping entry starts
+      CHECK(seen.back() == 5000);
+    }
+    {
+      std::vector<int64_t> seen;
+      const WalkEnd w = walk([](int64_t o) { return o == 5000 ? Step::stop_after : Step::accept; }, seen);
+      CHECK(w.stopped);
+      CHECK(w.accepted == 5001);
+      CHECK(w.valid_end == start_of(file, 5001));  // past the entry taken last
+    }
+  }
+}
+
+TEST_CASE("walk_entries ends with the scanner's end, and a walk resumes a stopped scanner", "[walk]") {
+  auto file = entries(10);
+  const Position whole{static_cast<int64_t>(file.size())};
+  file.resize(file.size() + 30, 0);  // a zero tail
+  EntryScanner sc(Bytes(file), Position{0});
+  const WalkEnd first = walk_entries(sc, [](const WalkEntry& w) { return w.ref().offset == 4 ? Step::stop_after : Step::accept; });
+  CHECK(first.accepted == 5);
+  const WalkEnd rest = walk_entries(sc, [](const WalkEntry&) { return Step::accept; });
+  CHECK(rest.accepted == 5);
+  CHECK(!rest.stopped);
+  CHECK(rest.end == SegmentEnd::zero_tail);
+  CHECK(rest.valid_end == whole);
+}
+
+TEST_CASE("WalkEntry checks its entry once, on first use", "[walk]") {
+  const auto file = entries(1);
+  EntryScanner sc(Bytes(file), Position{0});
+  const WalkEntry w(*sc.next());
+  const EntryCheck* first = &w.check();
+  CHECK(first == &w.check());
+  CHECK(w.check().v2());
+  CHECK(!w.check().crc_ok());  // filler bytes: the CRC cannot match
+}
