@@ -220,7 +220,7 @@ Status append_batch(const BatchHeader& h, Codec codec, Bytes records, std::vecto
   const size_t total = out.size() - start;
   if (total - static_cast<size_t>(kLogOverhead) > static_cast<size_t>(INT32_MAX)) {
     out.resize(start);
-    return Status::fail(Errc::too_large, Position{-1},
+    return Status::fail(Errc::too_large, std::nullopt,
                         fmt::format("a batch of {} bytes does not fit its size field", total));
   }
   w.patch_i32(start + static_cast<size_t>(kBaseOffsetBytes), static_cast<int32_t>(total - kLogOverhead));

@@ -104,13 +104,13 @@ Status validate_epoch_entries(std::span<const EpochEntry> entries) {
   for (size_t i = 0; i < entries.size(); ++i) {
     const EpochEntry& e = entries[i];
     if (e.epoch < 0 || e.start_offset < 0)
-      return Status::fail(Errc::bad_value, Position{-1},
+      return Status::fail(Errc::bad_value, std::nullopt,
                           fmt::format("epoch entry {} ({} {}): epoch and start offset must be >= 0", i, e.epoch,
                                       e.start_offset));
     if (i == 0) continue;
     const EpochEntry& prev = entries[i - 1];
     if (e.epoch <= prev.epoch || e.start_offset <= prev.start_offset)
-      return Status::fail(Errc::bad_value, Position{-1},
+      return Status::fail(Errc::bad_value, std::nullopt,
                           fmt::format("epoch entry {} ({} {}) does not follow entry {} ({} {}): epochs and start "
                                       "offsets must increase",
                                       i, e.epoch, e.start_offset, i - 1, prev.epoch, prev.start_offset));

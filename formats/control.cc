@@ -22,26 +22,26 @@ const char* type_name(int16_t type) {
 
 Result<Key> decode_key(const v2::Blob& key) {
   if (key.null || key.bytes.size() < 4)
-    return Error{Errc::bad_length, Position{-1},
+    return Error{Errc::bad_length, std::nullopt,
                  fmt::format("control record key must have at least 4 bytes, found {}", key.null ? 0 : key.bytes.size())};
   Key k;
   k.version = static_cast<int16_t>(load_be16(key.bytes.data()));
   k.type = static_cast<int16_t>(load_be16(key.bytes.data() + 2));
   if (k.version < 0)
-    return Error{Errc::bad_value, Position{-1}, fmt::format("invalid negative control record key version {}", k.version)};
+    return Error{Errc::bad_value, std::nullopt, fmt::format("invalid negative control record key version {}", k.version)};
   return k;
 }
 
 Result<EndTxnMarker> decode_end_txn_marker(const v2::Blob& value) {
   if (value.null || value.bytes.size() < 6)
-    return Error{Errc::bad_length, Position{-1},
+    return Error{Errc::bad_length, std::nullopt,
                  fmt::format("end transaction marker value must have at least 6 bytes, found {}",
                              value.null ? 0 : value.bytes.size())};
   EndTxnMarker m;
   m.version = static_cast<int16_t>(load_be16(value.bytes.data()));
   m.coordinator_epoch = static_cast<int32_t>(load_be32(value.bytes.data() + 2));
   if (m.version < 0)
-    return Error{Errc::bad_value, Position{-1}, fmt::format("invalid negative end transaction marker version {}", m.version)};
+    return Error{Errc::bad_value, std::nullopt, fmt::format("invalid negative end transaction marker version {}", m.version)};
   return m;
 }
 
@@ -125,11 +125,11 @@ Result<std::string> kraft_json(Type type, Bytes value) {
       j += '}';
       break;
     }
-    default: return Error{Errc::bad_value, Position{-1}, "not a KRaft control record"};
+    default: return Error{Errc::bad_value, std::nullopt, "not a KRaft control record"};
   }
   m.tagged_fields();
   if (!m.ok())
-    return Error{Errc::truncated, Position{-1}, fmt::format("{} value is truncated", type_name(static_cast<int16_t>(type)))};
+    return Error{Errc::truncated, std::nullopt, fmt::format("{} value is truncated", type_name(static_cast<int16_t>(type)))};
   return j;
 }
 

@@ -48,7 +48,7 @@ Result<Text> parse(Topic topic, int64_t offset, Bytes key, std::optional<Bytes> 
     return out;
   }
   if (t->key == nullptr)
-    return Error{Errc::unsupported, Position{-1},
+    return Error{Errc::unsupported, std::nullopt,
                  fmt::format("record at offset {}: coordinator record type {} is not supported yet", offset, type)};
 
   // The key message is read at version == type; keys are never flexible.

@@ -13,7 +13,7 @@ constexpr std::string_view kPartial = ".checkpoint.part";
 constexpr std::string_view kDeletedCheckpoint = ".checkpoint.deleted";
 
 Error bad_name(std::string_view what, std::string_view name) {
-  return Error{Errc::bad_value, Position{-1}, fmt::format("{}: '{}'", what, name)};
+  return Error{Errc::bad_value, std::nullopt, fmt::format("{}: '{}'", what, name)};
 }
 
 bool all_digits(std::string_view s) {

@@ -15,7 +15,7 @@ int sextet(char c) {
   return i == std::string_view::npos ? -1 : static_cast<int>(i);
 }
 
-Error invalid(std::string msg) { return Error{Errc::bad_value, Position{-1}, std::move(msg)}; }
+Error invalid(std::string msg) { return Error{Errc::bad_value, std::nullopt, std::move(msg)}; }
 
 }  // namespace
 

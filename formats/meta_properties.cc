@@ -79,7 +79,7 @@ std::vector<Logical> logical_lines(std::string_view text, Position base) {
   return out;
 }
 
-Error kafka_error(std::string msg) { return Error{Errc::bad_value, Position{-1}, std::move(msg)}; }
+Error kafka_error(std::string msg) { return Error{Errc::bad_value, std::nullopt, std::move(msg)}; }
 
 }  // namespace
 

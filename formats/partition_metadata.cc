@@ -73,13 +73,13 @@ Result<PartitionMetadata> parse(std::string_view text, std::string_view file_pat
 
 Status validate(const PartitionMetadata& m) {
   if (m.version_key != "version" || m.topic_id_key != "topic_id")
-    return Status::fail(Errc::bad_value, Position{-1},
+    return Status::fail(Errc::bad_value, std::nullopt,
                         fmt::format("keys are '{}' and '{}', expected 'version' and 'topic_id'", m.version_key,
                                     m.topic_id_key));
   if (m.version != kVersion)
-    return Status::fail(Errc::bad_magic, Position{-1}, fmt::format("version {}, expected {}", m.version, kVersion));
+    return Status::fail(Errc::bad_magic, std::nullopt, fmt::format("version {}, expected {}", m.version, kVersion));
   if (m.extra_lines)
-    return Status::fail(Errc::trailing_bytes, Position{-1}, "lines after topic_id (Kafka ignores them)");
+    return Status::fail(Errc::trailing_bytes, std::nullopt, "lines after topic_id (Kafka ignores them)");
   return {};
 }
 

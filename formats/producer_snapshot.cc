@@ -105,7 +105,7 @@ Result<Snapshot> read(Bytes file, Position base) {
                                     count, kMaxCollectionSize),
                         Errc::too_large);
   auto decoded = decode(file, base);
-  if (!decoded.ok()) return schema_error(decoded.error().position, "null");
+  if (!decoded.ok()) return schema_error(decoded.error().position.value_or(base), "null");
   KSEG_RETURN_IF_ERROR(validate(decoded.value(), file, base));
   return decoded;
 }

@@ -207,7 +207,7 @@ Result<Decoded> decode(const Message& msg, int16_t version, Bytes body, const Op
   Decoder d(version, version >= msg.flexible_from, opts);
   Decoded out;
   d.decode_struct(*msg.body, m, out.json);
-  if (d.failed()) return Error{Errc::bad_value, Position{-1}, d.error()};
+  if (d.failed()) return Error{Errc::bad_value, std::nullopt, d.error()};
   out.consumed = static_cast<size_t>(m.raw().position().value);
   return out;
 }

@@ -50,7 +50,7 @@ Status compress(Codec codec, Bytes in, std::vector<uint8_t>& out, const CodecOpt
     case Codec::lz4: return codec_detail::lz4_compress(in, out, opts.lz4_broken_header_checksum);
     case Codec::zstd: return codec_detail::zstd_compress(in, out);
   }
-  return Status::fail(Errc::bad_codec, Position{-1},
+  return Status::fail(Errc::bad_codec, std::nullopt,
                       fmt::format("unknown compression codec id {}", static_cast<int>(codec)));
 }
 

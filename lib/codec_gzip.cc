@@ -134,7 +134,7 @@ Status gzip_decompress(Bytes in, Position in_position, OutputBuffer& out) {
 
 Status gzip_compress(Bytes in, std::vector<uint8_t>& out) {
   thread_local Deflater deflater;
-  if (!deflater.start()) return Status::fail(Errc::internal, Position{-1}, "gzip: cannot initialise zlib");
+  if (!deflater.start()) return Status::fail(Errc::internal, std::nullopt, "gzip: cannot initialise zlib");
   z_stream& z = deflater.z;
   const size_t old_size = out.size();
   out.resize(old_size + deflateBound(&z, static_cast<uLong>(in.size())));
@@ -152,7 +152,7 @@ Status gzip_compress(Bytes in, std::vector<uint8_t>& out) {
     out_left -= ao - z.avail_out;
     if (rc != Z_OK && rc != Z_STREAM_END) {
       out.resize(old_size);
-      return Status::fail(Errc::internal, Position{-1}, fmt::format("gzip: deflate failed: {}", zError(rc)));
+      return Status::fail(Errc::internal, std::nullopt, fmt::format("gzip: deflate failed: {}", zError(rc)));
     }
   }
   out.resize(out.size() - out_left);

@@ -66,13 +66,13 @@ Status zstd_decompress(Bytes in, Position in_position, OutputBuffer& out) {
 
 Status zstd_compress(Bytes in, std::vector<uint8_t>& out) {
   thread_local CCtx cctx;
-  if (cctx.ctx == nullptr) return Status::fail(Errc::internal, Position{-1}, "zstd: cannot create a compression context");
+  if (cctx.ctx == nullptr) return Status::fail(Errc::internal, std::nullopt, "zstd: cannot create a compression context");
   const size_t start = out.size();
   out.resize(start + ZSTD_compressBound(in.size()));
   const size_t n = ZSTD_compressCCtx(cctx.ctx, out.data() + start, out.size() - start, in.data(), in.size(), kLevel);
   if (ZSTD_isError(n)) {
     out.resize(start);
-    return Status::fail(Errc::internal, Position{-1}, fmt::format("zstd: {}", ZSTD_getErrorName(n)));
+    return Status::fail(Errc::internal, std::nullopt, fmt::format("zstd: {}", ZSTD_getErrorName(n)));
   }
   out.resize(start + n);
   return {};

@@ -65,15 +65,15 @@ MappedFile::~MappedFile() {
 Result<MappedFile> MappedFile::open(const std::string& path, int64_t max_bytes) {
   MappedFile f;
   f.fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (f.fd_ < 0) return Error{Errc::io, Position{-1}, fmt::format("cannot open: {}", errno_text(errno))};
+  if (f.fd_ < 0) return Error{Errc::io, std::nullopt, fmt::format("cannot open: {}", errno_text(errno))};
   struct stat st {};
-  if (fstat(f.fd_, &st) != 0) return Error{Errc::io, Position{-1}, fmt::format("cannot stat: {}", errno_text(errno))};
-  if (S_ISDIR(st.st_mode)) return Error{Errc::io, Position{-1}, "is a directory"};
+  if (fstat(f.fd_, &st) != 0) return Error{Errc::io, std::nullopt, fmt::format("cannot stat: {}", errno_text(errno))};
+  if (S_ISDIR(st.st_mode)) return Error{Errc::io, std::nullopt, "is a directory"};
   f.file_size_ = st.st_size;
   f.size_ = static_cast<size_t>(std::max<int64_t>(0, std::min<int64_t>(st.st_size, max_bytes)));
   if (f.size_ == 0) return f;
   void* p = mmap(nullptr, f.size_, PROT_READ, MAP_PRIVATE, f.fd_, 0);
-  if (p == MAP_FAILED) return Error{Errc::io, Position{-1}, fmt::format("cannot map: {}", errno_text(errno))};
+  if (p == MAP_FAILED) return Error{Errc::io, std::nullopt, fmt::format("cannot map: {}", errno_text(errno))};
   f.data_ = static_cast<const uint8_t*>(p);
   f.mapped_ = true;
   madvise(p, f.size_, MADV_SEQUENTIAL);

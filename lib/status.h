@@ -5,6 +5,7 @@
 // added at the tool boundary, not here.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <variant>
@@ -36,7 +37,7 @@ const char* errc_name(Errc c);
 
 struct Error {
   Errc code = Errc::ok;
-  Position position{-1};  // -1: no position applies
+  std::optional<Position> position;  // none where no position applies (a name, an option, an open)
   std::string message;
 };
 
@@ -44,7 +45,7 @@ class Status {
  public:
   Status() = default;
   Status(Error e) : error_(std::move(e)), ok_(false) {}  // NOLINT: implicit by design
-  static Status fail(Errc c, Position p, std::string msg) { return Status(Error{c, p, std::move(msg)}); }
+  static Status fail(Errc c, std::optional<Position> p, std::string msg) { return Status(Error{c, p, std::move(msg)}); }
   bool ok() const { return ok_; }
   const Error& error() const { return error_; }
  private:

@@ -73,7 +73,7 @@ TEST_CASE("recovery on several threads returns what one thread does", "[reindex]
     corrupt::fix_crc(log.bytes, late);
     auto one = recover_on(log.bytes, 1);
     REQUIRE_FALSE(one.ok());
-    CHECK(one.error().position.value == static_cast<int64_t>(late));
+    CHECK(one.error().position == Position{static_cast<int64_t>(late)});
     for (unsigned t : {2u, 3u}) same(recover_on(log.bytes, t), one);
   }
 }

@@ -41,15 +41,15 @@ std::string dir_name(const std::string& path) {
 
 void Dumper::report(const std::string& path, std::optional<Code> code, const Error& e) {
   emit_problem(path, code, e);
-  if (e.position.value >= 0)
-    err_.print("kseg-dump: {}: position {}: {}\n", path, e.position, e.message);
+  if (e.position)
+    err_.print("kseg-dump: {}: position {}: {}\n", path, *e.position, e.message);
   else
     err_.print("kseg-dump: {}: {}\n", path, e.message);
   exit_ = std::max(exit_, exit_code_for(e.code));
 }
 
 void Dumper::io_problem(const std::string& path, const std::string& what) {
-  report(path, std::nullopt, Error{Errc::io, Position{-1}, what});
+  report(path, std::nullopt, Error{Errc::io, std::nullopt, what});
 }
 
 std::optional<DumpProblem> Dumper::log_end_problem(const EntryScanner& scan) const {
@@ -84,7 +84,7 @@ void Dumper::dump_file(const std::string& arg) {
   Offset base{-1};
   if (by_offset) {
     auto parsed = file_names::offset_from_file_name(name);
-    if (!parsed.ok()) return problem(path, Code::dir_file_name, Error{Errc::bad_value, Position{-1}, "file name does not start with a base offset"});
+    if (!parsed.ok()) return problem(path, Code::dir_file_name, Error{Errc::bad_value, std::nullopt, "file name does not start with a base offset"});
     base = *parsed;
   }
   if (suffix == ".log" || suffix == ".checkpoint") text ? log_text(path, name, base) : log_json(path, base);

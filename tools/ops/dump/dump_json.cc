@@ -47,7 +47,7 @@ void Dumper::emit(const json& obj) {
 
 void Dumper::emit_problem(const std::string& path, std::optional<Code> code, const Error& e) {
   if (opts_.format == OutputFormat::text) return;
-  json p = {{"type", "problem"}, {"file", path}, {"position", nullable(e.position.value, e.position.value >= 0)},
+  json p = {{"type", "problem"}, {"file", path}, {"position", e.position ? json(e.position->value) : json(nullptr)},
             {"code", errc_name(e.code)},
             {"problem_code", code ? json(code_name(*code)) : json(nullptr)},
             {"severity", severity_name(code ? code_info(*code).severity : Severity::error)},

@@ -435,14 +435,14 @@ void Dumper::log_text(const std::string& path, const std::string& name, Offset b
   } else {
     auto snap = file_names::parse_kraft_snapshot_name(name);
     if (!snap.ok() || snap->state != file_names::SnapshotState::complete) {
-      problem(path, Code::dir_file_name, Error{Errc::bad_value, Position{-1},
+      problem(path, Code::dir_file_name, Error{Errc::bad_value, std::nullopt,
                           "not a KRaft snapshot name (<20-digit offset>-<10-digit epoch>.checkpoint)"});
       return;
     }
     out_.print("Snapshot end offset: {}, epoch: {}\n", snap->end_offset, snap->epoch);
   }
   if (opts_.max_bytes < 0) {
-    report(path, std::nullopt, Error{Errc::usage, Position{-1}, fmt::format("invalid --max-bytes {}", opts_.max_bytes)});
+    report(path, std::nullopt, Error{Errc::usage, std::nullopt, fmt::format("invalid --max-bytes {}", opts_.max_bytes)});
     return;
   }
   auto file = MappedFile::open(path, opts_.max_bytes);

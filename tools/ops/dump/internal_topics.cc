@@ -14,7 +14,7 @@ namespace {
 
 void parse_coordinator(coordinator::Topic topic, const RecordView& r, ParsedRecord& out) {
   if (r.key.null) {  // Kafka throws here and the dump stops
-    out.error = Error{Errc::bad_value, Position{-1},
+    out.error = Error{Errc::bad_value, std::nullopt,
                       fmt::format("Failed to decode message at offset {} using the specified decoder (message had "
                                   "a missing key)", r.offset)};
     return;
@@ -44,7 +44,7 @@ void parse_cluster_metadata_record(const RecordView& r, ParsedRecord& out) {
   // No key for metadata records. A null value makes Kafka's reader throw a
   // NullPointerException, which we report as an error rather than imitate.
   if (r.value.null) {
-    out.error = Error{Errc::bad_value, Position{-1}, fmt::format("record at offset {}: null metadata record value",
+    out.error = Error{Errc::bad_value, std::nullopt, fmt::format("record at offset {}: null metadata record value",
                                                                   r.offset)};
     return;
   }
@@ -55,7 +55,7 @@ void parse_cluster_metadata_record(const RecordView& r, ParsedRecord& out) {
       out.payload = fmt::format("Error at {}, skipping. {}", r.offset, text.text);
       break;
     case metadata::Outcome::unsupported:
-      out.error = Error{Errc::unsupported, Position{-1}, fmt::format("record at offset {}: {}", r.offset, text.text)};
+      out.error = Error{Errc::unsupported, std::nullopt, fmt::format("record at offset {}: {}", r.offset, text.text)};
       break;
   }
 }

@@ -24,7 +24,7 @@ bool append_decoded(std::string& out, ValueDecoder d, Bytes b) {
 }
 
 Error decoder_error(int64_t offset, const char* what, size_t size) {
-  return Error{Errc::bad_value, Position{-1},
+  return Error{Errc::bad_value, std::nullopt,
                fmt::format("record at offset {}: {} of {} bytes is too short for the decoder", offset, what, size)};
 }
 

@@ -11,7 +11,7 @@ Result<PartitionLayout> read_partition_layout(const std::string& dir) {
     std::error_code type_ec;
     if (e.is_regular_file(type_ec)) names.push_back(e.path().filename().string());
   }
-  if (ec) return Error{Errc::io, Position{-1}, ec.message()};
+  if (ec) return Error{Errc::io, std::nullopt, ec.message()};
   return classify_partition(std::move(names));
 }
 

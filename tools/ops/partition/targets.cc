@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "tools/ops/partition/log_dir.h"
+
 namespace kseg {
 
 namespace fs = std::filesystem;
@@ -41,11 +43,6 @@ bool holds_partition_files(const fs::path& dir) {
   return false;
 }
 
-bool present(const fs::path& p) {
-  std::error_code ec;
-  return fs::exists(p, ec);
-}
-
 }  // namespace
 
 Targets expand_targets(const std::vector<std::string>& paths) {
@@ -58,11 +55,10 @@ Targets expand_targets(const std::vector<std::string>& paths) {
       continue;
     }
     if (holds_partition_files(p)) {
-      const fs::path parent = fs::path(p).parent_path();
-      out.targets.push_back({Target::partition, p, present((parent.empty() ? "." : parent) / ".kafka_cleanshutdown")});
+      out.targets.push_back({Target::partition, p, parent_shut_down_cleanly(p)});
       continue;
     }
-    const bool clean = present(fs::path(p) / ".kafka_cleanshutdown");
+    const bool clean = log_dir_files(p).clean_shutdown;
     std::vector<std::string> subdirs;
     for (const auto& e : fs::directory_iterator(p, ec)) {
       const std::string n = e.path().filename().string();

@@ -25,17 +25,17 @@ struct Job {
 // alone), or each partition directory named or inside a named log dir.
 Result<std::vector<Job>> expand_jobs(const std::vector<std::string>& paths) {
   Targets t = expand_targets(paths);
-  if (!t.errors.empty()) return Error{Errc::io, Position{-1}, t.errors.front()};
+  if (!t.errors.empty()) return Error{Errc::io, std::nullopt, t.errors.front()};
   std::vector<Job> out;
   for (const Target& target : t.targets) {
     if (target.kind == Target::partition) out.push_back({target.path, std::nullopt});
     if (target.kind != Target::file) continue;
     std::error_code ec;
     if (!fs::is_regular_file(target.path, ec))
-      return Error{Errc::io, Position{-1}, fmt::format("{}: no such file or directory", target.path)};
+      return Error{Errc::io, std::nullopt, fmt::format("{}: no such file or directory", target.path)};
     auto n = file_names::parse_segment_file_name(fs::path(target.path).filename().string());
     if (!n.ok() || n->kind != file_names::FileKind::log)
-      return Error{Errc::usage, Position{-1}, fmt::format("{}: not a segment (.log) file", target.path)};
+      return Error{Errc::usage, std::nullopt, fmt::format("{}: not a segment (.log) file", target.path)};
     const auto parent = fs::path(target.path).parent_path();
     out.push_back({parent.empty() ? std::string(".") : parent.string(), n->offset});
   }
@@ -49,7 +49,7 @@ Result<recover::Config> resolve_config(const ReindexOptions& o) {
   if (o.segment_index_bytes) c.segment_index_bytes = *o.segment_index_bytes;
   c.threads = o.threads ? o.threads : usable_cpus();
   if (c.index_interval_bytes < 0 || c.segment_index_bytes < 4)
-    return Error{Errc::usage, Position{-1}, "index.interval.bytes must be >= 0 and segment.index.bytes >= 4"};
+    return Error{Errc::usage, std::nullopt, "index.interval.bytes must be >= 0 and segment.index.bytes >= 4"};
   return c;
 }
 

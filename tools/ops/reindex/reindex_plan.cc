@@ -27,15 +27,14 @@ struct Segment {
 
 // Where Kafka's own recovery throws: nothing of the partition is changed.
 Problem refusal(const std::string& file, const Error& e) {
-  return Problem::of(Code::log_unrecoverable, file,
-                     e.position.value >= 0 ? std::optional(e.position) : std::nullopt, "refused: " + e.message);
+  return Problem::of(Code::log_unrecoverable, file, e.position, "refused: " + e.message);
 }
 
 std::string file_name(Offset base, file_names::FileKind kind) { return file_names::segment_file_name(base, kind); }
 
 Result<std::vector<Offset>> list_segments(const std::string& dir) {
   auto layout = read_partition_layout(dir);
-  if (!layout.ok()) return Error{Errc::io, Position{-1}, fmt::format("cannot list {}: {}", dir, layout.error().message)};
+  if (!layout.ok()) return Error{Errc::io, std::nullopt, fmt::format("cannot list {}: {}", dir, layout.error().message)};
   std::vector<Offset> bases;  // in offset order: the layout's map is
   for (const auto& [base, files] : layout->segments)
     if (files.canonical) bases.push_back(base);
@@ -247,7 +246,7 @@ Result<PartitionPlan> plan_partition(const std::string& dir, const recover::Conf
 
 Status read_topic_config(const std::string& path, recover::Config& config) {
   std::ifstream in(path);
-  if (!in) return Status::fail(Errc::io, Position{-1}, fmt::format("cannot read topic config {}", path));
+  if (!in) return Status::fail(Errc::io, std::nullopt, fmt::format("cannot read topic config {}", path));
   std::string line;
   while (std::getline(in, line)) {
     const auto start = line.find_first_not_of(" \t");
@@ -266,7 +265,7 @@ Status read_topic_config(const std::string& path, recover::Config& config) {
     int64_t v = -1;
     const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
     if (ec != std::errc() || end != value.data() + value.size() || v < 0 || v > INT32_MAX)
-      return Status::fail(Errc::usage, Position{-1}, fmt::format("{}: {}: not a valid int: '{}'", path, key, value));
+      return Status::fail(Errc::usage, std::nullopt, fmt::format("{}: {}: not a valid int: '{}'", path, key, value));
     *field = static_cast<int32_t>(v);
   }
   return {};

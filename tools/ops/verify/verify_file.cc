@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "formats/file_names.h"
+#include "tools/ops/partition/log_dir.h"
 #include "tools/ops/verify/verify_index.h"
 #include "tools/ops/verify/verify_partition.h"
 #include "tools/ops/verify/verify_producer.h"
@@ -68,8 +69,8 @@ void verify_single_file(const LogCheckOptions& opts, TargetResult& r) {
   Findings& f = r.findings;
   if (name == "leader-epoch-checkpoint") return check_leader_epoch_checkpoint(path, EpochTracker{}, -1, f);
   if (name == "partition.metadata") return check_partition_metadata(path, f);
-  if (name == "meta.properties") return check_meta_properties(path, f);
-  if (name.find("-offset-checkpoint") != std::string::npos) return check_root_checkpoint(path, {}, f);
+  if (name == kMetaPropertiesFile) return check_meta_properties(path, f);
+  if (root_checkpoint_of(name)) return check_root_checkpoint(path, {}, f);
   if (file_names::parse_kraft_snapshot_name(name).ok()) {
     SegmentScan s;
     s.file = path;

@@ -87,9 +87,10 @@ void OffsetIndexCheck::batch(const BatchInfo& b) {
   pending_.erase(b.last_offset);
   for (; next_ < by_position_.size(); ++next_) {
     const int64_t slot = by_position_[next_];
-    const int64_t position = view_->entry(slot).position, offset = view_->offset(slot).value;
+    const Position position{view_->entry(slot).position};
+    const int64_t offset = view_->offset(slot).value;
     if (position > b.position) break;
-    if (position < b.position) misses_[slot] = {Miss::inside, prev_position_};
+    if (position < b.position) misses_[slot] = {Miss::inside, prev_position_.value};
     else if (offset > b.last_offset) pending_.emplace(offset, std::pair{slot, b.last_offset});
     else if (offset < b.last_offset) misses_[slot] = {Miss::wrong_offset, b.last_offset};
   }
@@ -104,7 +105,7 @@ void OffsetIndexCheck::finish(const SegmentScan& s, Findings& f) {
   const bool cut = s.checked_bytes < s.file_size || s.tail_damaged;
   for (; next_ < by_position_.size(); ++next_) {
     const int64_t slot = by_position_[next_];
-    if (view_->entry(slot).position < s.valid_end) misses_[slot] = {Miss::inside, prev_position_};
+    if (Position{view_->entry(slot).position} < s.valid_end) misses_[slot] = {Miss::inside, prev_position_.value};
     else if (!cut) misses_[slot] = {Miss::past_end, 0};
   }
   const offset_index::View& v = *view_;

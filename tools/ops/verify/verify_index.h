@@ -77,7 +77,7 @@ class OffsetIndexCheck {
   std::optional<offset_index::View> view_;
   SlotOrder by_position_;
   int64_t next_ = 0;           // in by_position_: the first entry not yet placed
-  int64_t prev_position_ = 0;  // of the last batch seen
+  Position prev_position_;  // of the last batch seen
   // Entries that name a later offset than their batch's last (KAFKA-806):
   // offset -> (slot, that batch's last offset), settled by later batches.
   std::multimap<int64_t, std::pair<int64_t, int64_t>> pending_;

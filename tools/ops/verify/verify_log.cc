@@ -116,7 +116,7 @@ void check_offsets(const BatchInfo& b, int64_t prev_last, const SegmentScan& s, 
 }
 
 // Why the walk stopped, judged like Kafka's recovery would.
-void check_end(const EntryScanner& sc, const SegmentScan& s, int64_t mapped, int64_t file_size, Findings& f) {
+void check_end(const EntryScanner& sc, const SegmentScan& s, Length mapped, Length file_size, Findings& f) {
   const Position at = sc.valid_end();
   const int64_t left = sc.trailing().bytes;
   switch (sc.end()) {
@@ -144,7 +144,7 @@ void check_end(const EntryScanner& sc, const SegmentScan& s, int64_t mapped, int
     case SegmentEnd::zero_tail:
       // preallocate=true creates the active segment at segment.bytes (page
       // multiples in practice) and Kafka recovery trims the zeros silently.
-      if (s.last_segment && file_size % 4096 == 0)
+      if (s.last_segment && file_size.bytes % 4096 == 0)
         f.add(Code::log_preallocated_tail, s.file, at, fmt::format("{} zero bytes of preallocated space", left));
       else
         f.add(Code::log_zero_tail, s.file, at, fmt::format("{} zero bytes where a batch should start", left),
@@ -185,8 +185,8 @@ EntryWork examine_entry(const LogCheckOptions& opts, const std::string& file, co
   EntryWork w;
   BatchInfo& b = w.b;
   Findings& f = w.found;
-  b.position = e.position.value;
-  b.size = e.total().bytes;
+  b.position = e.position;
+  b.size = e.total();
   b.magic = e.magic;
   if (e.magic < 0 || e.magic > 2) {
     f.add(Code::log_bad_magic, file, e.position + Length{kMagicOffset}, "unknown magic", "0, 1 or 2",
@@ -209,7 +209,7 @@ bool scan_segment(const LogCheckOptions& opts, SegmentScan& s, Findings& f, cons
     return false;
   }
   mf->set_drop_page_cache(true);  // safe on a live broker: leave its page cache alone
-  s.file_size = mf->file_size();
+  s.file_size = Length{mf->file_size()};
   const size_t before = f.problems.size();
   // Quick checks are CRCs only, memory-bound: extra threads do not pay.
   const unsigned threads = opts.depth == VerifyDepth::quick ? 1u : std::max(1u, opts.segment_threads);
@@ -233,18 +233,18 @@ bool scan_segment(const LogCheckOptions& opts, SegmentScan& s, Findings& f, cons
         return Step::accept;
       },
       [&](Position end) { mf->release_before(end); });
-  s.valid_end = sc.valid_end().value;
-  s.checked_bytes = mf->size();
-  check_end(sc, s, mf->size(), s.file_size, f);
+  s.valid_end = sc.valid_end();
+  s.checked_bytes = Length{mf->size()};
+  check_end(sc, s, s.checked_bytes, s.file_size, f);
   for (size_t i = before; i < f.problems.size(); ++i)
     if (f.problems[i].code != Code::log_preallocated_tail && f.problems[i].code != Code::log_max_bytes &&
-        f.problems[i].position && f.problems[i].position->value >= s.valid_end)
+        f.problems[i].position && *f.problems[i].position >= s.valid_end)
       s.tail_damaged = true;
   mf->release_before(Position{mf->size()});
   for (size_t i = before; i < f.problems.size(); ++i)
     if (f.problems[i].severity == Severity::error) s.damaged = true;
   auto& fr = f.file(s.file, "log");
-  fr.size_bytes = s.file_size;
+  fr.size_bytes = s.file_size.bytes;
   fr.checked_bytes = mf->size();
   fr.entries = s.batch_count;
   return true;

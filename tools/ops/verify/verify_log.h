@@ -17,8 +17,8 @@
 namespace kseg {
 
 struct BatchInfo {
-  int64_t position = 0;
-  int64_t size = 0;            // whole entry, log overhead included
+  Position position;
+  Length size;                 // whole entry, log overhead included
   int64_t first_offset = 0;    // v2 baseOffset; legacy: first inner offset when known
   int64_t last_offset = 0;     // Kafka's lastOffset()
   int64_t max_timestamp = -1;  // Kafka's maxTimestamp() (header)
@@ -39,9 +39,9 @@ struct SegmentScan {
   std::string file;
   Offset base_offset;
   bool last_segment = false;   // the active segment: benign endings are judged differently
-  int64_t file_size = 0;
-  int64_t valid_end = 0;       // position after the last whole batch
-  int64_t checked_bytes = 0;   // bytes read (less than file_size under --max-bytes)
+  Length file_size;
+  Position valid_end;          // after the last whole batch
+  Length checked_bytes;        // read (less than file_size under --max-bytes)
   bool damaged = false;        // a batch or the tail is corrupt
   bool tail_damaged = false;   // the walk stopped before the end on corrupt or torn bytes
   int64_t batch_count = 0;     // batches whose header could be read

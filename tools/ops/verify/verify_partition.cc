@@ -72,7 +72,7 @@ class SegmentIndexes {
     if (time_index_) time_index_->batch(b);
   }
   void finish(const SegmentScan& s, Findings& f) {
-    const bool empty_log = s.file_size == 0;
+    const bool empty_log = s.file_size.bytes == 0;
     if (index_) index_->finish(s, f);
     else if (!empty_log) f.add(Code::index_missing, s.file, std::nullopt, "no .index; the broker rebuilds it at start-up");
     if (time_index_) time_index_->finish(s, f);

@@ -66,8 +66,8 @@ void check_v2(const EntryRef& e, const LogCheckOptions& opts, const std::string&
     // Records that end before recordsCount is reached are a count problem;
     // anything else is a record that does not decode.
     const bool short_count = st.error().code == Errc::truncated && rr.left() > 0 && n > 0;
-    const Position at = short_count ? e.position + Length{v2::kRecordsCountOffset}
-                                    : raw ? st.error().position : e.position;
+    const std::optional<Position> at = short_count ? e.position + Length{v2::kRecordsCountOffset}
+                                       : raw ? st.error().position : e.position;
     f.add(short_count ? Code::log_record_count : Code::log_record_decode, file, at,
           fmt::format("batch at offset {}, record {}: {}", h->base_offset, n, st.error().message),
           short_count ? std::to_string(h->records_count) : std::string(),

@@ -11,6 +11,7 @@
 
 #include "lib/cpus.h"
 #include "tools/ops/common/sink.h"
+#include "tools/ops/partition/log_dir.h"
 #include "tools/ops/verify/verify_partition.h"
 #include "tools/ops/verify/verify_report.h"
 #include "tools/ops/verify/verify_state.h"
@@ -20,9 +21,6 @@ namespace kseg {
 namespace fs = std::filesystem;
 
 namespace {
-
-const char* const kRootCheckpoints[] = {"recovery-point-offset-checkpoint", "replication-offset-checkpoint",
-                                        "log-start-offset-checkpoint", "cleaner-offset-checkpoint"};
 
 // Targets by the one rule (partition/targets.h); a file that is not there is
 // an I/O error before anything runs.
@@ -48,11 +46,9 @@ void verify_log_dir(TargetResult& r, const std::vector<TargetResult>& all) {
   for (const auto& o : all)
     if (o.target.kind == Target::partition && fs::path(o.target.path).parent_path() == fs::path(r.target.path))
       ranges[fs::path(o.target.path).filename().string()] = PartitionRange{o.log_start, o.log_end};
-  std::error_code ec;
-  const fs::path dir(r.target.path);
-  for (const char* name : kRootCheckpoints)
-    if (fs::exists(dir / name, ec)) check_root_checkpoint((dir / name).string(), ranges, r.findings);
-  if (fs::exists(dir / "meta.properties", ec)) check_meta_properties((dir / "meta.properties").string(), r.findings);
+  const LogDirFiles files = log_dir_files(r.target.path);
+  for (const auto& cp : files.checkpoints) check_root_checkpoint(cp.path, ranges, r.findings);
+  if (files.meta_properties) check_meta_properties(*files.meta_properties, r.findings);
 }
 
 void run_one(const LogCheckOptions& lo, TargetResult& r) {

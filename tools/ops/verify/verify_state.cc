@@ -41,7 +41,7 @@ void EpochTracker::batch(const BatchInfo& b, const std::string& file, Findings& 
     latest_ = b.leader_epoch;
     transitions_.push_back({b.leader_epoch, b.first_offset, prev_last_});
   } else if (b.leader_epoch < latest_) {
-    f.add(Code::log_epoch_regression, file, Position{b.position + 12}, "partitionLeaderEpoch below an earlier batch's",
+    f.add(Code::log_epoch_regression, file, b.position + Length{12}, "partitionLeaderEpoch below an earlier batch's",
           fmt::format(">= {}", latest_), std::to_string(b.leader_epoch));
   }
   prev_last_ = b.last_offset;

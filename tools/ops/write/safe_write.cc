@@ -19,7 +19,7 @@ namespace kseg::safe {
 namespace {
 
 Error io_error(const std::string& what, const std::string& path, int err) {
-  return Error{Errc::io, Position{-1}, fmt::format("{} {}: {}", what, path, errno_text(err))};
+  return Error{Errc::io, std::nullopt, fmt::format("{} {}: {}", what, path, errno_text(err))};
 }
 
 // fcntl write-lock request over the whole file. OFD locks conflict with the
@@ -163,12 +163,12 @@ TmpFile::~TmpFile() {
 }
 
 Status TmpFile::write(std::span<const uint8_t> bytes) {
-  if (fd_ < 0) return Status::fail(Errc::internal, Position{-1}, fmt::format("{}: written after finish()", path_));
+  if (fd_ < 0) return Status::fail(Errc::internal, std::nullopt, fmt::format("{}: written after finish()", path_));
   return write_all(fd_, bytes.data(), bytes.size(), path_);
 }
 
 Status TmpFile::finish() {
-  if (fd_ < 0) return Status::fail(Errc::internal, Position{-1}, fmt::format("{}: finished twice", path_));
+  if (fd_ < 0) return Status::fail(Errc::internal, std::nullopt, fmt::format("{}: finished twice", path_));
   const int rc = ::fsync(fd_);
   const int err = errno;
   ::close(fd_);
@@ -202,7 +202,7 @@ Status check_unlocked(const std::string& log_dir) {
   if (rc != 0) return io_error("cannot query the lock on", lock, err);
   if (fl.l_type == F_UNLCK) return {};
   const std::string holder = fl.l_pid > 0 ? fmt::format("process {}", fl.l_pid) : std::string("another process");
-  return Status::fail(Errc::io, Position{-1},
+  return Status::fail(Errc::io, std::nullopt,
                       fmt::format("{} is locked by {} (a running Kafka broker?): refusing to change the log "
                                   "directory; stop the broker first",
                                   lock, holder));
@@ -229,7 +229,7 @@ Result<DirLock> DirLock::acquire(const std::string& log_dir) {
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
-    return Status::fail(Errc::io, Position{-1}, fmt::format("{}: not a regular file", lock));
+    return Status::fail(Errc::io, std::nullopt, fmt::format("{}: not a regular file", lock));
   }
   struct flock fl = whole_file(F_WRLCK);
   if (::fcntl(fd, F_OFD_SETLK, &fl) != 0) {
@@ -269,7 +269,7 @@ Status write_tmp_files(const Plan& plan) {
     if (a.kind == Action::Kind::adopt) {
       struct stat sb {};
       if (::lstat(tmp.c_str(), &sb) != 0 || !S_ISREG(sb.st_mode))
-        return Status::fail(Errc::internal, Position{-1}, fmt::format("{}: the file to adopt was not written", tmp));
+        return Status::fail(Errc::internal, std::nullopt, fmt::format("{}: the file to adopt was not written", tmp));
       continue;
     }
     if (a.kind == Action::Kind::write) KSEG_RETURN_IF_ERROR(write_new(tmp, a.bytes, first));
@@ -353,7 +353,7 @@ Status rename_into_place(const Plan& plan) {
 Result<std::string> apply(const Plan& plan, const ApplyOptions& options, const DirLock& held) {
   if (options.dry_run || plan.empty()) return std::string();
   if (!held.covers(plan.partition_dir))
-    return Status::fail(Errc::internal, Position{-1},
+    return Status::fail(Errc::internal, std::nullopt,
                         fmt::format("{}: apply() without the lock of its log dir ({} held)", plan.partition_dir,
                                     held.log_dir()));
   KSEG_RETURN_IF_ERROR(write_tmp_files(plan));

@@ -30,6 +30,19 @@
 // complete new content. Re-running after a crash redoes the plan from scratch
 // (stale .kseg-tmp files are replaced).
 //
+// Replacing segments by others with other base offsets (compaction merges
+// several into one) is the one change this protocol does not make alone: a
+// crash between the new segment's rename and the old ones' removal would
+// leave overlapping segments, which the loader rejects. For that, kseg uses
+// Kafka's own cleaner protocol through the same Plan: the new segment's
+// files are streamed as <base>.*.cleaned (discarded by the loader), renamed
+// to .swap (the commit point: the loader then finishes the replacement
+// itself, deleting every segment the swap covers), the old segments are
+// backed up and removed, and .swap is stripped. An interrupted run is then
+// finished by the broker's own start-up exactly as an interrupted cleaner
+// round is (../shared/spec/compaction.md §10), and re-running kseg resolves
+// it by the same rule; .kseg-tmp stays for same-name rewrites.
+//
 // Test hook: KSEG_CRASH_AT=<step> makes the process _exit(86) at that step
 // (steps: tmp-partial, tmp-written, backup-partial, backup-done, hidden,
 // remove-partial, removed, rename-partial, renamed, done).

@@ -1,0 +1,48 @@
+#include "tools/ops/partition/log_dir.h"
+
+#include <filesystem>
+
+namespace kseg {
+
+namespace fs = std::filesystem;
+
+namespace {
+bool present(const fs::path& p) {
+  std::error_code ec;
+  return fs::exists(p, ec);
+}
+}  // namespace
+
+const char* root_checkpoint_name(RootCheckpoint c) {
+  switch (c) {
+    case RootCheckpoint::recovery_point: return "recovery-point-offset-checkpoint";
+    case RootCheckpoint::replication: return "replication-offset-checkpoint";
+    case RootCheckpoint::log_start: return "log-start-offset-checkpoint";
+    case RootCheckpoint::cleaner: return "cleaner-offset-checkpoint";
+  }
+  return "?";
+}
+
+std::optional<RootCheckpoint> root_checkpoint_of(const std::string& file_name) {
+  for (RootCheckpoint c : kRootCheckpoints)
+    if (file_name.starts_with(root_checkpoint_name(c))) return c;
+  return std::nullopt;
+}
+
+LogDirFiles log_dir_files(const std::string& dir) {
+  LogDirFiles out;
+  out.path = dir;
+  const fs::path root(dir);
+  for (RootCheckpoint c : kRootCheckpoints)
+    if (present(root / root_checkpoint_name(c))) out.checkpoints.push_back({c, (root / root_checkpoint_name(c)).string()});
+  if (present(root / kMetaPropertiesFile)) out.meta_properties = (root / kMetaPropertiesFile).string();
+  out.clean_shutdown = present(root / kCleanShutdownFile);
+  return out;
+}
+
+bool parent_shut_down_cleanly(const std::string& partition_dir) {
+  const fs::path parent = fs::path(partition_dir).parent_path();
+  return present((parent.empty() ? fs::path(".") : parent) / kCleanShutdownFile);
+}
+
+}  // namespace kseg

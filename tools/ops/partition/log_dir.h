@@ -1,0 +1,46 @@
+// The files at the root of a log directory that belong to no one partition:
+// the four offset checkpoints every partition of the log dir shares a line
+// in, meta.properties, and the marker of a clean shutdown. A tool that
+// reads them (verify) and one that must rewrite them (truncate clamps the
+// checkpoints of the partitions it cuts) name them from here.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kseg {
+
+// LogManager's checkpoints, "<topic> <partition> <offset>" lines each.
+enum class RootCheckpoint { recovery_point, replication, log_start, cleaner };
+inline constexpr std::array kRootCheckpoints{RootCheckpoint::recovery_point, RootCheckpoint::replication,
+                                             RootCheckpoint::log_start, RootCheckpoint::cleaner};
+// "recovery-point-offset-checkpoint", "replication-offset-checkpoint",
+// "log-start-offset-checkpoint", "cleaner-offset-checkpoint".
+const char* root_checkpoint_name(RootCheckpoint c);
+// The checkpoint a file name is, if any: the name, or a copy's that starts
+// with it ("replication-offset-checkpoint.bak").
+std::optional<RootCheckpoint> root_checkpoint_of(const std::string& file_name);
+
+inline constexpr const char* kCleanShutdownFile = ".kafka_cleanshutdown";
+inline constexpr const char* kMetaPropertiesFile = "meta.properties";
+
+// What of those a log dir holds, found by name (nothing is read).
+struct LogDirFiles {
+  std::string path;
+  struct Checkpoint {
+    RootCheckpoint which;
+    std::string path;
+  };
+  std::vector<Checkpoint> checkpoints;  // the ones present, in kRootCheckpoints order
+  std::optional<std::string> meta_properties;
+  bool clean_shutdown = false;
+};
+LogDirFiles log_dir_files(const std::string& dir);
+
+// Whether the log dir holding partition directory `partition_dir` was shut
+// down cleanly (Kafka then skips recovery of its partitions).
+bool parent_shut_down_cleanly(const std::string& partition_dir);
+
+}  // namespace kseg
