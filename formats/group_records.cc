@@ -122,7 +122,9 @@ constexpr Field kMemberMetadata[] = {
     F("subscribedTopicRegex", K::string).nullable(),
     F("rebalanceTimeoutMs", K::int32),
     F("serverAssignor", K::string).nullable(),
-    S("classicMemberMetadata", &kClassicMemberS).nullable().tagged(0, "null"),
+    // The converter writes it unless it equals an empty struct; left out of the
+    // bytes it reads as null, which it prints (ConsumerGroupMemberMetadataValueJsonConverter).
+    S("classicMemberMetadata", &kClassicMemberS).nullable().tagged(0, "").when_absent("null"),
 };
 constexpr Struct kMemberMetadataS{kMemberMetadata};
 constexpr Message kMemberMetadataValue{"ConsumerGroupMemberMetadataValue", 0, &kMemberMetadataS};

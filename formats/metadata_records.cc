@@ -35,7 +35,7 @@ KSEG_MESSAGE(kRegisterBroker, "RegisterBrokerRecord", F("brokerId", K::int32),
              F("isMigratingZkBroker", K::boolean).since(2), F("incarnationId", K::uuid), F("brokerEpoch", K::int64),
              AS("endPoints", &kEndpointStruct), AS("features", &kFeatureStruct), F("rack", K::string).nullable(),
              F("fenced", K::boolean), F("inControlledShutdown", K::boolean).since(1),
-             A("logDirs", K::uuid).since(3).tagged(0, "[]"), A("cordonedLogDirs", K::uuid).since(4).tagged(1, "[]"));
+             A("logDirs", K::uuid).since(3).tagged(0, "[]"), A("cordonedLogDirs", K::uuid).since(4).nullable(4).tagged(1, "null"));
 KSEG_MESSAGE(kUnregisterBroker, "UnregisterBrokerRecord", F("brokerId", K::int32), F("brokerEpoch", K::int64));
 KSEG_MESSAGE(kTopic, "TopicRecord", F("name", K::string), F("topicId", K::uuid));
 KSEG_MESSAGE(kPartition, "PartitionRecord", F("partitionId", K::int32), F("topicId", K::uuid),
@@ -67,7 +67,7 @@ KSEG_MESSAGE(kProducerIds, "ProducerIdsRecord", F("brokerId", K::int32), F("brok
 KSEG_MESSAGE(kBrokerRegistrationChange, "BrokerRegistrationChangeRecord", F("brokerId", K::int32),
              F("brokerEpoch", K::int64), F("fenced", K::int8).tagged(0, "0"),
              F("inControlledShutdown", K::int8).since(1).tagged(1, "0"),
-             A("logDirs", K::uuid).since(2).tagged(2, "[]"), A("cordonedLogDirs", K::uuid).since(3).tagged(3, "[]"));
+             A("logDirs", K::uuid).since(2).tagged(2, "[]"), A("cordonedLogDirs", K::uuid).since(3).nullable(3).tagged(3, "null"));
 KSEG_MESSAGE(kAccessControlEntry, "AccessControlEntryRecord", F("id", K::uuid), F("resourceType", K::int8),
              F("resourceName", K::string), F("patternType", K::int8), F("principal", K::string),
              F("host", K::string), F("operation", K::int8), F("permissionType", K::int8));
@@ -79,6 +79,15 @@ KSEG_MESSAGE(kRegisterController, "RegisterControllerRecord", F("controllerId", 
              F("incarnationId", K::uuid), F("zkMigrationReady", K::boolean), AS("endPoints", &kEndpointStruct),
              AS("features", &kFeatureStruct));
 KSEG_MESSAGE(kClearElr, "ClearElrRecord", F("topicName", K::string));
+// The controller wraps the bootstrap records (and any batch of records too
+// large for one append) in these.
+KSEG_MESSAGE(kBeginTransaction, "BeginTransactionRecord", F("name", K::string).nullable().tagged(0, "null"));
+constexpr Message kEndTransaction{"EndTransactionRecord", 0, &kNoOpStruct};
+KSEG_MESSAGE(kAbortTransaction, "AbortTransactionRecord", F("reason", K::string).nullable().tagged(0, "null"));
+KSEG_MESSAGE(kUserScramCredential, "UserScramCredentialRecord", F("name", K::string), F("mechanism", K::int8),
+             F("salt", K::bytes), F("storedKey", K::bytes), F("serverKey", K::bytes), F("iterations", K::int32));
+KSEG_MESSAGE(kRemoveUserScramCredential, "RemoveUserScramCredentialRecord", F("name", K::string),
+             F("mechanism", K::int8));
 KSEG_MESSAGE(kUnregisterController, "UnregisterControllerRecord", F("controllerId", K::int32));
 
 #undef KSEG_MESSAGE
@@ -95,7 +104,7 @@ constexpr RecordType kTypes[] = {
     {8, "UNFENCE_BROKER_RECORD", &kUnfenceBroker},
     {9, "REMOVE_TOPIC_RECORD", &kRemoveTopic},
     {10, "DELEGATION_TOKEN_RECORD", nullptr},
-    {11, "USER_SCRAM_CREDENTIAL_RECORD", nullptr},
+    {11, "USER_SCRAM_CREDENTIAL_RECORD", &kUserScramCredential},
     {12, "FEATURE_LEVEL_RECORD", &kFeatureLevel},
     {14, "CLIENT_QUOTA_RECORD", &kClientQuota},
     {15, "PRODUCER_IDS_RECORD", &kProducerIds},
@@ -104,10 +113,10 @@ constexpr RecordType kTypes[] = {
     {19, "REMOVE_ACCESS_CONTROL_ENTRY_RECORD", &kRemoveAccessControlEntry},
     {20, "NO_OP_RECORD", &kNoOp},
     {21, "ZK_MIGRATION_STATE_RECORD", &kZkMigrationState},
-    {22, "REMOVE_USER_SCRAM_CREDENTIAL_RECORD", nullptr},
-    {23, "BEGIN_TRANSACTION_RECORD", nullptr},
-    {24, "END_TRANSACTION_RECORD", nullptr},
-    {25, "ABORT_TRANSACTION_RECORD", nullptr},
+    {22, "REMOVE_USER_SCRAM_CREDENTIAL_RECORD", &kRemoveUserScramCredential},
+    {23, "BEGIN_TRANSACTION_RECORD", &kBeginTransaction},
+    {24, "END_TRANSACTION_RECORD", &kEndTransaction},
+    {25, "ABORT_TRANSACTION_RECORD", &kAbortTransaction},
     {26, "REMOVE_DELEGATION_TOKEN_RECORD", nullptr},
     {27, "REGISTER_CONTROLLER_RECORD", &kRegisterController},
     {28, "CLEAR_ELR_RECORD", &kClearElr},

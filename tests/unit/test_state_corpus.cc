@@ -122,11 +122,11 @@ TEST_CASE("corpus: every Kafka-written state file decodes and re-encodes", "[for
       std::string lines;
       for (const auto& e : r->entries) {
         lines += fmt::format("producerId: {} producerEpoch: {} coordinatorEpoch: {} currentTxnFirstOffset: {} "
-                             "lastTimestamp: {} ",
+                             "lastTimestamp: {}",
                              e.producer_id, e.producer_epoch, e.coordinator_epoch,
                              optional_long(e.current_txn_first_offset), e.timestamp_ms);
-        if (e.has_batch_metadata())
-          lines += fmt::format("firstSequence: {} lastSequence: {} lastOffset: {} offsetDelta: {} timestamp: {}",
+        if (e.has_batch_metadata())  // an entry without (transaction.version 2 markers) ends the line here
+          lines += fmt::format(" firstSequence: {} lastSequence: {} lastOffset: {} offsetDelta: {} timestamp: {}",
                                e.first_sequence(), e.last_sequence, e.last_offset, e.offset_delta, e.timestamp_ms);
         lines += "\n";
       }

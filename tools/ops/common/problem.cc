@@ -51,6 +51,7 @@ constexpr CodeInfo kCodes[] = {
     {Code::timeindex_preallocated, "timeindex.preallocated", S::info, "active segment's .timeindex still preallocated (zero tail)"},
     {Code::timeindex_untrimmed, "timeindex.untrimmed", S::warning, "non-active segment's .timeindex has a zero tail"},
     {Code::timeindex_missing, "timeindex.missing", S::warning, ".log with .index but no .timeindex; the broker creates it empty, not rebuilt"},
+    {Code::timeindex_empty_batch, "timeindex.empty_batch", S::info, ".timeindex entry names a batch the cleaner emptied (kept for its producer's state); DumpLogSegments reports its timestamp as -1"},
     {Code::txnindex_size, "txnindex.size", S::error, ".txnindex size is not a multiple of 34 (the broker would append misaligned)"},
     {Code::txnindex_bad_version, "txnindex.bad_version", S::error, "AbortedTxn version is not 0 (the broker fails to load the segment)"},
     {Code::txnindex_below_base, "txnindex.below_base", S::error, "AbortedTxn lastOffset below the segment's base offset (sanity check fails)"},

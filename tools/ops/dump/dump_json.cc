@@ -177,7 +177,7 @@ void Dumper::log_json(const std::string& path, Offset base_offset) {
     return step;
   });
   if (walked.stopped) return;
-  if (auto end = log_end_problem(scan)) problem(path, *end);
+  if (auto end = log_end_problem(scan, path, base_offset, file->file_size())) problem(path, *end);
 }
 
 void Dumper::state_json(const std::string& path, bool snapshot) {

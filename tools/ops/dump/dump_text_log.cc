@@ -519,7 +519,7 @@ void Dumper::log_text(const std::string& path, const std::string& name, Offset b
     dst.pairs.insert(dst.pairs.end(), gaps.begin(), gaps.end());
   }
   if (aborted) return;
-  auto end = log_end_problem(scan);
+  auto end = log_end_problem(scan, path, base, file->file_size());
   if (!end) return;
   if (end->error.code == Errc::truncated) out_.print("Found {} invalid bytes at the end of {}\n", scan.trailing().bytes, name);
   problem(path, *end);

@@ -23,11 +23,13 @@ void Dumper::snapshot_text(const std::string& path) {
     return;
   }
   for (const auto& e : snap->entries) {
-    out_.print("producerId: {} producerEpoch: {} coordinatorEpoch: {} currentTxnFirstOffset: {} lastTimestamp: {} ",
+    out_.print("producerId: {} producerEpoch: {} coordinatorEpoch: {} currentTxnFirstOffset: {} lastTimestamp: {}",
                e.producer_id, e.producer_epoch, e.coordinator_epoch, optional_long(e.current_txn_first_offset),
                e.timestamp_ms);
+    // An entry without batch metadata (a transactional producer whose last append was a
+    // transaction.version 2 marker, which bumps its epoch) ends the line there.
     if (e.has_batch_metadata())
-      out_.print("firstSequence: {} lastSequence: {} lastOffset: {} offsetDelta: {} timestamp: {}", e.first_sequence(),
+      out_.print(" firstSequence: {} lastSequence: {} lastOffset: {} offsetDelta: {} timestamp: {}", e.first_sequence(),
                  e.last_sequence, e.last_offset, e.offset_delta, e.timestamp_ms);
     out_.put('\n');
   }

@@ -51,9 +51,19 @@ class Dumper {
   void emit(const nlohmann::ordered_json& obj);
   // A problem object; io problems have no catalogue code.
   void emit_problem(const std::string& path, std::optional<Code> code, const Error& e);
+  // A finding of an index check that Kafka sums up on stderr at the end of
+  // the run (finish()): a problem object now, and the run fails on it only
+  // if its code is an error.
+  void index_problem(const std::string& path, Code code, const Error& e);
+  // Whether the segment of `path` (base offset `base`) is the last of its
+  // directory: Kafka's active segment, whose indexes it leaves preallocated.
+  bool last_segment(const std::string& path, Offset base) const;
   void close_json();
 
-  // Reports a problem on stderr, once, and marks the run as failed.
+  // Reports a problem on stderr, once, and marks the run as failed if the
+  // code is an error (kseg-verify's verdict on the same bytes): an info or a
+  // warning, such as a zero slot DumpLogSegments reads as an entry of an
+  // index Kafka preallocated, is printed but does not fail the run.
   void problem(const std::string& path, Code code, const Error& e) { report(path, code, e); }
   void problem(const std::string& path, const DumpProblem& p) { problem(path, p.code, p.error); }
   void io_problem(const std::string& path, const std::string& what);
@@ -62,7 +72,13 @@ class Dumper {
   void report(const std::string& path, std::optional<Code> code, const Error& e);
   // Why a .log's scan stopped short, as a problem; nullopt at a clean end (or
   // a cut made by --max-bytes). Text and JSON report the same.
-  std::optional<DumpProblem> log_end_problem(const EntryScanner& scan) const;
+  // `path` is the .log (base offset `base`, -1 for a KRaft .checkpoint) of
+  // `file_size` bytes: a zero tail is kseg-verify's log.preallocated_tail
+  // (info) where it is that, not damage.
+  std::optional<DumpProblem> log_end_problem(const EntryScanner& scan, const std::string& path, Offset base,
+                                             int64_t file_size) const;
+  // The code of a zero-filled tail in that .log.
+  Code zero_tail_code(const std::string& path, Offset base, int64_t file_size) const;
 
   const DumpOptions& opts() const { return opts_; }
   Sink& out() { return out_; }
@@ -73,6 +89,7 @@ class Dumper {
   Sink& out_;
   Sink& err_;
   int exit_ = kExitOk;
+  bool index_failed_ = false;  // an index finding with an error code
   int64_t emitted_ = 0;  // JSON objects written so far
   struct Pairs {
     std::string file;  // absolute path, as Kafka prints it

@@ -68,11 +68,14 @@ bool examine_v2(const EntryRef& e, const EntryCheck& c, BatchInfo& b, const std:
   if (h.records_count < 0)
     f.add(Code::log_record_count, file, e.position + Length{v2::kRecordsCountOffset}, "negative recordsCount", ">= 0",
           std::to_string(h.records_count));
-  // Kafka writes pid/epoch/sequence -1 together for non-idempotent batches,
-  // and transactional (or marker) batches always carry a producer id.
-  if (h.producer_id < 0 && (h.producer_epoch != -1 || h.base_sequence != -1 || h.is_transactional()))
+  // Kafka writes pid and epoch -1 together for non-idempotent batches, and
+  // transactional (or marker) batches always carry a producer id. Without a
+  // producer id the sequence is never read: clients write -1, the 4.4 group
+  // coordinator 0 (corpus case live-broker, __consumer_offsets).
+  if (h.producer_id < 0 &&
+      (h.producer_epoch != -1 || (h.base_sequence != -1 && h.base_sequence != 0) || h.is_transactional()))
     f.add(Code::log_producer_fields, file, e.position + Length{43},
-          "no producer id, but an epoch, a sequence or the transactional flag is set", "epoch -1, sequence -1",
+          "no producer id, but an epoch, a sequence or the transactional flag is set", "epoch -1, sequence -1 or 0",
           fmt::format("epoch {}, sequence {}, transactional {}", h.producer_epoch, h.base_sequence,
                       h.is_transactional()));
   if (b.control && b.crc_ok) b.control_type = control_type(e, h, scratch);

@@ -76,6 +76,7 @@ public final class Generate {
         add("mixed-magic", MoreCases::mixedMagic);
         add("idempotent", MoreCases::idempotent);
         add("transactions", MoreCases::transactions);
+        add("transactions-tv2", MoreCases::transactionsTv2);
         add("compacted", MoreCases::compacted);
         add("log-append-time", MoreCases::logAppendTime);
         add("create-time-out-of-order", MoreCases::outOfOrderTimestamps);

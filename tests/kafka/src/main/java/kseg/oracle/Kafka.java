@@ -42,10 +42,16 @@ final class Kafka {
     /** Appends a transaction marker as the coordinator's WriteTxnMarkers does under
      *  transaction version 0 (no epoch bump on the marker). */
     static void appendMarker(UnifiedLog log, MemoryRecords marker, int leaderEpoch) throws IOException {
+        appendMarker(log, marker, leaderEpoch, org.apache.kafka.server.common.TransactionVersion.TV_0);
+    }
+
+    /** The same under a given transaction version: under TV_2 (Kafka 4.x's default) the
+     *  coordinator writes each marker with the producer's epoch bumped by one. */
+    static void appendMarker(UnifiedLog log, MemoryRecords marker, int leaderEpoch,
+                             org.apache.kafka.server.common.TransactionVersion tv) throws IOException {
         log.appendAsLeader(marker, leaderEpoch, org.apache.kafka.storage.internals.log.AppendOrigin.COORDINATOR,
                 org.apache.kafka.server.common.RequestLocal.noCaching(),
-                org.apache.kafka.storage.internals.log.VerificationGuard.SENTINEL,
-                org.apache.kafka.server.common.TransactionVersion.TV_0.featureLevel());
+                org.apache.kafka.storage.internals.log.VerificationGuard.SENTINEL, tv.featureLevel());
     }
 
     /** One batch of the given magic built by the client-side builder, starting at baseOffset. */

@@ -123,6 +123,45 @@ final class MoreCases {
         closeClean(c, log);
     }
 
+    /** Transactions as a 4.x coordinator ends them under transaction.version 2: every marker
+     *  carries the producer's epoch + 1, the producer goes on with that epoch from sequence 0,
+     *  and a producer whose last append was a marker has a snapshot entry with no batch
+     *  metadata (the snapshot taken at close ends on markers). */
+    static void transactionsTv2(Case c) throws Exception {
+        Map<String, Object> cfg = smallSegments();
+        UnifiedLog log = Kafka.open(c.partitionDir("ledger", 0, cfg), cfg, c.time, 0, 0, false, c.topicId("ledger"));
+        int[] seq = new int[2];
+        short[] epoch = {0, 0};
+        for (int t = 0; t < 10; t++) {
+            for (int p = 0; p < 2; p++) {
+                for (int b = 0; b < 2; b++) {
+                    int count = 1 + c.rnd.nextInt(5);
+                    log.appendAsLeader(Kafka.batch(RecordBatch.MAGIC_VALUE_V2, Compression.of(p == 0 ? "none" : "lz4").build(),
+                            TimestampType.CREATE_TIME, 0, 4000 + p, epoch[p], seq[p], true, 0, records(c, count, true)), 0);
+                    seq[p] += count;
+                    c.time.advance(3);
+                }
+                log.appendAsLeader(Kafka.batch(RecordBatch.MAGIC_VALUE_V2, Compression.NONE, TimestampType.CREATE_TIME, 0,
+                        records(c, 2, false)), 0);
+            }
+            for (int p = 0; p < 2; p++) {
+                boolean abort = (t + p) % 3 == 0;
+                EndTransactionMarker m = new EndTransactionMarker(abort ? ControlRecordType.ABORT : ControlRecordType.COMMIT, 7);
+                epoch[p]++;
+                seq[p] = 0;
+                Kafka.appendMarker(log, MemoryRecords.withEndTransactionMarker(0L, c.time.milliseconds(), 0, 4000 + p, epoch[p], m), 0,
+                        org.apache.kafka.server.common.TransactionVersion.TV_2);
+                log.updateHighWatermark(log.logEndOffset());
+                c.time.advance(5);
+            }
+        }
+        c.info.put("producer", Generate.topicConfig("transactional", true, "producer_ids", List.of(4000, 4001), "coordinator_epoch", 7,
+                "transaction_version", 2, "markers", "transaction t of producer p aborted when (t+p) % 3 == 0, else committed; "
+                        + "each marker has the producer's epoch + 1, the next transaction that epoch from sequence 0"));
+        c.step("10 rounds: 2 transactional batches per producer + 2 plain batches, then one TV_2 marker per producer");
+        closeClean(c, log);
+    }
+
     /** A compacted topic after Kafka's own Cleaner ran twice: offset gaps, tombstones kept with
      *  a delete horizon, and empty batches kept for an idempotent producer's sequence. */
     static void compacted(Case c) throws Exception {
