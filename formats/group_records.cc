@@ -122,9 +122,9 @@ constexpr Field kMemberMetadata[] = {
     F("subscribedTopicRegex", K::string).nullable(),
     F("rebalanceTimeoutMs", K::int32),
     F("serverAssignor", K::string).nullable(),
-    // The converter writes it unless it equals an empty struct; left out of the
-    // bytes it reads as null, which it prints (ConsumerGroupMemberMetadataValueJsonConverter).
-    S("classicMemberMetadata", &kClassicMemberS).nullable().tagged(0, "").when_absent("null"),
+    // Its default is an empty struct, not null: left out of the bytes it is not
+    // printed, written as null it prints null (the 4.4 coordinator writes that).
+    S("classicMemberMetadata", &kClassicMemberS).nullable().tagged(0, ""),
 };
 constexpr Struct kMemberMetadataS{kMemberMetadata};
 constexpr Message kMemberMetadataValue{"ConsumerGroupMemberMetadataValue", 0, &kMemberMetadataS};
@@ -158,8 +158,85 @@ constexpr Field kRegex[] = {A("topics", K::string), F("version", K::int64), F("t
 constexpr Struct kRegexS{kRegex};
 constexpr Message kRegexValue{"ConsumerGroupRegularExpressionValue", 0, &kRegexS};
 
+// Share groups (KIP-932), types 10-15.
+constexpr Field kShareMember[] = {F("rackId", K::string).nullable(), F("clientId", K::string),
+                                  F("clientHost", K::string), A("subscribedTopicNames", K::string)};
+constexpr Struct kShareMemberS{kShareMember};
+constexpr Message kShareMemberValue{"ShareGroupMemberMetadataValue", 0, &kShareMemberS};
+constexpr Field kEpochHash[] = {F("epoch", K::int32), F("metadataHash", K::int64)};
+constexpr Struct kEpochHashS{kEpochHash};
+constexpr Message kShareMetadataValue{"ShareGroupMetadataValue", 0, &kEpochHashS};
+constexpr Message kShareTargetMetadataValue{"ShareGroupTargetAssignmentMetadataValue", 0, &kTargetMetaS};
+constexpr Message kShareTargetMemberValue{"ShareGroupTargetAssignmentMemberValue", 0, &kTargetMemberS};
+constexpr Field kShareCurrent[] = {F("memberEpoch", K::int32), F("previousMemberEpoch", K::int32), F("state", K::int8),
+                                   AS("assignedPartitions", &kTopicPartitionS)};
+constexpr Struct kShareCurrentS{kShareCurrent};
+constexpr Message kShareCurrentValue{"ShareGroupCurrentMemberAssignmentValue", 0, &kShareCurrentS};
+constexpr Field kTopicPartitionsInfo[] = {F("topicId", K::uuid), F("topicName", K::string), A("partitions", K::int32)};
+constexpr Struct kTopicPartitionsInfoS{kTopicPartitionsInfo};
+constexpr Field kTopicInfo[] = {F("topicId", K::uuid), F("topicName", K::string)};
+constexpr Struct kTopicInfoS{kTopicInfo};
+constexpr Field kShareStatePartition[] = {AS("initializingTopics", &kTopicPartitionsInfoS),
+                                          AS("initializedTopics", &kTopicPartitionsInfoS),
+                                          AS("deletingTopics", &kTopicInfoS)};
+constexpr Struct kShareStatePartitionS{kShareStatePartition};
+constexpr Message kShareStatePartitionValue{"ShareGroupStatePartitionMetadataValue", 0, &kShareStatePartitionS};
+
+// Streams groups (KIP-1071), types 17 and 19-23.
+constexpr Field kKeyValue[] = {F("key", K::string), F("value", K::string)};
+constexpr Struct kKeyValueS{kKeyValue};
+constexpr Field kStreamsMetadata[] = {
+    F("epoch", K::int32), F("metadataHash", K::int64), F("validatedTopologyEpoch", K::int32).tagged(0, "-1"),
+    AS("lastAssignmentConfigs", &kKeyValueS).nullable().tagged(1, "null"),
+    F("storedDescriptionTopologyEpoch", K::int32).tagged(2, "-1"),
+    F("failedDescriptionTopologyEpoch", K::int32).tagged(3, "-1")};
+constexpr Struct kStreamsMetadataS{kStreamsMetadata};
+constexpr Message kStreamsMetadataValue{"StreamsGroupMetadataValue", 0, &kStreamsMetadataS};
+constexpr Field kEndpoint[] = {F("host", K::string), F("port", K::uint16)};
+constexpr Struct kEndpointS{kEndpoint};
+constexpr Field kStreamsMember[] = {
+    F("instanceId", K::string).nullable(), F("rackId", K::string).nullable(), F("clientId", K::string),
+    F("clientHost", K::string), F("rebalanceTimeoutMs", K::int32), F("topologyEpoch", K::int32),
+    F("processId", K::string), S("userEndpoint", &kEndpointS).nullable(), AS("clientTags", &kKeyValueS)};
+constexpr Struct kStreamsMemberS{kStreamsMember};
+constexpr Message kStreamsMemberValue{"StreamsGroupMemberMetadataValue", 0, &kStreamsMemberS};
+constexpr Message kStreamsTargetMetadataValue{"StreamsGroupTargetAssignmentMetadataValue", 0, &kTargetMetaS};
+constexpr Field kTaskIds[] = {F("subtopologyId", K::string), A("partitions", K::int32)};
+constexpr Struct kTaskIdsS{kTaskIds};
+constexpr Field kStreamsTargetMember[] = {AS("activeTasks", &kTaskIdsS), AS("standbyTasks", &kTaskIdsS),
+                                          AS("warmupTasks", &kTaskIdsS)};
+constexpr Struct kStreamsTargetMemberS{kStreamsTargetMember};
+constexpr Message kStreamsTargetMemberValue{"StreamsGroupTargetAssignmentMemberValue", 0, &kStreamsTargetMemberS};
+constexpr Field kEpochTaskIds[] = {F("subtopologyId", K::string), A("partitions", K::int32),
+                                   A("assignmentEpochs", K::int32).nullable().tagged(0, "null")};
+constexpr Struct kEpochTaskIdsS{kEpochTaskIds};
+constexpr Field kStreamsCurrent[] = {
+    F("memberEpoch", K::int32), F("previousMemberEpoch", K::int32), F("state", K::int8),
+    AS("activeTasks", &kEpochTaskIdsS), AS("standbyTasks", &kEpochTaskIdsS), AS("warmupTasks", &kEpochTaskIdsS),
+    AS("activeTasksPendingRevocation", &kEpochTaskIdsS), AS("standbyTasksPendingRevocation", &kEpochTaskIdsS),
+    AS("warmupTasksPendingRevocation", &kEpochTaskIdsS)};
+constexpr Struct kStreamsCurrentS{kStreamsCurrent};
+constexpr Message kStreamsCurrentValue{"StreamsGroupCurrentMemberAssignmentValue", 0, &kStreamsCurrentS};
+constexpr Field kTopicConfig[] = {F("key", K::string), F("value", K::string)};
+constexpr Struct kTopicConfigS{kTopicConfig};
+constexpr Field kStreamsTopicInfo[] = {F("name", K::string), F("partitions", K::int32),
+                                       F("replicationFactor", K::int16), AS("topicConfigs", &kTopicConfigS)};
+constexpr Struct kStreamsTopicInfoS{kStreamsTopicInfo};
+constexpr Field kCopartitionGroup[] = {A("sourceTopics", K::int16), A("sourceTopicRegex", K::int16),
+                                       A("repartitionSourceTopics", K::int16)};
+constexpr Struct kCopartitionGroupS{kCopartitionGroup};
+constexpr Field kSubtopology[] = {
+    F("subtopologyId", K::string), A("sourceTopics", K::string), A("sourceTopicRegex", K::string),
+    AS("stateChangelogTopics", &kStreamsTopicInfoS), A("repartitionSinkTopics", K::string),
+    AS("repartitionSourceTopics", &kStreamsTopicInfoS), AS("copartitionGroups", &kCopartitionGroupS)};
+constexpr Struct kSubtopologyS{kSubtopology};
+constexpr Field kTopology[] = {F("epoch", K::int32), AS("subtopologies", &kSubtopologyS)};
+constexpr Struct kTopologyS{kTopology};
+constexpr Message kTopologyValue{"StreamsGroupTopologyValue", 0, &kTopologyS};
+
 // Every type GroupCoordinatorRecordSerde accepts in 4.4, with its value
-// version range; share (10-15) and streams (17-23) groups are not described yet.
+// version range (the fields from the 4.4 jar's common/message/*.json,
+// checked by the record-types corpus case).
 constexpr RecordType kTypes[] = {
     {0, &kLegacyOffsetCommitKey, &kLegacyOffsetCommitValue, 0, 0},
     {1, &kOffsetCommitKey, &kOffsetCommitValue, 0, 4},
@@ -170,19 +247,19 @@ constexpr RecordType kTypes[] = {
     {6, &kGroupIdKeyM, &kTargetMetadataValue, 0, 0},
     {7, &kMemberKeyM, &kTargetMemberValue, 0, 0},
     {8, &kMemberKeyM, &kCurrentAssignmentValue, 0, 0},
-    {10, nullptr, nullptr, 0, 0},
-    {11, nullptr, nullptr, 0, 0},
-    {12, nullptr, nullptr, 0, 0},
-    {13, nullptr, nullptr, 0, 0},
-    {14, nullptr, nullptr, 0, 0},
-    {15, nullptr, nullptr, 0, 0},
+    {10, &kMemberKeyM, &kShareMemberValue, 0, 0},
+    {11, &kGroupIdKeyM, &kShareMetadataValue, 0, 0},
+    {12, &kGroupIdKeyM, &kShareTargetMetadataValue, 0, 0},
+    {13, &kMemberKeyM, &kShareTargetMemberValue, 0, 0},
+    {14, &kMemberKeyM, &kShareCurrentValue, 0, 0},
+    {15, &kGroupIdKeyM, &kShareStatePartitionValue, 0, 0},
     {16, &kRegexKeyM, &kRegexValue, 0, 0},
-    {17, nullptr, nullptr, 0, 0},
-    {19, nullptr, nullptr, 0, 0},
-    {20, nullptr, nullptr, 0, 0},
-    {21, nullptr, nullptr, 0, 0},
-    {22, nullptr, nullptr, 0, 0},
-    {23, nullptr, nullptr, 0, 0},
+    {17, &kGroupIdKeyM, &kStreamsMetadataValue, 0, 0},
+    {19, &kMemberKeyM, &kStreamsMemberValue, 0, 0},
+    {20, &kGroupIdKeyM, &kStreamsTargetMetadataValue, 0, 0},
+    {21, &kMemberKeyM, &kStreamsTargetMemberValue, 0, 0},
+    {22, &kMemberKeyM, &kStreamsCurrentValue, 0, 0},
+    {23, &kGroupIdKeyM, &kTopologyValue, 0, 0},
 };
 
 }  // namespace

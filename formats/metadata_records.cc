@@ -86,6 +86,10 @@ constexpr Message kEndTransaction{"EndTransactionRecord", 0, &kNoOpStruct};
 KSEG_MESSAGE(kAbortTransaction, "AbortTransactionRecord", F("reason", K::string).nullable().tagged(0, "null"));
 KSEG_MESSAGE(kUserScramCredential, "UserScramCredentialRecord", F("name", K::string), F("mechanism", K::int8),
              F("salt", K::bytes), F("storedKey", K::bytes), F("serverKey", K::bytes), F("iterations", K::int32));
+KSEG_MESSAGE(kDelegationToken, "DelegationTokenRecord", F("owner", K::string), F("requester", K::string),
+             A("renewers", K::string), F("issueTimestamp", K::int64), F("maxTimestamp", K::int64),
+             F("expirationTimestamp", K::int64), F("tokenId", K::string));
+KSEG_MESSAGE(kRemoveDelegationToken, "RemoveDelegationTokenRecord", F("tokenId", K::string));
 KSEG_MESSAGE(kRemoveUserScramCredential, "RemoveUserScramCredentialRecord", F("name", K::string),
              F("mechanism", K::int8));
 KSEG_MESSAGE(kUnregisterController, "UnregisterControllerRecord", F("controllerId", K::int32));
@@ -103,7 +107,7 @@ constexpr RecordType kTypes[] = {
     {7, "FENCE_BROKER_RECORD", &kFenceBroker},
     {8, "UNFENCE_BROKER_RECORD", &kUnfenceBroker},
     {9, "REMOVE_TOPIC_RECORD", &kRemoveTopic},
-    {10, "DELEGATION_TOKEN_RECORD", nullptr},
+    {10, "DELEGATION_TOKEN_RECORD", &kDelegationToken},
     {11, "USER_SCRAM_CREDENTIAL_RECORD", &kUserScramCredential},
     {12, "FEATURE_LEVEL_RECORD", &kFeatureLevel},
     {14, "CLIENT_QUOTA_RECORD", &kClientQuota},
@@ -117,7 +121,7 @@ constexpr RecordType kTypes[] = {
     {23, "BEGIN_TRANSACTION_RECORD", &kBeginTransaction},
     {24, "END_TRANSACTION_RECORD", &kEndTransaction},
     {25, "ABORT_TRANSACTION_RECORD", &kAbortTransaction},
-    {26, "REMOVE_DELEGATION_TOKEN_RECORD", nullptr},
+    {26, "REMOVE_DELEGATION_TOKEN_RECORD", &kRemoveDelegationToken},
     {27, "REGISTER_CONTROLLER_RECORD", &kRegisterController},
     {28, "CLEAR_ELR_RECORD", &kClearElr},
     {29, "UNREGISTER_CONTROLLER_RECORD", &kUnregisterController},

@@ -62,18 +62,11 @@ void Decoder::decode_struct(const Struct& s, MessageReader& m, std::string& out)
   }
   if (flexible_ && !failed()) tagged_section(s, m, values, seen);
   if (failed()) return;
-  std::vector<bool> absent_printed(s.fields.size(), false);
-  for (size_t i = 0; i < s.fields.size(); ++i) {
-    const Field& f = s.fields[i];
-    if (f.tag < 0 || seen[i] || f.absent_json == nullptr || !f.in(v_)) continue;
-    values[i] = f.absent_json;
-    seen[i] = absent_printed[i] = true;
-  }
   out += '{';
   bool first = true;
   for (size_t i = 0; i < s.fields.size(); ++i) {
     const Field& f = s.fields[i];
-    if (!seen[i] || (f.tag >= 0 && !absent_printed[i] && values[i] == f.tag_default)) continue;
+    if (!seen[i] || (f.tag >= 0 && values[i] == f.tag_default)) continue;
     if (!first) out += ',';
     first = false;
     append_json_string(out, f.name);

@@ -37,11 +37,6 @@ struct Field {
   int16_t nullable_from = kNever;  // "nullableVersions": "N+"
   int16_t tag = -1;                // >= 0: a tagged field (taggedVersions == versions)
   const char* tag_default = "";    // JSON text of the default; a tagged value equal to it is not written
-  // What Kafka's JSON converter prints for a tagged field the bytes leave
-  // out, where the value the reader then gives differs from the default the
-  // converter compares with (a struct read as null, compared with an empty
-  // one, prints "null"); nullptr: nothing, the usual case.
-  const char* absent_json = nullptr;
   const Struct* type = nullptr;    // element type for Kind::strct
   const Message* embedded = nullptr;  // bytes holding a version-prefixed message (expand_embedded)
 
@@ -50,7 +45,6 @@ struct Field {
   constexpr Field nullable(int16_t from = 0) const { Field f = *this; f.nullable_from = from; return f; }
   constexpr Field tagged(int16_t t, const char* dflt) const { Field f = *this; f.tag = t; f.tag_default = dflt; return f; }
   constexpr Field holding(const Message* m) const { Field f = *this; f.embedded = m; return f; }
-  constexpr Field when_absent(const char* json) const { Field f = *this; f.absent_json = json; return f; }
   constexpr bool in(int16_t v) const { return v >= min_version && v <= max_version; }
 };
 

@@ -91,6 +91,7 @@ public final class Generate {
         add("consumer-offsets", InternalTopics::consumerOffsets);
         add("transaction-state", InternalTopics::transactionState);
         add("cluster-metadata", InternalTopics::clusterMetadata);
+        add("record-types", RecordTypes::recordTypes);
         add("preallocated-active", Recipes::preallocated);
         add("broker-log-dir", Recipes::brokerLogDir);
         add("torn-tail", Recipes::tornTail);

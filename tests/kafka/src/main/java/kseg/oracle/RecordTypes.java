@@ -1,0 +1,195 @@
+package kseg.oracle;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.TreeMap;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.types.BoundField;
+import org.apache.kafka.common.protocol.types.Field;
+import org.apache.kafka.common.protocol.types.Schema;
+import org.apache.kafka.common.protocol.types.Struct;
+import org.apache.kafka.common.protocol.types.TaggedFields;
+import org.apache.kafka.common.protocol.types.Type;
+import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.record.internal.SimpleRecord;
+import org.apache.kafka.common.utils.internals.ByteUtils;
+import org.apache.kafka.common.metadata.MetadataRecordType;
+import org.apache.kafka.storage.internals.log.AppendOrigin;
+import org.apache.kafka.storage.internals.log.UnifiedLog;
+
+/** Every record type and version Kafka 4.4 defines for __cluster_metadata, __consumer_offsets and
+ *  __transaction_state, each in three variants, serialized from Kafka's own schemas (the SCHEMAS of
+ *  its generated message classes) with Kafka's protocol Struct: "set" (every field a value,
+ *  tagged fields present, nullable ones not null), "null" (nullable fields null, tagged fields
+ *  absent) and "empty" (arrays empty, tagged fields absent). The goldens are DumpLogSegments'
+ *  decoders printing them, so kseg's tables are checked against every field of every version. */
+final class RecordTypes {
+    private RecordTypes() { }
+
+    static final String[] VARIANTS = {"set", "null", "empty"};
+
+    static void recordTypes(Case c) throws Exception {
+        Map<String, Object> cfg = Generate.topicConfig("segment.index.bytes", Generate.SMALL_INDEX_BYTES,
+                "internal.segment.bytes", 1 << 20, "index.interval.bytes", 4096);
+        List<String> made = new ArrayList<>();
+
+        // KRaft metadata records: frame version 1, api key, version (unsigned varints), body.
+        UnifiedLog meta = Kafka.open(c.partitionDir("__cluster_metadata", 0, cfg), cfg, c.time, 0, 0, false, Uuid.METADATA_TOPIC_ID);
+        int count = 0;
+        for (MetadataRecordType t : MetadataRecordType.values()) {
+            ApiMessage m = t.newMetadataRecord();
+            for (short v = t.lowestSupportedVersion(); v <= t.highestSupportedVersion(); v++) {
+                List<SimpleRecord> recs = new ArrayList<>();
+                for (int variant = 0; variant < VARIANTS.length; variant++) {
+                    ByteBuffer body = serialize(schema(m, v), variant);
+                    ByteBuffer value = ByteBuffer.allocate(15 + body.remaining());
+                    ByteUtils.writeUnsignedVarint(1, value);
+                    ByteUtils.writeUnsignedVarint(t.id(), value);
+                    ByteUtils.writeUnsignedVarint(v, value);
+                    value.put(body).flip();
+                    recs.add(new SimpleRecord(c.time.milliseconds(), null, bytes(value)));
+                    count++;
+                }
+                // The raft leader's appends carry their own offsets.
+                meta.appendAsLeader(Kafka.batch(RecordBatch.MAGIC_VALUE_V2, Compression.NONE, TimestampType.CREATE_TIME,
+                        meta.logEndOffset(),
+                        RecordBatch.NO_PRODUCER_ID, RecordBatch.NO_PRODUCER_EPOCH, RecordBatch.NO_SEQUENCE, false, 1, recs),
+                        1, AppendOrigin.RAFT_LEADER);
+                c.time.advance(1);
+            }
+        }
+        meta.updateHighWatermark(meta.logEndOffset());
+        made.add(count + " metadata records: every MetadataRecordType x version x variant, one batch per type and version");
+        MoreCases.closeClean(c, meta);
+
+        // Coordinator records: int16 key version (the record type), key; int16 value version, value.
+        count = 0;
+        UnifiedLog groups = Kafka.open(c.partitionDir("__consumer_offsets", 0, cfg), cfg, c.time, 0, 0, false,
+                c.topicId("__consumer_offsets"));
+        for (org.apache.kafka.coordinator.group.generated.CoordinatorRecordType t
+                : org.apache.kafka.coordinator.group.generated.CoordinatorRecordType.values()) {
+            count += appendCoordinator(c, groups, t.id(), t.newRecordKey(), t.newRecordValue());
+        }
+        groups.updateHighWatermark(groups.logEndOffset());
+        made.add(count + " __consumer_offsets records: every group CoordinatorRecordType x value version x variant");
+        MoreCases.closeClean(c, groups);
+
+        count = 0;
+        UnifiedLog txns = Kafka.open(c.partitionDir("__transaction_state", 0, cfg), cfg, c.time, 0, 0, false,
+                c.topicId("__transaction_state"));
+        for (org.apache.kafka.coordinator.transaction.generated.CoordinatorRecordType t
+                : org.apache.kafka.coordinator.transaction.generated.CoordinatorRecordType.values()) {
+            count += appendCoordinator(c, txns, t.id(), t.newRecordKey(), t.newRecordValue());
+        }
+        txns.updateHighWatermark(txns.logEndOffset());
+        made.add(count + " __transaction_state records: every transaction CoordinatorRecordType x value version x variant");
+        MoreCases.closeClean(c, txns);
+        for (String s : made) c.step(s);
+        c.info.put("variants", Map.of("set", "every field a value (1, 2, 3, ... by kind; one array element), tagged fields present",
+                "null", "nullable fields null, tagged fields absent", "empty", "arrays empty, strings empty, tagged fields absent"));
+    }
+
+    static int appendCoordinator(Case c, UnifiedLog log, short type, ApiMessage key, ApiMessage value) throws Exception {
+        List<SimpleRecord> recs = new ArrayList<>();
+        for (short v = value.lowestSupportedVersion(); v <= value.highestSupportedVersion(); v++) {
+            for (int variant = 0; variant < VARIANTS.length; variant++) {
+                ByteBuffer k = serialize(schema(key, key.highestSupportedVersion()), 0);
+                ByteBuffer kb = ByteBuffer.allocate(2 + k.remaining()).putShort(type).put(k).flip();
+                ByteBuffer vb0 = serialize(schema(value, v), variant);
+                ByteBuffer vb = ByteBuffer.allocate(2 + vb0.remaining()).putShort(v).put(vb0).flip();
+                recs.add(new SimpleRecord(c.time.milliseconds(), bytes(kb), bytes(vb)));
+            }
+        }
+        log.appendAsLeader(Kafka.batch(RecordBatch.MAGIC_VALUE_V2, Compression.NONE, TimestampType.CREATE_TIME, 0, recs), 0,
+                AppendOrigin.COORDINATOR);
+        c.time.advance(1);
+        return recs.size();
+    }
+
+    static Schema schema(ApiMessage m, short version) throws Exception {
+        Schema[] schemas = (Schema[]) m.getClass().getField("SCHEMAS").get(null);
+        return schemas[version];
+    }
+
+    static ByteBuffer serialize(Schema s, int variant) {
+        Struct st = fill(s, variant);
+        ByteBuffer buf = ByteBuffer.allocate(st.sizeOf());
+        st.writeTo(buf);
+        return buf.flip();
+    }
+
+    static byte[] bytes(ByteBuffer b) {
+        byte[] out = new byte[b.remaining()];
+        b.get(out);
+        return out;
+    }
+
+    static Struct fill(Schema s, int variant) {
+        Struct st = new Struct(s);
+        for (BoundField f : s.fields()) st.set(f, value(f.def, variant));
+        return st;
+    }
+
+    @SuppressWarnings("unchecked")
+    static Object value(Field f, int variant) {
+        Type t = f.type;
+        if (t instanceof TaggedFields tf) {
+            NavigableMap<Integer, Object> present = new TreeMap<>();
+            if (variant == 0) {
+                for (Map.Entry<Integer, Field> e : taggedFields(tf).entrySet()) present.put(e.getKey(), value(e.getValue(), 0));
+            }
+            return present;
+        }
+        return value(t, variant);
+    }
+
+    static Object value(Type t, int variant) {
+        if (t instanceof Schema s) return fill(s, variant);
+        if (t.isArray()) {
+            if (variant == 1 && t.isNullable()) return null;
+            if (variant == 2) return new Object[0];
+            return new Object[]{value(t.arrayElementType().orElseThrow(), variant)};
+        }
+        if (variant == 1 && t.isNullable()) return null;
+        String name = t.toString();
+        switch (name) {
+            case "BOOLEAN": return true;
+            case "INT8": return (byte) 1;
+            case "INT16": return (short) 2;
+            case "UINT16": return 3;
+            case "INT32": return 4;
+            case "UNSIGNED_INT32": return 5L;
+            case "INT64": return 6L;
+            case "VARINT": return 7;
+            case "VARLONG": return 8L;
+            case "UUID": return new Uuid(0x0102030405060708L, 0x090a0b0c0d0e0f10L);
+            case "FLOAT64": return 1.5;
+            default: break;
+        }
+        if (name.contains("STRING")) return variant == 2 ? "" : "s";
+        if (name.contains("BYTES")) return ByteBuffer.wrap(variant == 2 ? new byte[0] : new byte[]{1, 2, 3});
+        throw new IllegalStateException("no value for type " + name);
+    }
+
+    /** TaggedFields keeps its tag -> field map private; the schema is Kafka's, so read it. */
+    @SuppressWarnings("unchecked")
+    static Map<Integer, Field> taggedFields(TaggedFields tf) {
+        try {
+            for (java.lang.reflect.Field jf : TaggedFields.class.getDeclaredFields()) {
+                if (Map.class.isAssignableFrom(jf.getType())) {
+                    jf.setAccessible(true);
+                    return (Map<Integer, Field>) jf.get(tf);
+                }
+            }
+        } catch (IllegalAccessException e) {
+            throw new IllegalStateException(e);
+        }
+        throw new IllegalStateException("TaggedFields has no map of fields");
+    }
+}
