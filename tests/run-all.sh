@@ -48,7 +48,8 @@ tier "build -O3 (g++, clang++)" build_o3
 if [[ "${KSEG_SKIP_KAFKA:-0}" != 1 ]]; then
   tier "kafka load-check self-test" "$top/tests/kafka/loadcheck-selftest.sh"
   tier "kafka differential" "$top/tests/kafka/differential.sh" "$b/main/kseg-dump"
-  tier "kafka live-broker differential" "$top/tests/kafka/differential.sh" "$b/main/kseg-dump" --cases live-broker
+  tier "kafka live-broker differential" "$top/tests/kafka/differential.sh" "$b/main/kseg-dump" \
+    --cases live-broker,live-crash-before,live-crash-after
   # Benchmark smoke run: tiny segments, one run, asserts nothing about time.
   tier "benchmark smoke" "$top/tests/bench/run.sh" --size 300000 --runs 1 --workloads v2-none-small,v2-lz4 \
     --out "$(mktemp -d)" --build "$b/main"

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Makes the corpus case live-broker as operators' data is made: a real Kafka 4.4.0 broker
-# process (KRaft, one node as broker and controller, loopback ports) driven by real clients
-# (the Java clients of kseg.oracle.LiveTraffic, and librdkafka through kcat), its log cleaner
-# running, then a controlled shutdown. The log dir is copied to CASE_DIR (default
-# testdata/kafka/live-broker) with a case.json saying how it was made, and its goldens are
+# Makes the corpus cases written by a real Kafka 4.4.0 broker process (KRaft, one node as
+# broker and controller, loopback ports), as operators' data is made:
+#   live-broker        real clients (the Java clients of kseg.oracle.LiveTraffic, and librdkafka
+#                      through kcat), the log cleaner running, then a controlled shutdown;
+#   live-crash-before  a broker killed with SIGKILL under a fast producer, as the kill left it;
+#   live-crash-after   the same log dir after the broker restarted on it (Kafka's own
+#                      unclean-shutdown recovery) and shut down cleanly.
+# Each is copied to ROOT/<case> with a case.json saying how it was made, and its goldens are
 # taken with Kafka's DumpLogSegments (goldens.sh).
 # Usage: live-broker.sh [--out ROOT] [--seed N] [--no-goldens]
 set -euo pipefail
@@ -21,9 +24,10 @@ done
 command -v kcat >/dev/null || { echo "live-broker.sh: kcat is missing (apt-get install kcat)" >&2; exit 1; }
 cp="$(oracle_classpath)"
 tmp="$(mktemp -d)"
-broker_pid=""
+broker_pid="" flood_pid=""
 cleanup() {
   [[ -n "$broker_pid" ]] && kill -9 "$broker_pid" 2>/dev/null || true
+  [[ -n "$flood_pid" ]] && kill -9 "$flood_pid" 2>/dev/null || true
   rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -33,40 +37,63 @@ read -r bport cport < <(python3 -c 'import socket
 s=[socket.socket() for _ in range(2)]
 [x.bind(("127.0.0.1",0)) for x in s]
 print(*[x.getsockname()[1] for x in s])')
-data="$tmp/data"
-cat > "$tmp/server.properties" <<EOF
-process.roles=broker,controller
-node.id=1
-controller.quorum.voters=1@127.0.0.1:$cport
-listeners=PLAINTEXT://127.0.0.1:$bport,CONTROLLER://127.0.0.1:$cport
-advertised.listeners=PLAINTEXT://127.0.0.1:$bport
-controller.listener.names=CONTROLLER
-inter.broker.listener.name=PLAINTEXT
-listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
-log.dirs=$data
-num.partitions=1
-offsets.topic.num.partitions=1
-offsets.topic.replication.factor=1
-transaction.state.log.num.partitions=1
-transaction.state.log.replication.factor=1
-transaction.state.log.min.isr=1
-group.initial.rebalance.delay.ms=0
-log.index.size.max.bytes=4096
-log.cleaner.backoff.ms=500
-EOF
-# Small preallocated indexes (log.index.size.max.bytes) keep the corpus small; every other
-# setting is the broker's default.
-broker_java=(java -Xmx512m -XX:+UseSerialGC -cp "$cp")
-cluster_id="$("${broker_java[@]}" kafka.tools.StorageTool random-uuid)"
-"${broker_java[@]}" kafka.tools.StorageTool format -t "$cluster_id" -c "$tmp/server.properties" >/dev/null
-"${broker_java[@]}" kafka.Kafka "$tmp/server.properties" > "$tmp/broker.out" 2>&1 &
-broker_pid=$!
-for _ in $(seq 120); do
-  (exec 3<>"/dev/tcp/127.0.0.1/$bport") 2>/dev/null && break
-  kill -0 "$broker_pid" 2>/dev/null || { cat "$tmp/broker.out" >&2; echo "live-broker.sh: the broker died" >&2; exit 1; }
-  sleep 0.5
-done
 
+# props LOG_DIR [LINE...]: the broker's settings. Small preallocated indexes
+# (log.index.size.max.bytes) keep the corpus small; every other setting is the default.
+props() {
+  local dir="$1"; shift
+  printf '%s\n' process.roles=broker,controller node.id=1 "controller.quorum.voters=1@127.0.0.1:$cport" \
+    "listeners=PLAINTEXT://127.0.0.1:$bport,CONTROLLER://127.0.0.1:$cport" \
+    "advertised.listeners=PLAINTEXT://127.0.0.1:$bport" controller.listener.names=CONTROLLER \
+    inter.broker.listener.name=PLAINTEXT listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT \
+    "log.dirs=$dir" num.partitions=1 offsets.topic.num.partitions=1 offsets.topic.replication.factor=1 \
+    transaction.state.log.num.partitions=1 transaction.state.log.replication.factor=1 \
+    transaction.state.log.min.isr=1 group.initial.rebalance.delay.ms=0 log.index.size.max.bytes=4096 \
+    log.cleaner.backoff.ms=500 "$@"
+}
+broker_java=(java -Xmx512m -XX:+UseSerialGC -cp "$cp")
+# start_broker PROPERTIES: formats its log dir if new, starts the broker, waits for its port.
+start_broker() {
+  local dir; dir="$(sed -n 's/^log.dirs=//p' "$1")"
+  if [[ ! -f "$dir/meta.properties" ]]; then
+    "${broker_java[@]}" kafka.tools.StorageTool format -c "$1" \
+      -t "$("${broker_java[@]}" kafka.tools.StorageTool random-uuid)" >/dev/null
+  fi
+  "${broker_java[@]}" kafka.Kafka "$1" >> "$tmp/broker.out" 2>&1 &
+  broker_pid=$!
+  for _ in $(seq 120); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$bport") 2>/dev/null && return 0
+    kill -0 "$broker_pid" 2>/dev/null || { cat "$tmp/broker.out" >&2; echo "live-broker.sh: the broker died" >&2; exit 1; }
+    sleep 0.5
+  done
+  echo "live-broker.sh: the broker did not open its port" >&2
+  exit 1
+}
+# stop_broker: a controlled shutdown (SIGTERM), as a service manager does it.
+stop_broker() {
+  kill -TERM "$broker_pid"
+  wait "$broker_pid" || true
+  broker_pid=""
+}
+# keep DIR CASE [PARTITION...]: copies the log dir (or its root files and the partitions
+# named) to ROOT/CASE, without the .lock.
+keep() {
+  local dir="$1" out="$root/$2"; shift 2
+  rm -rf "$out"
+  mkdir -p "$out"
+  if [[ $# -eq 0 ]]; then
+    cp -a "$dir/." "$out/"
+  else
+    find "$dir" -maxdepth 1 -type f -exec cp -a {} "$out/" \;
+    for p in "$@"; do cp -a "$dir/$p" "$out/"; done
+  fi
+  rm -f "$out/.lock"
+}
+
+# ---- live-broker: real clients, the live cleaner, a controlled shutdown ----
+data="$tmp/data"
+props "$data" > "$tmp/server.properties"
+start_broker "$tmp/server.properties"
 java "${JAVA_FLAGS[@]}" -cp "$cp" kseg.oracle.LiveTraffic --bootstrap "127.0.0.1:$bport" --info "$tmp/traffic.json" --seed "$seed"
 
 # librdkafka: its own batching and its own LZ4 and snappy framing.
@@ -85,17 +112,11 @@ for _ in $(seq 60); do
   grep -q '^accounts 0 ' "$data/cleaner-offset-checkpoint" 2>/dev/null && break
   sleep 0.5
 done
-kill -TERM "$broker_pid"
-wait "$broker_pid" || true
-broker_pid=""
+stop_broker
 [[ -f "$data/.kafka_cleanshutdown" ]] || { echo "live-broker.sh: no clean shutdown" >&2; exit 1; }
 grep -q '^accounts 0 ' "$data/cleaner-offset-checkpoint" || { echo "live-broker.sh: the cleaner did not run" >&2; exit 1; }
-
+keep "$data" live-broker
 out="$root/live-broker"
-rm -rf "$out"
-mkdir -p "$out"
-cp -a "$data/." "$out/"
-rm -f "$out/.lock"
 # case.json: what LiveTraffic did, the broker's settings, and each partition's index settings
 # (for the reindex oracle: the broker defaults but log.index.size.max.bytes).
 parts="$(cd "$out" && for d in */; do echo "${d%/}"; done | jq -R . | jq -s 'map({dir: ., topic_config: {"index.interval.bytes": 4096, "segment.index.bytes": 4096}})')"
@@ -106,4 +127,45 @@ jq --argjson parts "$parts" --arg props "$(grep -v '^log.dirs\|127.0.0.1' "$tmp/
                            "waited for the log cleaner to checkpoint accounts-0, then SIGTERM (controlled shutdown)"]),
          partitions: $parts}' "$tmp/traffic.json" > "$out/case.json"
 echo "live-broker: $(find "$out" -type f | wc -l) files, $(du -sk "$out" | cut -f1) KiB in $out"
-if [[ $goldens -eq 1 ]]; then "$KAFKA_DIR/goldens.sh" --root "$root" live-broker; fi
+
+# ---- live-crash-before/-after: SIGKILL under a fast producer, then Kafka's recovery ----
+crash="$tmp/crash"
+props "$crash" log.segment.bytes=1048576 > "$tmp/crash.properties"
+start_broker "$tmp/crash.properties"
+java "${JAVA_FLAGS[@]}" -cp "$cp" kseg.oracle.LiveTraffic --bootstrap "127.0.0.1:$bport" --flood flood --seed "$seed" \
+  2> "$tmp/flood.err" &
+flood_pid=$!
+for _ in $(seq 480); do
+  grep -q "flood: 8000 records sent" "$tmp/flood.err" 2>/dev/null && break
+  kill -0 "$flood_pid" 2>/dev/null || { cat "$tmp/flood.err" >&2; echo "live-broker.sh: the flood producer died" >&2; exit 1; }
+  sleep 0.25
+done
+kill -9 "$broker_pid"
+wait "$broker_pid" 2>/dev/null || true
+broker_pid=""
+kill -9 "$flood_pid" 2>/dev/null || true
+wait "$flood_pid" 2>/dev/null || true
+flood_pid=""
+[[ ! -f "$crash/.kafka_cleanshutdown" ]] || { echo "live-broker.sh: a clean-shutdown marker after SIGKILL" >&2; exit 1; }
+keep "$crash" live-crash-before flood-0
+start_broker "$tmp/crash.properties"
+sleep 3  # the log manager loads (recovers) the partition as the broker starts
+stop_broker
+[[ -f "$crash/.kafka_cleanshutdown" ]] || { echo "live-broker.sh: no clean shutdown after the recovery" >&2; exit 1; }
+keep "$crash" live-crash-after flood-0
+for c in live-crash-before live-crash-after; do
+  after=""; [[ $c == live-crash-after ]] && after=1
+  jq -n --arg c "$c" --arg after "$after" --argjson seed "$seed" \
+     --arg kv "$(jq -r .kafka_version "$out/case.json")" --arg jv "$(jq -r .java_version "$out/case.json")" \
+     --arg props "$(grep -v '^log.dirs\|127.0.0.1' "$tmp/crash.properties")" \
+     '{case: $c, kafka_version: $kv, java_version: $jv, seed: $seed,
+       made_by: "tests/kafka/live-broker.sh: a Kafka broker process (KRaft, combined, loopback) killed with SIGKILL under kseg.oracle.LiveTraffic --flood (default idempotent producer, lz4, linger.ms 1)",
+       broker_properties: ($props | split("\n")),
+       steps: (["flooded topic flood until 8000 records were sent, then SIGKILL to the broker and the producer"]
+               + (if $after == "1" then ["restarted the broker on the same log dir (unclean-shutdown recovery), then SIGTERM"] else [] end)
+               + ["kept flood-0 and the root files"]),
+       partitions: [{dir: "flood-0", topic_config: {"index.interval.bytes": 4096, "segment.index.bytes": 4096}}]}' \
+     > "$root/$c/case.json"
+  echo "$c: $(find "$root/$c" -type f | wc -l) files, $(du -sk "$root/$c" | cut -f1) KiB"
+done
+if [[ $goldens -eq 1 ]]; then "$KAFKA_DIR/goldens.sh" --root "$root" live-broker live-crash-before live-crash-after; fi

@@ -95,7 +95,10 @@ TEST_CASE("corpus: every Kafka-written state file decodes and re-encodes", "[for
     if (name.ends_with("offset-checkpoint")) {
       auto r = checkpoint::parse_offset_checkpoint(slurp_text(p), name);
       REQUIRE(r.ok());
-      CHECK(checkpoint::serialize_offset_checkpoint(r.value()) == slurp_text(p));
+      // A broker killed before its first checkpoint write leaves the file empty
+      // (live-crash-before), which Kafka reads as no entries.
+      if (bytes.empty()) CHECK(r->empty());
+      else CHECK(checkpoint::serialize_offset_checkpoint(r.value()) == slurp_text(p));
       ++seen;
     } else if (name == "meta.properties") {
       auto r = meta_properties::parse(slurp_text(p));

@@ -37,13 +37,19 @@ public final class LiveTraffic {
         String bootstrap = null;
         File info = null;
         long seed = 1;
+        String flood = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--bootstrap" -> bootstrap = args[++i];
                 case "--info" -> info = new File(args[++i]);
                 case "--seed" -> seed = Long.parseLong(args[++i]);
+                case "--flood" -> flood = args[++i];
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]);
             }
+        }
+        if (flood != null && bootstrap != null) {
+            flood(bootstrap, flood, new Random(seed));
+            return;
         }
         if (bootstrap == null || info == null) throw new IllegalArgumentException("--bootstrap and --info are required");
         Random rnd = new Random(seed);
@@ -151,6 +157,18 @@ public final class LiveTraffic {
         doc.put("steps", steps);
         ObjectMapper m = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
         m.writeValue(info, doc);
+    }
+
+    /** Produces as fast as it can until killed (the broker is killed under it): the default
+     *  idempotent producer, lz4, batches up to 16 KiB; a progress line every 1000 records. */
+    static void flood(String bootstrap, String topic, Random rnd) {
+        try (KafkaProducer<byte[], byte[]> p = producer(bootstrap, Map.of("linger.ms", "1", "batch.size", "16384",
+                "compression.type", "lz4", "delivery.timeout.ms", "600000"))) {
+            for (long i = 0; ; i++) {
+                p.send(record(rnd, topic, (int) i, 1000));
+                if (i % 1_000 == 0) System.err.println("flood: " + i + " records sent");
+            }
+        }
     }
 
     static KafkaProducer<byte[], byte[]> producer(String bootstrap, Map<String, String> extra) {
