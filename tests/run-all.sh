@@ -5,8 +5,9 @@
 #   2. the same suite built with ASan+UBSan, and the unit tests built at -O3 by g++ and clang++
 #   3. Kafka tier: the load-check self-test, the differential run
 #      (fresh Kafka-written cases with a new seed: DumpLogSegments vs kseg-dump), the same
-#      on a fresh log dir of a real broker process driven by real clients (live-broker.sh;
-#      kseg-verify must also find it healthy), and
+#      on fresh log dirs of real broker processes driven by real clients (live-broker.sh:
+#      4.4.0, also killed with SIGKILL; legacy-broker.sh: 2.8.2 writing v0/v1; kseg-verify
+#      must find them healthy, kseg-reindex must match the restart's recovery), and
 #      the reindex oracle (kseg-reindex vs Kafka's own recovery, damaged cases, crash points),
 #      the encoder oracle (Kafka loading every corpus segment re-encoded by kseg)
 # Set KSEG_SKIP_KAFKA=1 to leave out tier 3 (it needs Maven Central).
@@ -48,8 +49,8 @@ tier "build -O3 (g++, clang++)" build_o3
 if [[ "${KSEG_SKIP_KAFKA:-0}" != 1 ]]; then
   tier "kafka load-check self-test" "$top/tests/kafka/loadcheck-selftest.sh"
   tier "kafka differential" "$top/tests/kafka/differential.sh" "$b/main/kseg-dump"
-  tier "kafka live-broker differential" "$top/tests/kafka/differential.sh" "$b/main/kseg-dump" \
-    --cases live-broker,live-crash-before,live-crash-after
+  tier "kafka live brokers differential (4.4.0, 2.8.2)" "$top/tests/kafka/differential.sh" "$b/main/kseg-dump" \
+    --cases live-broker,live-crash-before,live-crash-after,legacy-broker
   # Benchmark smoke run: tiny segments, one run, asserts nothing about time.
   tier "benchmark smoke" "$top/tests/bench/run.sh" --size 300000 --runs 1 --workloads v2-none-small,v2-lz4 \
     --out "$(mktemp -d)" --build "$b/main"

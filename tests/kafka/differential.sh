@@ -81,7 +81,7 @@ for c in "${list[@]}"; do
         fi
     fi
     # A live broker's partitions are healthy by construction: kseg-verify must say so.
-    if [[ "$c" == live-* ]]; then
+    if [[ "$c" == live-* || "$c" == legacy-broker ]]; then
         verify="$(dirname "$kseg")/kseg-verify"
         parts=()
         for d in "$tmp/corpus/$c"/*/; do [[ "$(basename "$d")" != dump ]] && parts+=("$d"); done

@@ -19,3 +19,13 @@ oracle_java() {
     cp="$(oracle_classpath)"
     java "${JAVA_FLAGS[@]}" -cp "$cp" "$@"
 }
+
+# Prints the classpath of Kafka 2.8.2 and its ZooKeeper (legacy/pom.xml), resolving it first.
+legacy_classpath() {
+    local dir="$KAFKA_DIR/legacy"
+    if [[ ! -f "$dir/target/classpath.txt" || "$dir/pom.xml" -nt "$dir/target/classpath.txt" ]]; then
+        mkdir -p "$dir/target"
+        (cd "$dir" && mvn -q -B dependency:build-classpath -Dmdep.outputFile=target/classpath.txt) >&2 || return 1
+    fi
+    cat "$dir/target/classpath.txt"
+}

@@ -13,20 +13,22 @@ while [[ $# -gt 0 ]]; do
         --out) out="$2"; shift 2 ;;
         --cases) cases="$2"; shift 2 ;;
         --no-goldens) goldens=0; shift ;;
-        --list) oracle_java kseg.oracle.Generate --list; printf '%s\n' live-broker live-crash-before live-crash-after; exit 0 ;;
+        --list) oracle_java kseg.oracle.Generate --list; printf '%s\n' live-broker live-crash-before live-crash-after legacy-broker; exit 0 ;;
         *) echo "regen.sh: unknown argument $1" >&2; exit 2 ;;
     esac
 done
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
-# The live-* cases are made by a running broker (live-broker.sh, all three at once), every
-# other case in-process.
-live=0 inproc=""
-if [[ -z "$cases" ]]; then live=1; fi
+# The live-* cases are made by a running broker (live-broker.sh, all three at once),
+# legacy-broker by a Kafka 2.8.2 broker (legacy-broker.sh), every other case in-process.
+live=0 legacy=0 inproc=""
+if [[ -z "$cases" ]]; then live=1 legacy=1; fi
 if [[ -n "$cases" ]]; then
     IFS=, read -r -a requested <<< "$cases"
     for c in "${requested[@]}"; do
-        if [[ "$c" == live-* ]]; then live=1; else inproc+="${inproc:+,}$c"; fi
+        if [[ "$c" == live-* ]]; then live=1
+        elif [[ "$c" == legacy-broker ]]; then legacy=1
+        else inproc+="${inproc:+,}$c"; fi
     done
 fi
 if [[ -z "$cases" || -n "$inproc" ]]; then
@@ -36,13 +38,15 @@ if [[ -z "$cases" || -n "$inproc" ]]; then
     if [[ $goldens -eq 1 ]]; then
         if [[ -n "$inproc" ]]; then IFS=, read -r -a list <<< "$inproc"; else list=(); fi
         if [[ ${#list[@]} -eq 0 ]]; then
-            for d in "$out"/*/; do n="$(basename "$d")"; [[ -f "$d/case.json" && "$n" != live-* ]] && list+=("$n"); done
+            for d in "$out"/*/; do
+                n="$(basename "$d")"
+                [[ -f "$d/case.json" && "$n" != live-* && "$n" != legacy-broker ]] && list+=("$n")
+            done
         fi
         "$KAFKA_DIR/goldens.sh" --root "$out" "${list[@]}"
     fi
 fi
-if [[ $live -eq 1 ]]; then
-    live_args=(--out "$out" --seed "$seed")
-    [[ $goldens -eq 1 ]] || live_args+=(--no-goldens)
-    "$KAFKA_DIR/live-broker.sh" "${live_args[@]}"
-fi
+live_args=(--out "$out" --seed "$seed")
+[[ $goldens -eq 1 ]] || live_args+=(--no-goldens)
+if [[ $live -eq 1 ]]; then "$KAFKA_DIR/live-broker.sh" "${live_args[@]}"; fi
+if [[ $legacy -eq 1 ]]; then "$KAFKA_DIR/legacy-broker.sh" "${live_args[@]}"; fi
