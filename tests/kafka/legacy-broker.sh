@@ -9,15 +9,7 @@
 # Usage: legacy-broker.sh [--out ROOT] [--seed N] [--no-goldens]
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-root="$CORPUS_DIR" seed=1 goldens=1
-while [[ $# -gt 0 ]]; do
-  case "$1" in
-    --out) root="$2"; shift 2 ;;
-    --seed) seed="$2"; shift 2 ;;
-    --no-goldens) goldens=0; shift ;;
-    *) echo "legacy-broker.sh: unknown argument $1" >&2; exit 2 ;;
-  esac
-done
+broker_case_args "$@"
 "$REPO_DIR/tests/deps.sh"
 cp="$(legacy_classpath)"
 tmp="$(mktemp -d)"
@@ -28,26 +20,14 @@ cleanup() {
   rm -rf "$tmp"
 }
 trap cleanup EXIT
-read -r bport zport < <(python3 -c 'import socket
-s=[socket.socket() for _ in range(2)]
-[x.bind(("127.0.0.1",0)) for x in s]
-print(*[x.getsockname()[1] for x in s])')
+read -r bport zport < <(free_ports 2)
 java_run=(java -Xmx512m -XX:+UseSerialGC -cp "$cp")
-wait_port() {  # wait_port PORT PID WHAT
-  for _ in $(seq 120); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
-    kill -0 "$2" 2>/dev/null || { cat "$tmp/$3.out" >&2; echo "legacy-broker.sh: $3 died" >&2; exit 1; }
-    sleep 0.5
-  done
-  echo "legacy-broker.sh: $3 did not open its port" >&2
-  exit 1
-}
 
 printf '%s\n' "dataDir=$tmp/zk" "clientPort=$zport" "clientPortAddress=127.0.0.1" admin.enableServer=false \
   > "$tmp/zk.properties"
 "${java_run[@]}" org.apache.zookeeper.server.ZooKeeperServerMain "$tmp/zk.properties" > "$tmp/zk.out" 2>&1 &
 zk_pid=$!
-wait_port "$zport" "$zk_pid" zk
+wait_port "$zport" "$zk_pid" "$tmp/zk.out"
 
 data="$tmp/data"
 printf '%s\n' broker.id=0 "zookeeper.connect=127.0.0.1:$zport" "listeners=PLAINTEXT://127.0.0.1:$bport" \
@@ -56,7 +36,7 @@ printf '%s\n' broker.id=0 "zookeeper.connect=127.0.0.1:$zport" "listeners=PLAINT
   > "$tmp/server.properties"
 "${java_run[@]}" kafka.Kafka "$tmp/server.properties" > "$tmp/broker.out" 2>&1 &
 broker_pid=$!
-wait_port "$bport" "$broker_pid" broker
+wait_port "$bport" "$broker_pid" "$tmp/broker.out"
 
 topic() {  # topic NAME CONFIG...
   local name="$1"; shift

@@ -29,3 +29,36 @@ legacy_classpath() {
     fi
     cat "$dir/target/classpath.txt"
 }
+
+# For the scripts that run broker processes (live-broker.sh, legacy-broker.sh).
+# broker_case_args ARGS...: sets root (--out, default the corpus), seed (--seed), goldens
+# (--no-goldens clears it); anything else is a usage error.
+broker_case_args() {
+    root="$CORPUS_DIR" seed=1 goldens=1
+    while [[ $# -gt 0 ]]; do
+        case "$1" in
+            --out) root="$2"; shift 2 ;;
+            --seed) seed="$2"; shift 2 ;;
+            --no-goldens) goldens=0; shift ;;
+            *) echo "$(basename "$0"): unknown argument $1" >&2; exit 2 ;;
+        esac
+    done
+}
+# free_ports N: N free loopback ports on one line.
+free_ports() {
+    python3 -c 'import socket, sys
+s = [socket.socket() for _ in range(int(sys.argv[1]))]
+for x in s: x.bind(("127.0.0.1", 0))
+print(*[x.getsockname()[1] for x in s])' "$1"
+}
+# wait_port PORT PID LOG: waits until PORT accepts connections; fails, printing LOG, if PID exits
+# or a minute passes.
+wait_port() {
+    for _ in $(seq 120); do
+        (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+        kill -0 "$2" 2>/dev/null || { cat "$3" >&2; echo "$(basename "$0"): process $2 died" >&2; exit 1; }
+        sleep 0.5
+    done
+    echo "$(basename "$0"): nothing listens on port $1" >&2
+    exit 1
+}

@@ -11,15 +11,7 @@
 # Usage: live-broker.sh [--out ROOT] [--seed N] [--no-goldens]
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-root="$CORPUS_DIR" seed=1 goldens=1
-while [[ $# -gt 0 ]]; do
-  case "$1" in
-    --out) root="$2"; shift 2 ;;
-    --seed) seed="$2"; shift 2 ;;
-    --no-goldens) goldens=0; shift ;;
-    *) echo "live-broker.sh: unknown argument $1" >&2; exit 2 ;;
-  esac
-done
+broker_case_args "$@"
 "$REPO_DIR/tests/deps.sh"
 command -v kcat >/dev/null || { echo "live-broker.sh: kcat is missing (apt-get install kcat)" >&2; exit 1; }
 cp="$(oracle_classpath)"
@@ -33,10 +25,7 @@ cleanup() {
 trap cleanup EXIT
 
 # Two free loopback ports.
-read -r bport cport < <(python3 -c 'import socket
-s=[socket.socket() for _ in range(2)]
-[x.bind(("127.0.0.1",0)) for x in s]
-print(*[x.getsockname()[1] for x in s])')
+read -r bport cport < <(free_ports 2)
 
 # props LOG_DIR [LINE...]: the broker's settings. Small preallocated indexes
 # (log.index.size.max.bytes) keep the corpus small; every other setting is the default.
@@ -61,13 +50,7 @@ start_broker() {
   fi
   "${broker_java[@]}" kafka.Kafka "$1" >> "$tmp/broker.out" 2>&1 &
   broker_pid=$!
-  for _ in $(seq 120); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$bport") 2>/dev/null && return 0
-    kill -0 "$broker_pid" 2>/dev/null || { cat "$tmp/broker.out" >&2; echo "live-broker.sh: the broker died" >&2; exit 1; }
-    sleep 0.5
-  done
-  echo "live-broker.sh: the broker did not open its port" >&2
-  exit 1
+  wait_port "$bport" "$broker_pid" "$tmp/broker.out"
 }
 # stop_broker: a controlled shutdown (SIGTERM), as a service manager does it.
 stop_broker() {
