@@ -45,7 +45,8 @@ topic() {  # topic NAME CONFIG...
   "${java_run[@]}" kafka.admin.TopicCommand "${args[@]}" > /dev/null
 }
 produce() {  # produce TOPIC CODEC COUNT [KEYS]
-  python3 - "$seed" "$1" "$3" "${4:-40}" <<'PY' | kcat -q -b "127.0.0.1:$bport" -P -t "$1" -z "$2" -K: -X linger.ms=20
+  produced=$((${produced:-0} + 1))
+  python3 - "$((seed * 1000 + produced))" "$1" "$3" "${4:-40}" <<'PY' | kcat -q -b "127.0.0.1:$bport" -P -t "$1" -z "$2" -K: -X linger.ms=20
 import random, sys
 seed, topic, count, keys = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 rnd = random.Random(seed * 31 + sum(map(ord, topic)))
@@ -57,12 +58,14 @@ PY
 steps=()
 for fmt in 0.9.0 0.10.0; do
   for codec in none gzip snappy lz4; do
-    t="v${fmt:2:1}-$codec"; [[ $fmt == 0.9.0 ]] && t="v0-$codec" || t="v1-$codec"
+    if [[ $fmt == 0.9.0 ]]; then t="v0-$codec"; else t="v1-$codec"; fi
     topic "$t" "message.format.version=$fmt"
-    produce "$t" "$codec" 400
+    # Four produce runs: each is one append of many messages (uncompressed: one entry each),
+    # and the index points every entry at an append's first message with its last offset.
+    for round in 1 2 3 4; do produce "$t" "$codec" 100; done
   done
 done
-steps+=("topics v0-{none,gzip,snappy,lz4} (message.format.version 0.9.0) and v1-{none,gzip,snappy,lz4} (0.10.0), 400 records each from kcat (librdkafka) with that codec, linger.ms 20")
+steps+=("topics v0-{none,gzip,snappy,lz4} (message.format.version 0.9.0) and v1-{none,gzip,snappy,lz4} (0.10.0), 4 x 100 records each from kcat (librdkafka) with that codec, linger.ms 20")
 topic compacted-v1 message.format.version=0.10.0 cleanup.policy=compact segment.ms=1500 min.cleanable.dirty.ratio=0.01
 for round in 1 2 3 4; do produce compacted-v1 none 200 20; sleep 1.7; done
 produce compacted-v1 none 5 20

@@ -39,6 +39,7 @@ constexpr CodeInfo kCodes[] = {
     {Code::index_size, "index.size", S::error, ".index size is not a multiple of 8"},
     {Code::index_not_increasing, "index.not_increasing", S::error, ".index offsets not strictly increasing or positions decreasing"},
     {Code::index_entry_mismatch, "index.entry_mismatch", S::error, ".index entry does not point at the start of the batch holding its offset"},
+    {Code::index_append_entry, "index.append_entry", S::info, ".index entry names the last offset of a multi-batch append at its first batch (a follower, the cleaner, a 2.x broker's v0/v1 append of several messages); DumpLogSegments reports it as a mismatch"},
     {Code::index_past_log_end, "index.past_log_end", S::error, ".index entry beyond the data of the .log"},
     {Code::index_preallocated, "index.preallocated", S::info, "active segment's .index still preallocated (zero tail); Kafka 4.4 leaves it so"},
     {Code::index_untrimmed, "index.untrimmed", S::warning, "non-active segment's .index has a zero tail Kafka would count as entries"},

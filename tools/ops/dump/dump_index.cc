@@ -37,6 +37,22 @@ std::optional<EntryRef> first_entry_at(Bytes log, int64_t from, int64_t max_len,
   return e;
 }
 
+// Whether the entries from log position `from` on reach `offset` as the last
+// offset of one of them, every one before ending below it: an index entry of
+// a multi-batch append (Kafka indexes an append at its first batch, with the
+// append's last offset), which DumpLogSegments calls a mismatch.
+bool ends_an_append(Bytes log, int64_t from, int64_t offset) {
+  EntryScanner scan(log.subspan(static_cast<size_t>(from)), Position{from});
+  bool reached = false;
+  walk_entries(scan, [&](const WalkEntry& w) {
+    auto last = entry_last_offset(w.ref());
+    if (!last.ok() || *last > offset) return Step::stop;
+    reached = *last == offset;
+    return reached ? Step::stop_after : Step::accept;
+  });
+  return reached;
+}
+
 // The segment's file with another suffix, as Kafka derives it: the name up
 // to its first dot, then the suffix.
 std::string sibling(const std::string& path, const std::string& name, const char* suffix) {
@@ -108,7 +124,10 @@ void Dumper::index_file(const std::string& path, const std::string& name, Offset
     }
     if (*last != op.offset.value) {
       mismatches.emplace_back(op.offset.value, *last);
-      index_problem(path, zero_code.value_or(Code::index_entry_mismatch), Error{Errc::bad_value, view.slot_position(i),
+      const bool append = !zero_code && *last < op.offset.value &&
+                          ends_an_append(log->bytes(), op.position, op.offset.value);
+      index_problem(path, zero_code ? *zero_code : append ? Code::index_append_entry : Code::index_entry_mismatch,
+                    Error{Errc::bad_value, view.slot_position(i),
                                fmt::format("entry {} maps offset {} to position {}, whose batch ends at offset {}", i,
                                            op.offset, op.position, *last)});
     }
