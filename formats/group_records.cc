@@ -141,7 +141,7 @@ constexpr Message kTargetMemberValue{"ConsumerGroupTargetAssignmentMemberValue",
 
 // Type 8.
 constexpr Field kEpochTopicPartition[] = {F("topicId", K::uuid), A("partitions", K::int32),
-                                          A("assignmentEpochs", K::int32).nullable().tagged(0, "null")};
+                                          A("assignmentEpochs", K::int32).nullable().tagged(0, "[]")};
 constexpr Struct kEpochTopicPartitionS{kEpochTopicPartition};
 constexpr Field kCurrentAssignment[] = {
     F("memberEpoch", K::int32),
@@ -187,7 +187,7 @@ constexpr Field kKeyValue[] = {F("key", K::string), F("value", K::string)};
 constexpr Struct kKeyValueS{kKeyValue};
 constexpr Field kStreamsMetadata[] = {
     F("epoch", K::int32), F("metadataHash", K::int64), F("validatedTopologyEpoch", K::int32).tagged(0, "-1"),
-    AS("lastAssignmentConfigs", &kKeyValueS).nullable().tagged(1, "null"),
+    AS("lastAssignmentConfigs", &kKeyValueS).nullable().tagged(1, "[]"),  // "default": null reads as empty
     F("storedDescriptionTopologyEpoch", K::int32).tagged(2, "-1"),
     F("failedDescriptionTopologyEpoch", K::int32).tagged(3, "-1")};
 constexpr Struct kStreamsMetadataS{kStreamsMetadata};
@@ -208,7 +208,7 @@ constexpr Field kStreamsTargetMember[] = {AS("activeTasks", &kTaskIdsS), AS("sta
 constexpr Struct kStreamsTargetMemberS{kStreamsTargetMember};
 constexpr Message kStreamsTargetMemberValue{"StreamsGroupTargetAssignmentMemberValue", 0, &kStreamsTargetMemberS};
 constexpr Field kEpochTaskIds[] = {F("subtopologyId", K::string), A("partitions", K::int32),
-                                   A("assignmentEpochs", K::int32).nullable().tagged(0, "null")};
+                                   A("assignmentEpochs", K::int32).nullable().tagged(0, "[]")};
 constexpr Struct kEpochTaskIdsS{kEpochTaskIds};
 constexpr Field kStreamsCurrent[] = {
     F("memberEpoch", K::int32), F("previousMemberEpoch", K::int32), F("state", K::int8),

@@ -27,12 +27,14 @@ import org.apache.kafka.storage.internals.log.UnifiedLog;
  *  __transaction_state, each in three variants, serialized from Kafka's own schemas (the SCHEMAS of
  *  its generated message classes) with Kafka's protocol Struct: "set" (every field a value,
  *  tagged fields present, nullable ones not null), "null" (nullable fields null, tagged fields
- *  absent) and "empty" (arrays empty, tagged fields absent). The goldens are DumpLogSegments'
+ *  absent), "empty" (arrays and strings empty, tagged fields absent) and "empty-tagged" (the same
+ *  with tagged fields present, and one element in each array of structs: an empty list is not
+ *  a null one). The goldens are DumpLogSegments'
  *  decoders printing them, so kseg's tables are checked against every field of every version. */
 final class RecordTypes {
     private RecordTypes() { }
 
-    static final String[] VARIANTS = {"set", "null", "empty"};
+    static final String[] VARIANTS = {"set", "null", "empty", "empty-tagged"};
 
     static void recordTypes(Case c) throws Exception {
         Map<String, Object> cfg = Generate.topicConfig("segment.index.bytes", Generate.SMALL_INDEX_BYTES,
@@ -92,7 +94,8 @@ final class RecordTypes {
         MoreCases.closeClean(c, txns);
         for (String s : made) c.step(s);
         c.info.put("variants", Map.of("set", "every field a value (1, 2, 3, ... by kind; one array element), tagged fields present",
-                "null", "nullable fields null, tagged fields absent", "empty", "arrays empty, strings empty, tagged fields absent"));
+                "null", "nullable fields null, tagged fields absent", "empty", "arrays empty, strings empty, tagged fields absent",
+                "empty-tagged", "arrays empty, strings empty, tagged fields present"));
     }
 
     static int appendCoordinator(Case c, UnifiedLog log, short type, ApiMessage key, ApiMessage value) throws Exception {
@@ -141,8 +144,9 @@ final class RecordTypes {
         Type t = f.type;
         if (t instanceof TaggedFields tf) {
             NavigableMap<Integer, Object> present = new TreeMap<>();
-            if (variant == 0) {
-                for (Map.Entry<Integer, Field> e : taggedFields(tf).entrySet()) present.put(e.getKey(), value(e.getValue(), 0));
+            if (variant == 0 || variant == 3) {
+                for (Map.Entry<Integer, Field> e : taggedFields(tf).entrySet())
+                    present.put(e.getKey(), value(e.getValue(), variant));
             }
             return present;
         }
@@ -153,8 +157,12 @@ final class RecordTypes {
         if (t instanceof Schema s) return fill(s, variant);
         if (t.isArray()) {
             if (variant == 1 && t.isNullable()) return null;
-            if (variant == 2) return new Object[0];
-            return new Object[]{value(t.arrayElementType().orElseThrow(), variant)};
+            // empty-tagged: one element of a struct array, so that tagged fields nested in
+            // it are written too; every other array empty.
+            Type element = t.arrayElementType().orElseThrow();
+            if (variant == 3 && element instanceof Schema) return new Object[]{value(element, variant)};
+            if (variant >= 2) return new Object[0];
+            return new Object[]{value(element, variant)};
         }
         if (variant == 1 && t.isNullable()) return null;
         String name = t.toString();
@@ -172,8 +180,8 @@ final class RecordTypes {
             case "FLOAT64": return 1.5;
             default: break;
         }
-        if (name.contains("STRING")) return variant == 2 ? "" : "s";
-        if (name.contains("BYTES")) return ByteBuffer.wrap(variant == 2 ? new byte[0] : new byte[]{1, 2, 3});
+        if (name.contains("STRING")) return variant >= 2 ? "" : "s";
+        if (name.contains("BYTES")) return ByteBuffer.wrap(variant >= 2 ? new byte[0] : new byte[]{1, 2, 3});
         throw new IllegalStateException("no value for type " + name);
     }
 
