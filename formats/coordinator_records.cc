@@ -9,7 +9,9 @@ namespace kseg::coordinator {
 namespace {
 
 const RecordType* find_type(Topic topic, int16_t id) {
-  const auto types = topic == Topic::group ? group_record_types() : transaction_record_types();
+  const auto types = topic == Topic::group         ? group_record_types()
+                     : topic == Topic::transaction ? transaction_record_types()
+                                                   : share_record_types();
   for (const RecordType& t : types)
     if (t.id == id) return &t;
   return nullptr;

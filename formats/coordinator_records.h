@@ -1,4 +1,5 @@
-// Records of the coordinator topics (__consumer_offsets, __transaction_state)
+// Records of the coordinator topics (__consumer_offsets, __transaction_state,
+// __share_group_state)
 // as DumpLogSegments' CoordinatorRecordMessageParser prints them.
 //
 // A coordinator record's key starts with an int16 record type, followed by
@@ -31,8 +32,10 @@ struct RecordType {
 std::span<const RecordType> group_record_types();
 // TransactionCoordinatorRecordSerde's types (transaction_records.cc).
 std::span<const RecordType> transaction_record_types();
+// ShareCoordinatorRecordSerde's types (share_records.cc).
+std::span<const RecordType> share_record_types();
 
-enum class Topic { group, transaction };
+enum class Topic { group, transaction, share };
 
 // What the parser prints for the key and the payload; `value` is nullopt
 // when Kafka prints no payload (unknown type, errors).

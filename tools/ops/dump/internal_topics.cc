@@ -40,6 +40,10 @@ void parse_transaction_log_record(const RecordView& r, ParsedRecord& out) {
   parse_coordinator(coordinator::Topic::transaction, r, out);
 }
 
+void parse_share_group_state_record(const RecordView& r, ParsedRecord& out) {
+  parse_coordinator(coordinator::Topic::share, r, out);
+}
+
 void parse_cluster_metadata_record(const RecordView& r, ParsedRecord& out) {
   // No key for metadata records. A null value makes Kafka's reader throw a
   // NullPointerException, which we report as an error rather than imitate.

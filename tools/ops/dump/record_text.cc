@@ -34,6 +34,7 @@ void parse_record(const DumpOptions& o, const RecordView& r, ParsedRecord& out) 
     case RecordParser::offsets: parse_offsets_record(r, out); return;
     case RecordParser::transaction_log: parse_transaction_log_record(r, out); return;
     case RecordParser::cluster_metadata: parse_cluster_metadata_record(r, out); return;
+    case RecordParser::share_group_state: parse_share_group_state_record(r, out); return;
     case RecordParser::plain: break;
   }
   if (!r.key.null) {

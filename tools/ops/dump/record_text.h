@@ -37,6 +37,7 @@ Error decoder_error(int64_t offset, const char* what, size_t size);
 // would abort.
 void parse_offsets_record(const RecordView& r, ParsedRecord& out);
 void parse_transaction_log_record(const RecordView& r, ParsedRecord& out);
+void parse_share_group_state_record(const RecordView& r, ParsedRecord& out);
 void parse_cluster_metadata_record(const RecordView& r, ParsedRecord& out);
 
 }  // namespace kseg

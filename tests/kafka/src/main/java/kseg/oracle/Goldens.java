@@ -101,6 +101,7 @@ public final class Goldens {
         if (partitionDir.startsWith("__consumer_offsets-")) return "--offsets-decoder";
         if (partitionDir.startsWith("__transaction_state-")) return "--transaction-log-decoder";
         if (partitionDir.startsWith("__cluster_metadata-")) return "--cluster-metadata-decoder";
+        if (partitionDir.startsWith("__share_group_state-")) return "--share-group-state-decoder";
         return null;
     }
 

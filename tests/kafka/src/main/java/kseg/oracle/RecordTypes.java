@@ -92,6 +92,17 @@ final class RecordTypes {
         txns.updateHighWatermark(txns.logEndOffset());
         made.add(count + " __transaction_state records: every transaction CoordinatorRecordType x value version x variant");
         MoreCases.closeClean(c, txns);
+
+        count = 0;
+        UnifiedLog shares = Kafka.open(c.partitionDir("__share_group_state", 0, cfg), cfg, c.time, 0, 0, false,
+                c.topicId("__share_group_state"));
+        for (org.apache.kafka.coordinator.share.generated.CoordinatorRecordType t
+                : org.apache.kafka.coordinator.share.generated.CoordinatorRecordType.values()) {
+            count += appendCoordinator(c, shares, t.id(), t.newRecordKey(), t.newRecordValue());
+        }
+        shares.updateHighWatermark(shares.logEndOffset());
+        made.add(count + " __share_group_state records: every share CoordinatorRecordType x value version x variant");
+        MoreCases.closeClean(c, shares);
         for (String s : made) c.step(s);
         c.info.put("variants", Map.of("set", "every field a value (1, 2, 3, ... by kind; one array element), tagged fields present",
                 "null", "nullable fields null, tagged fields absent", "empty", "arrays empty, strings empty, tagged fields absent",
