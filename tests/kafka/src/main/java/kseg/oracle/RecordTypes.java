@@ -71,42 +71,32 @@ final class RecordTypes {
         MoreCases.closeClean(c, meta);
 
         // Coordinator records: int16 key version (the record type), key; int16 value version, value.
-        count = 0;
-        UnifiedLog groups = Kafka.open(c.partitionDir("__consumer_offsets", 0, cfg), cfg, c.time, 0, 0, false,
-                c.topicId("__consumer_offsets"));
-        for (org.apache.kafka.coordinator.group.generated.CoordinatorRecordType t
-                : org.apache.kafka.coordinator.group.generated.CoordinatorRecordType.values()) {
-            count += appendCoordinator(c, groups, t.id(), t.newRecordKey(), t.newRecordValue());
-        }
-        groups.updateHighWatermark(groups.logEndOffset());
-        made.add(count + " __consumer_offsets records: every group CoordinatorRecordType x value version x variant");
-        MoreCases.closeClean(c, groups);
-
-        count = 0;
-        UnifiedLog txns = Kafka.open(c.partitionDir("__transaction_state", 0, cfg), cfg, c.time, 0, 0, false,
-                c.topicId("__transaction_state"));
-        for (org.apache.kafka.coordinator.transaction.generated.CoordinatorRecordType t
-                : org.apache.kafka.coordinator.transaction.generated.CoordinatorRecordType.values()) {
-            count += appendCoordinator(c, txns, t.id(), t.newRecordKey(), t.newRecordValue());
-        }
-        txns.updateHighWatermark(txns.logEndOffset());
-        made.add(count + " __transaction_state records: every transaction CoordinatorRecordType x value version x variant");
-        MoreCases.closeClean(c, txns);
-
-        count = 0;
-        UnifiedLog shares = Kafka.open(c.partitionDir("__share_group_state", 0, cfg), cfg, c.time, 0, 0, false,
-                c.topicId("__share_group_state"));
-        for (org.apache.kafka.coordinator.share.generated.CoordinatorRecordType t
-                : org.apache.kafka.coordinator.share.generated.CoordinatorRecordType.values()) {
-            count += appendCoordinator(c, shares, t.id(), t.newRecordKey(), t.newRecordValue());
-        }
-        shares.updateHighWatermark(shares.logEndOffset());
-        made.add(count + " __share_group_state records: every share CoordinatorRecordType x value version x variant");
-        MoreCases.closeClean(c, shares);
+        made.add(coordinatorTopic(c, cfg, "__consumer_offsets", "group",
+                java.util.Arrays.stream(org.apache.kafka.coordinator.group.generated.CoordinatorRecordType.values())
+                        .map(t -> new Coordinator(t.id(), t.newRecordKey(), t.newRecordValue())).toList()));
+        made.add(coordinatorTopic(c, cfg, "__transaction_state", "transaction",
+                java.util.Arrays.stream(org.apache.kafka.coordinator.transaction.generated.CoordinatorRecordType.values())
+                        .map(t -> new Coordinator(t.id(), t.newRecordKey(), t.newRecordValue())).toList()));
+        made.add(coordinatorTopic(c, cfg, "__share_group_state", "share",
+                java.util.Arrays.stream(org.apache.kafka.coordinator.share.generated.CoordinatorRecordType.values())
+                        .map(t -> new Coordinator(t.id(), t.newRecordKey(), t.newRecordValue())).toList()));
         for (String s : made) c.step(s);
-        c.info.put("variants", Map.of("set", "every field a value (1, 2, 3, ... by kind; one array element), tagged fields present",
+        c.info.put("variants", Generate.topicConfig("set", "every field a value (1, 2, 3, ... by kind; one array element), tagged fields present",
                 "null", "nullable fields null, tagged fields absent", "empty", "arrays empty, strings empty, tagged fields absent",
                 "empty-tagged", "arrays empty, strings empty, tagged fields present"));
+    }
+
+    /** One coordinator record type: the id is its key version. */
+    record Coordinator(short id, ApiMessage key, ApiMessage value) { }
+
+    static String coordinatorTopic(Case c, Map<String, Object> cfg, String topic, String kind, List<Coordinator> types)
+            throws Exception {
+        UnifiedLog log = Kafka.open(c.partitionDir(topic, 0, cfg), cfg, c.time, 0, 0, false, c.topicId(topic));
+        int count = 0;
+        for (Coordinator t : types) count += appendCoordinator(c, log, t.id(), t.key(), t.value());
+        log.updateHighWatermark(log.logEndOffset());
+        MoreCases.closeClean(c, log);
+        return count + " " + topic + " records: every " + kind + " CoordinatorRecordType x value version x variant";
     }
 
     static int appendCoordinator(Case c, UnifiedLog log, short type, ApiMessage key, ApiMessage value) throws Exception {
