@@ -38,7 +38,7 @@ props() {
     "log.dirs=$dir" num.partitions=1 offsets.topic.num.partitions=1 offsets.topic.replication.factor=1 \
     transaction.state.log.num.partitions=1 transaction.state.log.replication.factor=1 \
     transaction.state.log.min.isr=1 group.initial.rebalance.delay.ms=0 log.index.size.max.bytes=4096 \
-    log.cleaner.backoff.ms=500 "$@"
+    log.cleaner.backoff.ms=500 log.retention.check.interval.ms=1000 "$@"
 }
 broker_java=(java -Xmx512m -XX:+UseSerialGC -cp "$cp")
 # start_broker PROPERTIES: formats its log dir if new, starts the broker, waits for its port.

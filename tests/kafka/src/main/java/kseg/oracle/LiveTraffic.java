@@ -144,15 +144,37 @@ public final class LiveTraffic {
                     org.apache.kafka.clients.admin.ScramMechanism.SCRAM_SHA_512))).all().get();
             steps.add("SCRAM credentials for alice (SHA-256) and bob (SHA-512), then bob's deleted");
 
-            // One more record per round keeps the active segment young; the cleaner runs meanwhile.
-            try (KafkaProducer<byte[], byte[]> p = producer(bootstrap, Map.of())) {
-                for (int i = 0; i < 6; i++) {
-                    p.send(new ProducerRecord<>("accounts", ("account-" + i).getBytes(StandardCharsets.UTF_8), text(rnd, 16)));
-                    p.flush();
+            // Producer P's batch overwritten by producer Q in the same segment, then a roll, whose
+            // snapshot names P's batch as P's last; P writes again in the new segment, so the
+            // cleaner may drop the overwritten batch the snapshot names.
+            try (KafkaProducer<byte[], byte[]> pp = producer(bootstrap, Map.of());
+                 KafkaProducer<byte[], byte[]> q = producer(bootstrap, Map.of())) {
+                for (int i = 0; i < 25; i++) pp.send(new ProducerRecord<>("accounts", key(i), text(rnd, 16)));
+                pp.flush();
+                for (int i = 0; i < 25; i++) q.send(new ProducerRecord<>("accounts", key(i), text(rnd, 16)));
+                q.flush();
+                Thread.sleep(1700);
+                for (int i = 0; i < 6; i++) {  // one record a second keeps rolling; the cleaner runs meanwhile
+                    pp.send(new ProducerRecord<>("accounts", key(100 + i), text(rnd, 16)));
+                    pp.flush();
                     Thread.sleep(1000);
                 }
             }
-            steps.add("6 more records to accounts, 1 s apart, while the log cleaner runs");
+            steps.add("accounts: producer P wrote keys account-0..24, producer Q the same keys after it, 1.7 s, "
+                    + "then P one record a second for 6 s while the log cleaner runs");
+
+            // Retention: a topic rolled every second whose old segments the broker deletes.
+            admin.createTopics(List.of(new NewTopic("retained", 1, (short) 1).configs(Map.of("segment.ms", "1000",
+                    "retention.ms", "2500", "file.delete.delay.ms", "60000")))).all().get();
+            try (KafkaProducer<byte[], byte[]> p = producer(bootstrap, Map.of())) {
+                for (int i = 0; i < 6; i++) {
+                    for (int k = 0; k < 20; k++) p.send(record(rnd, "retained", k, 40));
+                    p.flush();
+                    Thread.sleep(1100);
+                }
+            }
+            steps.add("retained (segment.ms 1000, retention.ms 2500): 6 rounds of 20 records 1.1 s apart, "
+                    + "older segments deleted by time retention (log.retention.check.interval.ms 1000)");
         }
         doc.put("steps", steps);
         ObjectMapper m = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
@@ -185,6 +207,8 @@ public final class LiveTraffic {
         if (rnd.nextInt(3) == 0) r.headers().add(new RecordHeader("trace", ("t-" + n).getBytes(StandardCharsets.UTF_8)));
         return r;
     }
+
+    static byte[] key(int n) { return ("account-" + n).getBytes(StandardCharsets.UTF_8); }
 
     static ProducerRecord<byte[], byte[]> keyed(Random rnd, String topic, int keys) {
         return new ProducerRecord<>(topic, ("account-" + rnd.nextInt(keys)).getBytes(StandardCharsets.UTF_8),
