@@ -64,11 +64,21 @@ MappedFile::~MappedFile() {
 
 Result<MappedFile> MappedFile::open(const std::string& path, int64_t max_bytes) {
   MappedFile f;
-  f.fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO where a file should be must not block the open; it
+  // is refused below with every other kind of file that is not regular (a
+  // device such as /dev/zero would read without end). Ignored for files.
+  f.fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (f.fd_ < 0) return Error{Errc::io, std::nullopt, fmt::format("cannot open: {}", errno_text(errno))};
   struct stat st {};
   if (fstat(f.fd_, &st) != 0) return Error{Errc::io, std::nullopt, fmt::format("cannot stat: {}", errno_text(errno))};
   if (S_ISDIR(st.st_mode)) return Error{Errc::io, std::nullopt, "is a directory"};
+  if (!S_ISREG(st.st_mode))
+    return Error{Errc::io, std::nullopt,
+                 fmt::format("is a {}, not a regular file", S_ISFIFO(st.st_mode)   ? "FIFO"
+                                                            : S_ISCHR(st.st_mode)  ? "character device"
+                                                            : S_ISBLK(st.st_mode)  ? "block device"
+                                                            : S_ISSOCK(st.st_mode) ? "socket"
+                                                                                   : "special file")};
   f.file_size_ = st.st_size;
   f.size_ = static_cast<size_t>(std::max<int64_t>(0, std::min<int64_t>(st.st_size, max_bytes)));
   if (f.size_ == 0) return f;

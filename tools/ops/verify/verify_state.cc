@@ -1,25 +1,29 @@
 #include "tools/ops/verify/verify_state.h"
 
-#include <fstream>
-#include <sstream>
-
 #include <fmt/format.h>
 
 #include "formats/checkpoint_file.h"
 #include "formats/meta_properties.h"
 #include "formats/partition_metadata.h"
+#include "lib/mapped_file.h"
 
 namespace kseg {
 
 bool read_small_file(const std::string& path, std::string& out, Findings& f) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    f.io_error(path, "cannot open");
+  // Kafka's text state files hold a line per partition or epoch: kilobytes.
+  // The bound keeps a wrong file (or a huge one) from being read whole.
+  constexpr int64_t kMaxStateFileBytes = 64 << 20;
+  auto mf = MappedFile::open(path);
+  if (!mf.ok()) {
+    f.io_error(path, mf.error().message);
     return false;
   }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  out = ss.str();
+  if (mf->file_size() > kMaxStateFileBytes) {
+    f.io_error(path, fmt::format("{} bytes, more than any state file Kafka writes (at most {} read)",
+                                 mf->file_size(), kMaxStateFileBytes));
+    return false;
+  }
+  out.assign(reinterpret_cast<const char*>(mf->bytes().data()), mf->bytes().size());
   return true;
 }
 
