@@ -182,7 +182,8 @@ void plan_stale_tmp(const std::string& dir, safe::Plan& plan) {
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     const std::string name = e.path().filename().string();
-    if (!e.is_regular_file() || name.size() <= suffix.size() || !name.ends_with(suffix)) continue;
+    std::error_code type_ec;  // a symlink loop or a vanished file is no tmp file of ours
+    if (!e.is_regular_file(type_ec) || name.size() <= suffix.size() || !name.ends_with(suffix)) continue;
     const std::string target = name.substr(0, name.size() - suffix.size());
     const bool rewritten = std::any_of(plan.actions.begin(), plan.actions.end(), [&](const safe::Action& a) {
       return a.name == target && a.replaces();
