@@ -17,6 +17,7 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.apache.kafka.common.utils.Time;
+import org.apache.kafka.server.common.TransactionVersion;
 import org.apache.kafka.storage.internals.log.AppendOrigin;
 import org.apache.kafka.storage.internals.log.Cleaner;
 import org.apache.kafka.storage.internals.log.LogStartOffsetIncrementReason;
@@ -91,32 +92,7 @@ final class MoreCases {
     /** Committed and aborted transactions, interleaved, with COMMIT/ABORT markers written as
      *  the transaction coordinator does; aborts land in the .txnindex files. */
     static void transactions(Case c) throws Exception {
-        Map<String, Object> cfg = smallSegments();
-        UnifiedLog log = Kafka.open(c.partitionDir("ledger", 0, cfg), cfg, c.time, 0, 0, false, c.topicId("ledger"));
-        int[] seq = new int[2];
-        short[] epoch = {0, 0};
-        for (int t = 0; t < 14; t++) {
-            // Two transactional producers whose transactions overlap.
-            for (int p = 0; p < 2; p++) {
-                for (int b = 0; b < 2; b++) {
-                    int count = 1 + c.rnd.nextInt(5);
-                    log.appendAsLeader(Kafka.batch(RecordBatch.MAGIC_VALUE_V2, Compression.of(p == 0 ? "none" : "gzip").build(),
-                            TimestampType.CREATE_TIME, 0, 2000 + p, epoch[p], seq[p], true, 0, records(c, count, true)), 0);
-                    seq[p] += count;
-                    c.time.advance(3);
-                }
-                // Non-transactional traffic in between.
-                log.appendAsLeader(Kafka.batch(RecordBatch.MAGIC_VALUE_V2, Compression.NONE, TimestampType.CREATE_TIME, 0,
-                        records(c, 2, false)), 0);
-            }
-            for (int p = 0; p < 2; p++) {
-                boolean abort = (t + p) % 3 == 0;
-                EndTransactionMarker m = new EndTransactionMarker(abort ? ControlRecordType.ABORT : ControlRecordType.COMMIT, 5);
-                Kafka.appendMarker(log, MemoryRecords.withEndTransactionMarker(0L, c.time.milliseconds(), 0, 2000 + p, epoch[p], m), 0);
-                log.updateHighWatermark(log.logEndOffset());
-                c.time.advance(5);
-            }
-        }
+        UnifiedLog log = transactionRounds(c, 14, 2000, "gzip", 5, TransactionVersion.TV_0);
         c.info.put("producer", Generate.topicConfig("transactional", true, "producer_ids", List.of(2000, 2001), "coordinator_epoch", 5,
                 "markers", "transaction t of producer p aborted when (t+p) % 3 == 0, else committed"));
         c.step("14 rounds: 2 transactional batches per producer + 2 plain batches, then one marker per producer");
@@ -128,38 +104,52 @@ final class MoreCases {
      *  and a producer whose last append was a marker has a snapshot entry with no batch
      *  metadata (the snapshot taken at close ends on markers). */
     static void transactionsTv2(Case c) throws Exception {
-        Map<String, Object> cfg = smallSegments();
-        UnifiedLog log = Kafka.open(c.partitionDir("ledger", 0, cfg), cfg, c.time, 0, 0, false, c.topicId("ledger"));
-        int[] seq = new int[2];
-        short[] epoch = {0, 0};
-        for (int t = 0; t < 10; t++) {
-            for (int p = 0; p < 2; p++) {
-                for (int b = 0; b < 2; b++) {
-                    int count = 1 + c.rnd.nextInt(5);
-                    log.appendAsLeader(Kafka.batch(RecordBatch.MAGIC_VALUE_V2, Compression.of(p == 0 ? "none" : "lz4").build(),
-                            TimestampType.CREATE_TIME, 0, 4000 + p, epoch[p], seq[p], true, 0, records(c, count, true)), 0);
-                    seq[p] += count;
-                    c.time.advance(3);
-                }
-                log.appendAsLeader(Kafka.batch(RecordBatch.MAGIC_VALUE_V2, Compression.NONE, TimestampType.CREATE_TIME, 0,
-                        records(c, 2, false)), 0);
-            }
-            for (int p = 0; p < 2; p++) {
-                boolean abort = (t + p) % 3 == 0;
-                EndTransactionMarker m = new EndTransactionMarker(abort ? ControlRecordType.ABORT : ControlRecordType.COMMIT, 7);
-                epoch[p]++;
-                seq[p] = 0;
-                Kafka.appendMarker(log, MemoryRecords.withEndTransactionMarker(0L, c.time.milliseconds(), 0, 4000 + p, epoch[p], m), 0,
-                        org.apache.kafka.server.common.TransactionVersion.TV_2);
-                log.updateHighWatermark(log.logEndOffset());
-                c.time.advance(5);
-            }
-        }
+        UnifiedLog log = transactionRounds(c, 10, 4000, "lz4", 7, TransactionVersion.TV_2);
         c.info.put("producer", Generate.topicConfig("transactional", true, "producer_ids", List.of(4000, 4001), "coordinator_epoch", 7,
                 "transaction_version", 2, "markers", "transaction t of producer p aborted when (t+p) % 3 == 0, else committed; "
                         + "each marker has the producer's epoch + 1, the next transaction that epoch from sequence 0"));
         c.step("10 rounds: 2 transactional batches per producer + 2 plain batches, then one TV_2 marker per producer");
         closeClean(c, log);
+    }
+
+    /** `rounds` rounds of two overlapping transactions (producers firstPid and firstPid + 1,
+     *  the second compressed with `codec`), plain batches in between, then one marker per
+     *  producer (aborted when (t+p) % 3 == 0). Under TV_2 each marker bumps the epoch and the
+     *  next transaction starts at sequence 0. */
+    static UnifiedLog transactionRounds(Case c, int rounds, long firstPid, String codec, int coordinatorEpoch,
+                                        TransactionVersion tv) throws Exception {
+        Map<String, Object> cfg = smallSegments();
+        UnifiedLog log = Kafka.open(c.partitionDir("ledger", 0, cfg), cfg, c.time, 0, 0, false, c.topicId("ledger"));
+        int[] seq = new int[2];
+        short[] epoch = {0, 0};
+        for (int t = 0; t < rounds; t++) {
+            for (int p = 0; p < 2; p++) {
+                for (int b = 0; b < 2; b++) {
+                    int count = 1 + c.rnd.nextInt(5);
+                    log.appendAsLeader(Kafka.batch(RecordBatch.MAGIC_VALUE_V2, Compression.of(p == 0 ? "none" : codec).build(),
+                            TimestampType.CREATE_TIME, 0, firstPid + p, epoch[p], seq[p], true, 0, records(c, count, true)), 0);
+                    seq[p] += count;
+                    c.time.advance(3);
+                }
+                // Non-transactional traffic in between.
+                log.appendAsLeader(Kafka.batch(RecordBatch.MAGIC_VALUE_V2, Compression.NONE, TimestampType.CREATE_TIME, 0,
+                        records(c, 2, false)), 0);
+            }
+            for (int p = 0; p < 2; p++) {
+                boolean abort = (t + p) % 3 == 0;
+                EndTransactionMarker m = new EndTransactionMarker(abort ? ControlRecordType.ABORT : ControlRecordType.COMMIT,
+                        coordinatorEpoch);
+                if (tv == TransactionVersion.TV_2) {
+                    epoch[p]++;
+                    seq[p] = 0;
+                }
+                Kafka.appendMarker(log, MemoryRecords.withEndTransactionMarker(0L, c.time.milliseconds(), 0, firstPid + p, epoch[p], m),
+                        0, tv);
+                log.updateHighWatermark(log.logEndOffset());
+                c.time.advance(5);
+            }
+        }
+        return log;
     }
 
     /** A compacted topic after Kafka's own Cleaner ran twice: offset gaps, tombstones kept with
