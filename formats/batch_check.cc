@@ -67,14 +67,12 @@ bool needs_marker_check(const EntryCheck& c) {
   return c.v2() && c.decoded && c.header.is_control() && c.header.producer_id >= 0 && c.header.records_count > 0;
 }
 
-Status check_control_marker(const EntryRef& e, size_t max_decompressed) {
-  auto h = v2::decode_header(e);
-  if (!h.ok()) return h.status();
+Status check_control_marker(const EntryRef& e, const v2::BatchHeader& h, size_t max_decompressed) {
   std::vector<uint8_t> scratch;
-  auto records = v2::records_bytes(e, *h, scratch, max_decompressed);
+  auto records = v2::records_bytes(e, h, scratch, max_decompressed);
   if (!records.ok()) return records.status();
-  const Position base = h->codec_id() == 0 ? e.position + Length{v2::kRecordBatchOverhead} : Position{0};
-  v2::RecordReader reader(*records, base, h->records_count);
+  const Position base = h.codec_id() == 0 ? e.position + Length{v2::kRecordBatchOverhead} : Position{0};
+  v2::RecordReader reader(*records, base, h.records_count);
   v2::Record rec;
   if (!reader.next(rec)) return reader.status().ok() ? Status::fail(Errc::truncated, e.position, "no record") : reader.status();
   auto key = control::decode_key(rec.key);
@@ -83,7 +81,7 @@ Status check_control_marker(const EntryRef& e, size_t max_decompressed) {
     return Status::fail(Errc::refused, e.position,
                         fmt::format("control batch of producer {} holds a {} record, not a transaction marker: Kafka "
                                     "fails loading the log",
-                                    h->producer_id, control::type_name(key->type)));
+                                    h.producer_id, control::type_name(key->type)));
   return control::decode_end_txn_marker(rec.value).status();
 }
 

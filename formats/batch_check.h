@@ -47,7 +47,8 @@ EntryCheck check_entry(const EntryRef& e);
 // (Kafka fails loading the log); another error when the marker does not
 // decode (recovery keeps the batch and stops after it); ok otherwise.
 bool needs_marker_check(const EntryCheck& c);
-Status check_control_marker(const EntryRef& e, size_t max_decompressed);
+// `h` is the entry's decoded header (EntryCheck::header).
+Status check_control_marker(const EntryRef& e, const v2::BatchHeader& h, size_t max_decompressed);
 
 // The wording of each fault, without the entry's position or file (callers
 // add those where they report): "CRC-32C mismatch: stored 0x..., computed 0x...".

@@ -109,7 +109,7 @@ Result<EntryVerdict> judge_entry(const EntryRef& e, const EntryCheck& c, const C
   v.max_timestamp_ms = facts->max_timestamp_ms;
   v.valid = true;
   if (facts->needs_marker_check) {
-    Status m = check_control_marker(e, config.max_decompressed_bytes);
+    Status m = check_control_marker(e, c.header, config.max_decompressed_bytes);
     if (!m.ok() && m.error().code == Errc::refused) return m.error();
     if (!m.ok()) {
       v.stop = SegmentEnd::bad_control;

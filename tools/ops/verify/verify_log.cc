@@ -165,7 +165,7 @@ void check_end(const EntryScanner& sc, const SegmentScan& s, Length mapped, Leng
 // a marker that does not decode makes recovery stop after this batch.
 void check_marker(const EntryRef& e, const EntryCheck& c, const LogCheckOptions& opts, const std::string& file,
                   Findings& f) {
-  const Status m = check_control_marker(e, opts.max_decompressed_bytes);
+  const Status m = check_control_marker(e, c.header, opts.max_decompressed_bytes);
   if (m.ok()) return;
   if (m.error().code == Errc::refused)
     f.add(Code::log_unrecoverable, file, e.position, m.error().message);
