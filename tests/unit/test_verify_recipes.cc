@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "formats/producer_snapshot.h"
 #include "tests/unit/corrupt.h"
 #include "tests/unit/verify_fixture.h"
 
@@ -241,5 +242,62 @@ TEST_CASE("recipes on producer state, transactions and checkpoints", "[verify]")
     CHECK(run.exit_code == 0);  // warnings only
     CHECK(has(run, "dir.leftover_swap", kSeg0 + ".log.swap", -1));
     CHECK(has(run, "dir.orphan_index", "orders-0/00000000000000099999.index", -1));
+  }
+}
+
+// Issue 19, class 5: what the log cleaner leaves between passes. Kafka's
+// Cleaner removes an aborted transaction's data but keeps its ABORT marker and
+// the .txnindex entry (whose firstOffset and LSO now name removed offsets),
+// and keeps a producer's last batch as of the cleaning, so an older snapshot
+// may name a batch since removed. Both the in-process Cleaner's output and the
+// live broker's own intermediate segment are healthy; damage to them is not.
+TEST_CASE("what the log cleaner leaves is healthy, and damage in it is still found", "[verify]") {
+  SECTION("one Cleaner pass over transactions and overwritten idempotent batches") {
+    auto run = damaged("cleaned-transactions", [](auto&) {});
+    CHECK(run.exit_code == 0);
+    CHECK(run.report["summary"]["errors"] == 0);
+    CHECK(run.report["summary"]["warnings"] == 0);
+  }
+  SECTION("the live broker's cleaned segment of a pass before the last, kept as .deleted") {
+    CaseCopy copy("live-broker");
+    const std::string from = copy.path("accounts-0/00000000000000000000");
+    const std::string to = copy.path("accounts-pass-0");
+    fs::create_directory(to);
+    for (const char* ext : {".log", ".index", ".timeindex", ".txnindex"})
+      fs::copy_file(from + ext + ".deleted", to + "/00000000000000000000" + ext);
+    const auto txn = read_bytes(to + "/00000000000000000000.txnindex");
+    REQUIRE(txn.size() == 68);  // two entries whose aborted data the cleaner removed
+    auto run = verify_json({"--deep", "accounts-pass-0"}, copy.dir());
+    CHECK(run.exit_code == 0);
+    CHECK(run.report["summary"]["errors"] == 0);
+    CHECK(run.report["summary"]["warnings"] == 0);
+  }
+  // Golden: 0.txnindex holds pid 5100, first 5, last 11, LSO 12; offset 11 is
+  // 5100's ABORT marker, its data (5-10) removed.
+  SECTION("a .txnindex entry of the cleaned segment naming another producer") {
+    auto run = damaged("cleaned-transactions", [&](auto& c) {
+      edit(c, "balances-0/00000000000000000000.txnindex", [&](auto& x) { corrupt::set_be64(x, 2, 5200); });
+    });
+    CHECK(has(run, "txnindex.unexpected_entry", "balances-0/00000000000000000000.txnindex", 0));
+  }
+  SECTION("a .txnindex entry of the cleaned segment whose first offset is past its marker") {
+    auto run = damaged("cleaned-transactions", [&](auto& c) {
+      edit(c, "balances-0/00000000000000000000.txnindex", [&](auto& x) { corrupt::set_be64(x, 10, 12); });
+    });
+    CHECK(has(run, "txnindex.unexpected_entry", "balances-0/00000000000000000000.txnindex", 0));
+  }
+  // Golden: 19.snapshot entry 1 (position 56) is pid 5000, lastOffset 4, a
+  // batch the cleaner removed. Offset 16 lies in pid 5200's retained batch 14-18.
+  SECTION("a snapshot naming, as a producer's last batch, an offset a retained batch holds") {
+    auto run = damaged("cleaned-transactions", [&](auto& c) {
+      edit(c, "balances-0/00000000000000000019.snapshot", [&](auto& x) {
+        auto snap = kseg::producer_snapshot::decode(kseg::Bytes(x.data(), x.size()));
+        REQUIRE(snap.ok());
+        REQUIRE(snap->entries.at(1).producer_id == 5000);
+        snap->entries[1].last_offset = 16;
+        x = kseg::producer_snapshot::encode(snap->entries);
+      });
+    });
+    CHECK(has(run, "snapshot.mismatch", "balances-0/00000000000000000019.snapshot", 56));
   }
 }

@@ -58,7 +58,7 @@ void verify_segment_file(const LogCheckOptions& opts, const std::string& path, c
   }
   if (index) index->finish(s, r.findings);
   if (time_index) time_index->finish(s, r.findings);
-  if (n.kind == FileKind::txnindex) check_txn_index(path, s, {}, false, r.findings);
+  if (n.kind == FileKind::txnindex) check_txn_index(path, s, {}, false, false, r.findings);
 }
 
 }  // namespace

@@ -27,6 +27,14 @@ struct SnapshotFile {
 // returns the readable ones sorted by offset.
 std::vector<SnapshotFile> read_snapshots(const std::vector<std::pair<int64_t, std::string>>& files, Findings& f);
 
+// An ABORT marker as the replay saw it. The log cleaner removes an aborted
+// transaction's data but keeps the marker, and the .txnindex entry made when
+// the data was there, so an entry may name offsets the log no longer holds.
+struct ReplayedAbort {
+  txn_index::AbortedTxn txn;  // what the .txnindex must hold; first_offset -1: no data left
+  int64_t data_floor = -1;    // the producer's last data offset before the transaction's data
+};
+
 class ProducerReplay {
  public:
   // `snapshots` sorted by offset; one at `start_offset` seeds the open
@@ -46,8 +54,12 @@ class ProducerReplay {
     bool has_batch = false;
     BatchInfo last;               // last data batch
     int64_t open_txn_first = -1;  // first offset of the ongoing transaction
+    int64_t data_floor = -1;      // last data offset before it
   };
-  void apply(const BatchInfo& b, std::vector<txn_index::AbortedTxn>& aborts);
+  void apply(const BatchInfo& b);
+  void cover(const BatchInfo& b);
+  // True when no batch of the log holds `offset`: the cleaner removed it.
+  bool removed(int64_t offset) const;
   // Compares the snapshots at or below `offset` not compared yet: the state
   // now holds every batch below it.
   void compare_snapshots_below(int64_t offset, Findings& f);
@@ -55,12 +67,19 @@ class ProducerReplay {
 
   std::vector<SnapshotFile> snapshots_;
   std::map<int64_t, Producer> producers_;
-  std::vector<txn_index::AbortedTxn> aborts_;  // in the segment being scanned
+  std::vector<ReplayedAbort> aborts_;  // in the segment being scanned
   int64_t start_offset_;
   bool seeded_ = false;  // open transactions at start_offset_ are known
+  // Offsets the snapshots name, and whether a batch of the log holds each:
+  // bounded by the snapshots' size, not the log's.
+  std::vector<int64_t> watched_;
+  std::vector<bool> covered_;
+  int64_t next_offset_;    // past the last v2 batch replayed
+  bool compacted_ = false;  // an offset gap seen: only the cleaner makes them
 };
 
-void check_txn_index(const std::string& path, const SegmentScan& s, const std::vector<txn_index::AbortedTxn>& expected,
-                     bool state_known, Findings& f);
+// `compacted`: the log has offset gaps, so entries may name removed data.
+void check_txn_index(const std::string& path, const SegmentScan& s, const std::vector<ReplayedAbort>& replayed,
+                     bool state_known, bool compacted, Findings& f);
 
 }  // namespace kseg

@@ -45,32 +45,49 @@ std::vector<txn_index::AbortedTxn> read_entries(const std::string& path, const S
 
 }  // namespace
 
-void check_txn_index(const std::string& path, const SegmentScan& s, const std::vector<txn_index::AbortedTxn>& expected,
-                     bool state_known, Findings& f) {
+// Whether `entry` is what the cleaner leaves of the abort `r`: the same
+// producer and marker, a first offset in data since removed (above the
+// producer's data before the transaction, below what is left of it), and an
+// LSO no higher than the log shows now (other transactions' data removed).
+bool cleaned_form(const ReplayedAbort& r, const txn_index::AbortedTxn& entry) {
+  const auto& t = r.txn;
+  const int64_t first_left = t.first_offset >= 0 ? t.first_offset : t.last_offset;
+  return entry.version == t.version && entry.producer_id == t.producer_id && entry.last_offset == t.last_offset &&
+         entry.first_offset > r.data_floor && entry.first_offset <= first_left &&
+         entry.last_stable_offset <= t.last_stable_offset;
+}
+
+void check_txn_index(const std::string& path, const SegmentScan& s, const std::vector<ReplayedAbort>& replayed,
+                     bool state_known, bool compacted, Findings& f) {
   std::vector<txn_index::AbortedTxn> actual;
-  std::error_code ec;
   auto mf = MappedFile::open(path);
+  const bool has_data = std::any_of(replayed.begin(), replayed.end(), [](const auto& r) { return r.txn.first_offset >= 0; });
   if (mf.ok()) {
     mf->set_drop_page_cache(true);
     auto& fr = f.file(path, "txnindex");
     fr.size_bytes = fr.checked_bytes = mf->size();
     actual = read_entries(path, s, mf->bytes(), f);
     fr.entries = static_cast<int64_t>(actual.size());
-  } else if (expected.empty()) {
+  } else if (!has_data) {
     return;  // no file and nothing aborted: what Kafka leaves
   }
   std::vector<bool> matched(actual.size(), false);
-  for (const auto& e : expected) {
+  for (const auto& r : replayed) {
+    const auto& e = r.txn;
     auto it = std::find_if(actual.begin(), actual.end(), [&](const auto& a) { return a.last_offset == e.last_offset; });
+    const auto i = it - actual.begin();
+    if (e.first_offset < 0) {  // no data of it left: an entry only if the cleaner removed it
+      if (it != actual.end() && compacted && cleaned_form(r, *it)) matched[static_cast<size_t>(i)] = true;
+      continue;
+    }
     if (it == actual.end()) {
       const auto before = std::count_if(actual.begin(), actual.end(), [&](const auto& a) { return a.last_offset < e.last_offset; });
       f.add(Code::txnindex_missing_abort, path, Position{before * txn_index::kEntrySize},
             fmt::format("no entry for the ABORT marker at offset {}", e.last_offset), describe(e), "no entry");
       continue;
     }
-    const auto i = it - actual.begin();
     matched[static_cast<size_t>(i)] = true;
-    if (!(*it == e))
+    if (!(*it == e) && !(compacted && cleaned_form(r, *it)))
       f.add(Code::txnindex_entry_mismatch, path, Position{i * txn_index::kEntrySize},
             fmt::format("entry for the ABORT marker at offset {} differs from the log", e.last_offset), describe(e),
             describe(*it));

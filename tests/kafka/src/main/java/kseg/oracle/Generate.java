@@ -78,6 +78,7 @@ public final class Generate {
         add("transactions", MoreCases::transactions);
         add("transactions-tv2", MoreCases::transactionsTv2);
         add("compacted", MoreCases::compacted);
+        add("cleaned-transactions", MoreCases::cleanedTransactions);
         add("log-append-time", MoreCases::logAppendTime);
         add("create-time-out-of-order", MoreCases::outOfOrderTimestamps);
         add("active-segment", MoreCases::activeSegment);

@@ -198,6 +198,67 @@ final class MoreCases {
         closeClean(c, log);
     }
 
+    /** One pass of Kafka's Cleaner over a log with transactions and idempotent producers, as
+     *  the live cleaner leaves a compacted topic between passes: aborted data removed while
+     *  its ABORT markers and .txnindex entries stay, and the snapshot at the active segment's
+     *  base naming batches the cleaner has since removed (a producer's overwritten batch, the
+     *  first batch of a transaction aborted later). kseg-verify must call it healthy. */
+    static void cleanedTransactions(Case c) throws Exception {
+        Map<String, Object> cfg = smallSegments("cleanup.policy", "compact", "delete.retention.ms", 3_600_000,
+                "min.cleanable.dirty.ratio", 0.01, "segment.bytes", 1048576);
+        UnifiedLog log = Kafka.open(c.partitionDir("balances", 0, cfg), cfg, c.time, 0, 0, false, c.topicId("balances"));
+        final long p = 5000, q = 5200, t = 5100;
+        short tEpoch = 0;
+        int tSeq = 0;
+        // Segment A. P writes keys key-0..4, Q overwrites them later in A.
+        log.appendAsLeader(keyed(c, p, (short) 0, 0, false, 0, 5), 0);
+        // T's transaction 1, wholly in A, aborted.
+        for (int b = 0; b < 2; b++) {
+            log.appendAsLeader(keyed(c, t, tEpoch, tSeq, true, 10 + 3 * b, 3), 0);
+            tSeq += 3;
+        }
+        tEpoch = marker(c, log, t, tEpoch, true);
+        tSeq = 0;
+        // T's transaction 2 begins in A and is aborted in B.
+        log.appendAsLeader(keyed(c, t, tEpoch, tSeq, true, 20, 2), 0);
+        tSeq += 2;
+        log.appendAsLeader(keyed(c, q, (short) 0, 0, false, 0, 5), 0);
+        log.roll();  // the snapshot at B's base: P's last batch, T's open transaction
+        // Segment B, left active: the cleaner cleans A only.
+        log.appendAsLeader(keyed(c, t, tEpoch, tSeq, true, 22, 2), 0);
+        tEpoch = marker(c, log, t, tEpoch, true);
+        tSeq = 0;
+        log.appendAsLeader(keyed(c, p, (short) 0, 5, false, 30, 1), 0);
+        log.appendAsLeader(keyed(c, t, tEpoch, tSeq, true, 40, 2), 0);
+        tEpoch = marker(c, log, t, tEpoch, false);
+        log.updateHighWatermark(log.logEndOffset());
+        c.step("segment A: idempotent P (pid 5000) keys key-0..4; transactional T (pid 5100, TV_2) transaction 1 "
+                + "(2 batches) aborted; T's transaction 2 begun; idempotent Q (pid 5200) keys key-0..4; roll");
+        c.step("segment B (active): T's transaction 2 goes on and is aborted; P writes key-30; T's transaction 3 committed");
+        c.time.advance(1000);
+        clean(c, log);
+        c.step("Cleaner.doClean once, up to B's base offset: A loses P's batch, T's aborted data, keeps the markers");
+        c.info.put("producer", Generate.topicConfig("producer_ids", List.of(p, t, q), "transaction_version", 2));
+        closeClean(c, log);
+    }
+
+    private static MemoryRecords keyed(Case c, long pid, short epoch, int seq, boolean txn, int firstKey, int count) {
+        List<SimpleRecord> recs = new ArrayList<>();
+        for (int i = 0; i < count; i++) recs.add(new SimpleRecord(c.time.milliseconds(), c.key(firstKey + i), c.text(12)));
+        c.time.advance(5);
+        return Kafka.batch(RecordBatch.MAGIC_VALUE_V2, Compression.NONE, TimestampType.CREATE_TIME, 0, pid, epoch, seq, txn, 0, recs);
+    }
+
+    /** A TV_2 marker (epoch + 1); returns the producer's epoch after it. */
+    private static short marker(Case c, UnifiedLog log, long pid, short epoch, boolean abort) throws Exception {
+        EndTransactionMarker m = new EndTransactionMarker(abort ? ControlRecordType.ABORT : ControlRecordType.COMMIT, 3);
+        short next = (short) (epoch + 1);
+        Kafka.appendMarker(log, MemoryRecords.withEndTransactionMarker(0L, c.time.milliseconds(), 0, pid, next, m), 0,
+                TransactionVersion.TV_2);
+        c.time.advance(5);
+        return next;
+    }
+
     static void clean(Case c, UnifiedLog log) throws Exception {
         Time time = c.time;
         Cleaner cleaner = new Cleaner(0, new SkimpyOffsetMap(64 * 1024), 64 * 1024, 1024 * 1024, 0.9,
