@@ -1,6 +1,7 @@
 #include "lib/mapped_file.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -9,6 +10,8 @@
 #include <cerrno>
 #include <cstring>
 #include <algorithm>
+#include <atomic>
+#include <mutex>
 #include <utility>
 
 #include <fmt/format.h>
@@ -17,7 +20,104 @@ namespace kseg {
 
 namespace {
 constexpr size_t kReleaseChunk = 2u << 20;  // drop pages in 2 MiB steps
+
+// The SIGBUS guard. Touching a mapped page past a file's current end raises
+// SIGBUS, and files shrink under kseg on a live broker's disk. Each mapping
+// has a slot here; the handler maps zero pages over the rest of the faulting
+// mapping, so the read goes on, and records where. Only atomics, a copy
+// loop and mmap(2) run in the handler.
+struct Slot {
+  std::atomic<uintptr_t> begin{0}, end{0};
+  std::atomic<int64_t> fault{-1};
+  char path[512] = {};
+};
+constexpr int kSlots = 256;  // mappings alive at once; more go unguarded
+Slot g_slots[kSlots];
+std::mutex g_slots_mutex;  // registration only, never in the handler
+struct sigaction g_previous {};
+std::atomic<int> g_fault_state{0};  // 0 none, 1 being written, 2 recorded
+char g_fault_path[512];
+int64_t g_fault_size = 0;
+uintptr_t g_fault_begin = 0;
+std::atomic<int64_t> g_fault_position{INT64_MAX};
+uintptr_t g_page = 4096;
+
+void on_sigbus(int sig, siginfo_t* info, void* context) {
+  const auto addr = reinterpret_cast<uintptr_t>(info->si_addr);
+  for (auto& s : g_slots) {
+    const uintptr_t b = s.begin.load(std::memory_order_acquire), e = s.end.load(std::memory_order_acquire);
+    if (b == 0 || addr < b || addr >= e) continue;
+    const uintptr_t page = addr & ~(g_page - 1);
+    if (mmap(reinterpret_cast<void*>(page), e - page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) ==
+        MAP_FAILED)
+      break;
+    const auto at = static_cast<int64_t>(page - b);
+    for (int64_t seen = s.fault.load(); (seen < 0 || at < seen) && !s.fault.compare_exchange_weak(seen, at);) {
+    }
+    int idle = 0;
+    if (g_fault_state.compare_exchange_strong(idle, 1)) {
+      for (size_t i = 0; i < sizeof g_fault_path; ++i)
+        if ((g_fault_path[i] = s.path[i]) == 0) break;
+      g_fault_size = static_cast<int64_t>(e - b);
+      g_fault_begin = b;
+      g_fault_state.store(2, std::memory_order_release);
+    }
+    // Readers of one mapping in parallel fault in any order: the lowest counts.
+    if (g_fault_state.load(std::memory_order_acquire) == 2 && g_fault_begin == b)
+      for (int64_t seen = g_fault_position.load(); at < seen && !g_fault_position.compare_exchange_weak(seen, at);) {
+      }
+    return;
+  }
+  // Not a guarded mapping: whatever was there before, on the re-executed fault.
+  sigaction(SIGBUS, &g_previous, nullptr);
+  (void)sig;
+  (void)context;
+}
+
+int guard(const std::string& path, const void* data, size_t size) {
+  static std::once_flag installed;
+  std::call_once(installed, [] {
+    g_page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+    struct sigaction sa {};
+    sa.sa_sigaction = on_sigbus;
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGBUS, &sa, &g_previous);
+  });
+  std::lock_guard<std::mutex> lock(g_slots_mutex);
+  for (int i = 0; i < kSlots; ++i) {
+    Slot& s = g_slots[i];
+    if (s.begin.load() != 0) continue;
+    const size_t n = std::min(path.size(), sizeof s.path - 1);
+    std::memcpy(s.path, path.data(), n);
+    s.path[n] = 0;
+    s.fault.store(-1);
+    s.end.store(reinterpret_cast<uintptr_t>(data) + size, std::memory_order_release);
+    s.begin.store(reinterpret_cast<uintptr_t>(data), std::memory_order_release);
+    return i;
+  }
+  return -1;
+}
+
+void unguard(int slot) {
+  if (slot < 0) return;
+  std::lock_guard<std::mutex> lock(g_slots_mutex);
+  g_slots[slot].begin.store(0, std::memory_order_release);
+  g_slots[slot].end.store(0, std::memory_order_release);
+}
+
 }  // namespace
+
+std::optional<FileShrink> file_shrink() {
+  if (g_fault_state.load(std::memory_order_acquire) != 2) return std::nullopt;
+  return FileShrink{g_fault_path, g_fault_position.load(), g_fault_size};
+}
+
+std::optional<int64_t> MappedFile::shrunk_at() const {
+  if (slot_ < 0) return std::nullopt;
+  const int64_t at = g_slots[slot_].fault.load(std::memory_order_acquire);
+  return at < 0 ? std::nullopt : std::optional<int64_t>(at);
+}
 
 int64_t cached_page_count(int fd, int64_t at, int64_t len) {
 #if defined(__NR_cachestat)
@@ -50,12 +150,14 @@ MappedFile& MappedFile::operator=(MappedFile&& o) noexcept {
   std::swap(file_size_, o.file_size_);
   std::swap(fd_, o.fd_);
   std::swap(mapped_, o.mapped_);
+  std::swap(slot_, o.slot_);
   std::swap(drop_page_cache_, o.drop_page_cache_);
   std::swap(was_cached_, o.was_cached_);
   return *this;
 }
 
 MappedFile::~MappedFile() {
+  unguard(slot_);
   if (mapped_) munmap(const_cast<uint8_t*>(data_), size_);
   // release_before() works in large steps; drop the rest of what was read too.
   if (size_ > released_) drop_cached(released_, size_);
@@ -86,6 +188,7 @@ Result<MappedFile> MappedFile::open(const std::string& path, int64_t max_bytes) 
   if (p == MAP_FAILED) return Error{Errc::io, std::nullopt, fmt::format("cannot map: {}", errno_text(errno))};
   f.data_ = static_cast<const uint8_t*>(p);
   f.mapped_ = true;
+  f.slot_ = guard(path, p, f.size_);
   madvise(p, f.size_, MADV_SEQUENTIAL);
   return f;
 }

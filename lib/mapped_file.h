@@ -4,6 +4,7 @@
 // the file (and the page cache is spared with POSIX_FADV_DONTNEED).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,10 @@ class MappedFile {
   // called: a scan neither pollutes the cache nor evicts what a broker's
   // consumers are reading. Off by default.
   void set_drop_page_cache(bool on);
+  // Where the file was found to have shrunk under the mapping (a live broker
+  // truncates segments): the first offset that read as zeros instead of the
+  // file's bytes. Empty while every byte read came from the file.
+  std::optional<int64_t> shrunk_at() const;
 
  private:
   const uint8_t* data_ = nullptr;
@@ -48,11 +53,21 @@ class MappedFile {
   int64_t file_size_ = 0;
   int fd_ = -1;
   bool mapped_ = false;
+  int slot_ = -1;  // in the SIGBUS guard's table
   void drop_cached(size_t from, size_t to);
 
   bool drop_page_cache_ = false;
   std::vector<unsigned char> was_cached_;  // per page: cached at set_drop_page_cache
 };
+
+// The first file of the run that shrank while mapped, if any: every tool
+// checks it before it reports a verdict or applies a change.
+struct FileShrink {
+  std::string path;
+  int64_t position = 0;     // first byte that could not be read
+  int64_t mapped_size = 0;  // the size when it was opened
+};
+std::optional<FileShrink> file_shrink();
 
 // Pages of [at, at + len) of `fd` in the page cache, by cachestat(2), or -1
 // where the kernel refuses or lacks it.

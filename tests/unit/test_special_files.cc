@@ -1,11 +1,15 @@
 // Special files where Kafka keeps regular ones (issue 20): a FIFO must not
 // hang a tool in open(), and a device such as /dev/zero must not be read
 // without end; each is refused with the file named and exit 3.
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -78,5 +82,98 @@ TEST_CASE("a symlink loop in a partition directory crashes no tool", "[special]"
     INFO(args[0] << "\n" << r.err);
     CHECK(r.exit_code == 0);
     CHECK(r.err.find("terminate") == std::string::npos);
+  }
+}
+
+namespace {
+
+// A valid v2 log of about `bytes`: the batches of a corpus segment over and
+// over, each given the next base offset (not covered by the batch CRC).
+void write_big_log(const std::string& from, const std::string& to, size_t bytes) {
+  auto seg = kseg::test::read_text(from);
+  std::vector<std::pair<size_t, int32_t>> batches;  // position, lastOffsetDelta
+  for (size_t at = 0; at + 61 <= seg.size();) {
+    auto be32 = [&](size_t p) {
+      return static_cast<int32_t>((uint32_t(uint8_t(seg[p])) << 24) | (uint32_t(uint8_t(seg[p + 1])) << 16) |
+                                  (uint32_t(uint8_t(seg[p + 2])) << 8) | uint32_t(uint8_t(seg[p + 3])));
+    };
+    batches.emplace_back(at, be32(at + 23));
+    at += 12 + static_cast<size_t>(be32(at + 8));
+  }
+  REQUIRE(batches.size() > 10);
+  std::ofstream out(to, std::ios::binary);
+  int64_t next = 0;
+  for (size_t written = 0; written < bytes; written += seg.size()) {
+    for (const auto& [at, delta] : batches) {
+      for (int i = 0; i < 8; ++i) seg[at + i] = static_cast<char>(uint64_t(next) >> (56 - 8 * i));
+      next += delta + 1;
+    }
+    out.write(seg.data(), static_cast<std::streamsize>(seg.size()));
+  }
+}
+
+// Starts `argv` with stdout to /dev/null and stderr to `err`, truncates
+// `victim` to 1 MiB after `delay_ms`, and returns the wait status.
+int run_and_truncate(const std::vector<std::string>& argv, const std::string& cwd, const std::string& err,
+                     const std::string& victim, int delay_ms) {
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    if (chdir(cwd.c_str()) != 0) _exit(120);
+    const int null = open("/dev/null", O_WRONLY), e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(null, 1);
+    dup2(e, 2);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  usleep(static_cast<useconds_t>(delay_ms) * 1000);
+  REQUIRE(truncate(victim.c_str(), 1 << 20) == 0);
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  return status;
+}
+
+}  // namespace
+
+// Issue 20: a .log truncated while a tool reads it (Kafka truncates segments
+// on a live broker) killed every tool with SIGBUS. Now each says which file
+// shrank, at which byte, exits 3, and kseg-reindex applies nothing. The
+// truncation races the read, so each tool gets a few tries at growing delays:
+// every run must end without a signal, and at least one must meet the shrink.
+TEST_CASE("a .log truncated while each tool reads it: exit 3 naming it, no SIGBUS, nothing applied", "[special]") {
+  Dir d;
+  const std::string src = std::string(KSEG_SOURCE_DIR) + "/testdata/kafka/v2-none/orders-0/00000000000000000000.log";
+  const std::vector<std::vector<std::string>> tools = {
+      {kBin + "kseg-dump", "--deep-iteration", "--print-data-log", "big-0/00000000000000000000.log"},
+      {kBin + "kseg-verify", "--deep", "big-0"},
+      {kBin + "kseg-reindex", "--no-backup", "big-0"},
+  };
+  for (const auto& argv : tools) {
+    INFO(argv[0]);
+    int met = 0;
+    for (int delay : {5, 15, 40, 100, 250}) {
+      fs::remove_all(d.root / "big-0");
+      fs::create_directories(d.root / "big-0");
+      const std::string log = (d.root / "big-0/00000000000000000000.log").string();
+      write_big_log(src, log, 256u << 20);
+      const std::string err = (d.root / "err").string();
+      const int status = run_and_truncate(argv, d.root.string(), err, log, delay);
+      const std::string text = kseg::test::read_text(err);
+      INFO("delay " << delay << " ms, stderr: " << text);
+      REQUIRE(WIFEXITED(status));  // a signal (SIGBUS) ends the test here
+      if (text.find("shrank while it was read") == std::string::npos) continue;
+      ++met;
+      CHECK(WEXITSTATUS(status) == 3);
+      CHECK(text.find("big-0/00000000000000000000.log:") != std::string::npos);
+      for (const auto& e : fs::directory_iterator(d.root / "big-0")) {
+        INFO(e.path());
+        CHECK(e.path().extension() == ".log");  // no index applied, no .kseg-tmp left
+      }
+      break;
+    }
+    CHECK(met == 1);
   }
 }

@@ -110,7 +110,7 @@ int dump_main(int argc, char** argv) {
   if (o.print_data_log) o.deep_iteration = true;
   o.format = format == "json" ? OutputFormat::json : format == "jsonl" ? OutputFormat::jsonl : OutputFormat::text;
   Sink out(stdout), err(stderr);
-  return run_dump(o, out, err);
+  return exit_after_run("kseg-dump", run_dump(o, out, err));
 }
 
 }  // namespace kseg

@@ -54,7 +54,7 @@ int reindex_main(int argc, char** argv) {
     return kExitUsage;
   }
   Sink out(stdout), err(stderr);
-  return run_reindex(o, out, err);
+  return exit_after_run("kseg-reindex", run_reindex(o, out, err));
 }
 
 }  // namespace kseg

@@ -64,7 +64,7 @@ int verify_main(int argc, char** argv) {
   o.fail_on = fail_on == "warning" ? Severity::warning : fail_on == "info" ? Severity::info : Severity::error;
   o.progress = isatty(STDERR_FILENO) != 0 && o.format == VerifyFormat::text;
   Sink out(stdout), err(stderr);
-  return run_verify(o, out, err);
+  return exit_after_run("kseg-verify", run_verify(o, out, err));
 }
 
 }  // namespace kseg

@@ -1,6 +1,11 @@
 // Exit codes shared by every kseg tool (documented in the man pages).
 #pragma once
 
+#include <sys/stat.h>
+
+#include <cstdio>
+
+#include "lib/mapped_file.h"
 #include "lib/status.h"
 
 namespace kseg {
@@ -22,6 +27,21 @@ inline int exit_code_for(Errc c) {
     case Errc::internal: return kExitIo;
     default: return kExitProblems;
   }
+}
+
+// A tool's exit status after a run: exit 3 instead of `rc` when a file shrank
+// while it was mapped (its remaining bytes read as zeros, so whatever was
+// printed about it is not a verdict), with one line naming file and position.
+inline int exit_after_run(const char* tool, int rc) {
+  const auto s = file_shrink();
+  if (!s) return rc;
+  struct stat st {};
+  const long long now = stat(s->path.c_str(), &st) == 0 ? static_cast<long long>(st.st_size) : -1;
+  std::fprintf(stderr,
+               "%s: %s:%lld: the file shrank while it was read (expected %lld bytes, found %lld); "
+               "what was printed about it from this position on is not from the file\n",
+               tool, s->path.c_str(), static_cast<long long>(s->position), static_cast<long long>(s->mapped_size), now);
+  return kExitIo;
 }
 
 }  // namespace kseg

@@ -281,6 +281,13 @@ Status write_tmp_files(const Plan& plan) {
   return {};
 }
 
+// A run that stops before its commit point leaves none of its own files.
+void remove_tmp_files(const Plan& plan) {
+  for (const auto& a : plan.actions)
+    if (a.kind == Action::Kind::write || a.kind == Action::Kind::copy_ranges || a.kind == Action::Kind::adopt)
+      ::unlink((plan.path_of(a) + kTmpSuffix).c_str());
+}
+
 Status back_up(const Plan& plan, const std::string& backup_dir, bool keep) {
   bool first = true;
   for (const auto& a : plan.actions) {
@@ -356,7 +363,17 @@ Result<std::string> apply(const Plan& plan, const ApplyOptions& options, const D
     return Status::fail(Errc::internal, std::nullopt,
                         fmt::format("{}: apply() without the lock of its log dir ({} held)", plan.partition_dir,
                                     held.log_dir()));
-  KSEG_RETURN_IF_ERROR(write_tmp_files(plan));
+  if (Status st = write_tmp_files(plan); !st.ok()) {
+    remove_tmp_files(plan);
+    return st;
+  }
+  // What was read may not be the file: the plan rests on it, so nothing is applied.
+  if (const auto shrunk = file_shrink()) {
+    remove_tmp_files(plan);
+    return Status::fail(Errc::io, Position{shrunk->position},
+                        fmt::format("{}: the file shrank while it was read (expected {} bytes); nothing was changed",
+                                    shrunk->path, shrunk->mapped_size));
+  }
   std::string backup_dir;
   if (options.backup) {
     if (!options.backup_dir.empty() && ::mkdir(options.backup_dir.c_str(), 0755) != 0 && errno != EEXIST)
