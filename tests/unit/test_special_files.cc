@@ -77,10 +77,12 @@ TEST_CASE("a symlink loop in a partition directory crashes no tool", "[special]"
   // Kafka's loader lists regular files only, so it skips them; so do the tools.
   for (const auto& args : {std::vector<std::string>{"kseg-dump", part.string()},
                            std::vector<std::string>{"kseg-verify", part.string()},
-                           std::vector<std::string>{"kseg-reindex", "--dry-run", part.string()}}) {
+                           std::vector<std::string>{"kseg-reindex", "--dry-run", "--index-interval-bytes", "256",
+                                                    "--segment-index-bytes", "4096", part.string()}}) {
     auto r = run_tool(kBin + args[0], {args.begin() + 1, args.end()}, d.root.string());
     INFO(args[0] << "\n" << r.err);
-    CHECK(r.exit_code == 0);
+    // kseg-reindex --dry-run: 1, it would trim the active segment's preallocated indexes.
+    CHECK(r.exit_code == (args[0] == "kseg-reindex" ? 1 : 0));
     CHECK(r.err.find("terminate") == std::string::npos);
   }
 }

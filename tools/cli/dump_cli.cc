@@ -40,6 +40,8 @@ int dump_main(int argc, char** argv) {
   std::vector<std::string> paths;
   app.add_option("--files", files_csv, "Comma-separated list of files to dump (kafka-dump-log's form)");
   app.add_option("paths", paths, "Files, partition directories or log directories to dump");
+  bool allow_empty = false;
+  app.add_flag("--allow-empty", allow_empty, "Exit 0, not 3, for a directory with nothing to dump");
   app.add_flag("--print-data-log", o.print_data_log, "Print each record's key and value (implies --deep-iteration)");
   app.add_flag("--deep-iteration", o.deep_iteration, "Print every record, decompressing batches");
   app.add_flag("--verify-index-only", o.verify_index_only, "Check index entries against the log without printing them");
@@ -79,20 +81,29 @@ int dump_main(int argc, char** argv) {
     while (!items.empty() && items.back().empty()) items.pop_back();
     o.files.insert(o.files.end(), items.begin(), items.end());
   }
-  if (!paths.empty()) {
-    const Targets expanded = expand_targets(paths);
+  bool empty_path = false;
+  for (const auto& p : paths) {
+    const Targets expanded = expand_targets({p});
     if (!expanded.errors.empty()) {
       std::fprintf(stderr, "kseg-dump: %s\n", expanded.errors.front().c_str());
       return kExitIo;
     }
+    const size_t before = o.files.size();
     for (const Target& t : expanded.targets) {
       if (t.kind == Target::file) o.files.push_back(t.path);
       if (t.kind != Target::partition) continue;
       const auto files = partition_files(t.path);
       o.files.insert(o.files.end(), files.begin(), files.end());
     }
+    if (o.files.size() == before && !allow_empty) {
+      std::fprintf(stderr, "kseg-dump: %s: nothing to dump: no segment, index or snapshot file in it (--allow-empty "
+                   "accepts this)\n", p.c_str());
+      empty_path = true;
+    }
   }
+  if (empty_path) return kExitIo;
   if (o.files.empty()) {
+    if (!paths.empty()) return kExitOk;  // --allow-empty
     std::fprintf(stderr, "kseg-dump: nothing to dump: give --files or paths (see --help)\n");
     return kExitUsage;
   }

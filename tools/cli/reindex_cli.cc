@@ -34,7 +34,8 @@ int reindex_main(int argc, char** argv) {
                "Beyond Kafka: remove only the invalid bytes of each segment, keep every later valid batch and segment, "
                "report the gaps")
       ->excludes(recover_flag);
-  app.add_flag("--dry-run,-n", o.dry_run, "Print the plan; change nothing");
+  app.add_flag("--dry-run,-n", o.dry_run, "Print the plan; change nothing (exit 1 if it would change something)");
+  app.add_flag("--allow-empty", o.allow_empty, "Exit 0, not 3, for a path with nothing to reindex");
   app.add_option("--threads", o.threads, "Threads that check batches while one reads ahead (default: one per CPU)");
   app.add_flag("--no-backup", no_backup, "Do not keep the replaced and removed files");
   app.add_option("--backup-dir", o.backup_dir,

@@ -41,6 +41,8 @@ int verify_main(int argc, char** argv) {
   app.add_option("--max-decompressed-bytes", o.max_decompressed_bytes,
                  "Largest decompressed batch accepted (default 268435456)");
   app.add_option("--threads", o.threads, "Partitions checked in parallel (default: one per CPU)");
+  app.add_flag("--allow-empty", o.allow_empty,
+               "Exit 0, not 3, for a path with nothing to check (an empty directory, a file of no known kind)");
   app.add_flag("--list-codes", codes, "Print every problem code with its severity and exit");
   try {
     app.parse(argc, argv);

@@ -115,8 +115,17 @@ void Dumper::dump_file(const std::string& arg) {
   else if (suffix == ".timeindex") time_index_file(path, name, base);
   else if (suffix == ".snapshot") text ? snapshot_text(path) : state_json(path, true);
   else if (suffix == ".txnindex") text ? txn_index_text(path) : state_json(path, false);
-  else if (text) err_.print("Ignoring unknown file {}\n", path);
-  else emit({{"type", "file"}, {"file", path}, {"kind", "unknown"}});
+  else {
+    if (text) err_.print("Ignoring unknown file {}\n", path);  // DumpLogSegments' line, for drop-in use
+    else emit({{"type", "file"}, {"file", path}, {"kind", "unknown"}});
+    // ... but a file named that kseg-dump does not read, or a mistyped path, is not a clean run.
+    std::error_code ec;
+    err_.print("kseg-dump: {}: {}\n", path,
+               std::filesystem::exists(path, ec)
+                   ? "not a file kseg-dump reads (.log, .index, .timeindex, .txnindex, .snapshot, .checkpoint)"
+                   : "no such file or directory");
+    exit_ = std::max<int>(exit_, kExitIo);
+  }
 }
 
 int Dumper::finish() {

@@ -22,22 +22,31 @@ struct Job {
 };
 
 // Targets by the one rule (partition/targets.h): a .log file (its segment
-// alone), or each partition directory named or inside a named log dir.
-Result<std::vector<Job>> expand_jobs(const std::vector<std::string>& paths) {
-  Targets t = expand_targets(paths);
-  if (!t.errors.empty()) return Error{Errc::io, std::nullopt, t.errors.front()};
+// alone), or each partition directory named or inside a named log dir. A
+// path that yields none is an input error unless `allow_empty`.
+Result<std::vector<Job>> expand_jobs(const std::vector<std::string>& paths, bool allow_empty) {
   std::vector<Job> out;
-  for (const Target& target : t.targets) {
-    if (target.kind == Target::partition) out.push_back({target.path, std::nullopt});
-    if (target.kind != Target::file) continue;
-    std::error_code ec;
-    if (!fs::is_regular_file(target.path, ec))
-      return Error{Errc::io, std::nullopt, fmt::format("{}: no such file or directory", target.path)};
-    auto n = file_names::parse_segment_file_name(fs::path(target.path).filename().string());
-    if (!n.ok() || n->kind != file_names::FileKind::log)
-      return Error{Errc::usage, std::nullopt, fmt::format("{}: not a segment (.log) file", target.path)};
-    const auto parent = fs::path(target.path).parent_path();
-    out.push_back({parent.empty() ? std::string(".") : parent.string(), n->offset});
+  for (const auto& p : paths) {
+    Targets t = expand_targets({p});
+    if (!t.errors.empty()) return Error{Errc::io, std::nullopt, t.errors.front()};
+    const size_t before = out.size();
+    for (const Target& target : t.targets) {
+      if (target.kind == Target::partition) out.push_back({target.path, std::nullopt});
+      if (target.kind != Target::file) continue;
+      std::error_code ec;
+      if (!fs::is_regular_file(target.path, ec))
+        return Error{Errc::io, std::nullopt,
+                     fmt::format("{}: {}", target.path,
+                                 fs::exists(target.path, ec) ? "not a regular file" : "no such file or directory")};
+      auto n = file_names::parse_segment_file_name(fs::path(target.path).filename().string());
+      if (!n.ok() || n->kind != file_names::FileKind::log)
+        return Error{Errc::io, std::nullopt, fmt::format("{}: not a segment (.log) file", target.path)};
+      const auto parent = fs::path(target.path).parent_path();
+      out.push_back({parent.empty() ? std::string(".") : parent.string(), n->offset});
+    }
+    if (out.size() == before && !allow_empty)
+      return Error{Errc::io, std::nullopt,
+                   fmt::format("{}: nothing to reindex: no partition directory in it (--allow-empty accepts this)", p)};
   }
   return out;
 }
@@ -63,12 +72,17 @@ int reindex_partition(const Job& t, const recover::Config& config, const Reindex
   }
   for (const auto& p : plan->problems) err.print("kseg-reindex: {}\n", problem_text(p));
   safe::print_plan(plan->plan, out);
+  if (plan->segments == 0 && !plan->refused && plan->problems.empty() && !o.allow_empty) {
+    err.print("kseg-reindex: {}: nothing to reindex: no segment in it (--allow-empty accepts this)\n", t.partition_dir);
+    return kExitIo;
+  }
   if (plan->plan.empty()) {
     out.print("{}: {} segment{} checked, nothing to change\n", t.partition_dir, plan->segments,
               plan->segments == 1 ? "" : "s");
   } else if (o.dry_run) {
     out.print("{}: dry run: {} change{} planned, nothing written\n", t.partition_dir, plan->plan.actions.size(),
               plan->plan.actions.size() == 1 ? "" : "s");
+    return kExitProblems;  // as diff(1): 1 when the run would change something
   } else {
     out.flush();
     if (lock == nullptr) {
@@ -82,7 +96,7 @@ int reindex_partition(const Job& t, const recover::Config& config, const Reindex
     }
     out.print("{}: {} change{} applied{}\n", t.partition_dir, plan->plan.actions.size(),
               plan->plan.actions.size() == 1 ? "" : "s",
-              applied->empty() ? std::string(" (no backup)") : fmt::format("; originals in {}", *applied));
+              applied->empty() ? std::string(o.backup ? " (no file replaced: nothing to back up)" : " (no backup)") : fmt::format("; originals in {}", *applied));
   }
   return plan->problems.empty() ? kExitOk : kExitProblems;
 }
@@ -95,7 +109,7 @@ int run_reindex(const ReindexOptions& o, Sink& out, Sink& err) {
     err.print("kseg-reindex: {}\n", config.error().message);
     return exit_code_for(config.error().code);
   }
-  auto targets = expand_jobs(o.paths);
+  auto targets = expand_jobs(o.paths, o.allow_empty);
   if (!targets.ok()) {
     err.print("kseg-reindex: {}\n", targets.error().message);
     return exit_code_for(targets.error().code);

@@ -37,6 +37,7 @@ struct ReindexOptions {
   bool backup = true;
   std::string backup_dir;
   unsigned threads = 0;  // batches judged in parallel; 0: usable_cpus()
+  bool allow_empty = false;  // a path with nothing to reindex is not an error
 };
 
 // The plan for one partition directory, and what it cannot fix.

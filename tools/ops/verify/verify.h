@@ -33,6 +33,7 @@ struct VerifyOptions {
   size_t max_decompressed_bytes = 256u << 20;
   unsigned threads = 0;                // 0: usable_cpus()
   bool progress = false;               // progress lines on stderr
+  bool allow_empty = false;            // a path with nothing to check is not an error
 };
 
 // Runs the whole verification; returns the exit code.

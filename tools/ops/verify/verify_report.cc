@@ -54,8 +54,14 @@ const char* depth_name(VerifyDepth d) {
 }  // namespace
 
 int report(const VerifyOptions& opts, const std::vector<TargetResult>& results,
-           const std::vector<std::string>& io_errors_in, Sink& out, Sink& err) {
+           const std::vector<std::string>& io_errors_in, const std::vector<std::string>& nothing, Sink& out, Sink& err) {
   std::vector<std::string> io_errors = io_errors_in;
+  const bool only_nothing = io_errors.empty() && !nothing.empty() && !opts.allow_empty;
+  if (!opts.allow_empty)
+    for (const auto& p : nothing)
+      io_errors.push_back(fmt::format("{}: nothing to check: no Kafka partition or file of a known kind (--allow-empty "
+                                      "accepts this)",
+                                      p));
   Counts total{};
   int64_t files = 0, bytes = 0, partitions = 0;
   for (const auto& r : results) {
@@ -95,7 +101,10 @@ int report(const VerifyOptions& opts, const std::vector<TargetResult>& results,
                 r.findings.files.size(), counts_text(count(r.findings)));
   }
   out.print("total: {} partition{}, {} files, {} bytes checked: {}: {}\n", partitions, partitions == 1 ? "" : "s",
-            files, bytes, counts_text(total), exit == kExitOk ? "OK" : exit == kExitIo ? "I/O ERROR" : "FAILED");
+            files, bytes, counts_text(total), exit == kExitOk          ? "OK"
+            : exit != kExitIo        ? "FAILED"
+            : only_nothing && total[1] + total[2] == 0 ? "NOTHING CHECKED"
+                                                                   : "I/O ERROR");
   return exit;
 }
 

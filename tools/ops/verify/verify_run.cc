@@ -22,20 +22,25 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Targets by the one rule (partition/targets.h); a file that is not there is
-// an I/O error before anything runs.
-std::vector<Target> expand(const std::vector<std::string>& paths, std::vector<std::string>& io_errors) {
-  Targets t = expand_targets(paths);
-  io_errors = std::move(t.errors);
+// Targets by the one rule (partition/targets.h), each with the index of the
+// path it came from; a file that is not there is an I/O error before
+// anything runs.
+std::vector<Target> expand(const std::vector<std::string>& paths, std::vector<std::string>& io_errors,
+                           std::vector<size_t>& origin) {
   std::vector<Target> out;
-  for (auto& target : t.targets) {
-    std::error_code ec;
-    if (target.kind == Target::file && !fs::is_regular_file(target.path, ec)) {
-      io_errors.push_back(fmt::format("{}: {}", target.path,
-                                      fs::exists(target.path, ec) ? "not a regular file" : "no such file or directory"));
-      continue;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    Targets t = expand_targets({paths[i]});
+    io_errors.insert(io_errors.end(), t.errors.begin(), t.errors.end());
+    for (auto& target : t.targets) {
+      std::error_code ec;
+      if (target.kind == Target::file && !fs::is_regular_file(target.path, ec)) {
+        io_errors.push_back(fmt::format("{}: {}", target.path,
+                                        fs::exists(target.path, ec) ? "not a regular file" : "no such file or directory"));
+        continue;
+      }
+      out.push_back(std::move(target));
+      origin.push_back(i);
     }
-    out.push_back(std::move(target));
   }
   return out;
 }
@@ -64,7 +69,8 @@ void run_one(const LogCheckOptions& lo, TargetResult& r) {
 
 int run_verify(const VerifyOptions& opts, Sink& out, Sink& err) {
   std::vector<std::string> io_errors;
-  const std::vector<Target> targets = expand(opts.paths, io_errors);
+  std::vector<size_t> origin;
+  const std::vector<Target> targets = expand(opts.paths, io_errors, origin);
   std::vector<TargetResult> results(targets.size());
   for (size_t i = 0; i < targets.size(); ++i) results[i].target = targets[i];
   LogCheckOptions lo{opts.depth, opts.max_decompressed_bytes, opts.max_bytes};
@@ -90,7 +96,17 @@ int run_verify(const VerifyOptions& opts, Sink& out, Sink& err) {
   if (opts.progress) std::fprintf(stderr, "\r\033[K");
   for (auto& r : results)
     if (r.target.kind == Target::log_dir) verify_log_dir(r, results);
-  return report(opts, results, io_errors, out, err);
+  // A path under which no file was checked is not a clean verdict: a mistyped
+  // directory, an empty one, a file of no kind kseg reads.
+  std::vector<size_t> files(opts.paths.size(), 0), listed(opts.paths.size(), 0);
+  for (size_t i = 0; i < results.size(); ++i) {
+    files[origin[i]] += results[i].findings.files.size();
+    ++listed[origin[i]];
+  }
+  std::vector<std::string> nothing;
+  for (size_t i = 0; i < opts.paths.size(); ++i)
+    if (listed[i] > 0 && files[i] == 0) nothing.push_back(opts.paths[i]);
+  return report(opts, results, io_errors, nothing, out, err);
 }
 
 }  // namespace kseg

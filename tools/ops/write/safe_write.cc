@@ -375,16 +375,21 @@ Result<std::string> apply(const Plan& plan, const ApplyOptions& options, const D
                                     shrunk->path, shrunk->mapped_size));
   }
   std::string backup_dir;
-  if (options.backup) {
+  // A backup directory only when an existing file is replaced or removed.
+  const bool replaces = std::any_of(plan.actions.begin(), plan.actions.end(), [&](const Action& a) {
+    return (a.replaces() || a.kind == Action::Kind::remove) && exists(plan.path_of(a));
+  });
+  if (options.backup && replaces) {
     if (!options.backup_dir.empty() && ::mkdir(options.backup_dir.c_str(), 0755) != 0 && errno != EEXIST)
       return io_error("cannot create the backup directory", options.backup_dir, errno);
     backup_dir = backup_dir_for(plan.partition_dir, options.backup_dir);
     if (::mkdir(backup_dir.c_str(), 0755) != 0) return io_error("cannot create the backup directory", backup_dir, errno);
     KSEG_RETURN_IF_ERROR(fsync_path(options.backup_dir.empty() ? plan.partition_dir : options.backup_dir));
   }
-  KSEG_RETURN_IF_ERROR(back_up(plan, backup_dir, options.backup));
+  const bool keep = options.backup && replaces;
+  KSEG_RETURN_IF_ERROR(back_up(plan, backup_dir, keep));
   KSEG_RETURN_IF_ERROR(hide_files(plan));
-  KSEG_RETURN_IF_ERROR(remove_files(plan, backup_dir, options.backup));
+  KSEG_RETURN_IF_ERROR(remove_files(plan, backup_dir, keep));
   KSEG_RETURN_IF_ERROR(rename_into_place(plan));
   return backup_dir;
 }
