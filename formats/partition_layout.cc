@@ -12,6 +12,10 @@ PartitionLayout classify_partition(std::vector<std::string> names) {
   std::map<Offset, SegmentFiles> all;
   for (auto& name : names) {
     if (name == "leader-epoch-checkpoint" || name == "partition.metadata" || name == "quorum-state") continue;
+    if (name.ends_with(".kseg-tmp")) {
+      l.leftovers.push_back({Leftover::kseg_tmp, std::move(name)});
+      continue;
+    }
     if (name.ends_with(".tmp")) {
       l.leftovers.push_back({Leftover::tmp, std::move(name)});
       continue;

@@ -23,6 +23,7 @@ struct SegmentFiles {
 struct Leftover {
   enum Kind {
     tmp,             // <name>.tmp: an interrupted atomic write of a checkpoint or snapshot
+    kseg_tmp,        // <name>.kseg-tmp: an interrupted kseg writer's new file
     kraft_deleted,   // KRaft snapshot awaiting deletion
     kraft_partial,   // KRaft snapshot being written (.checkpoint.part)
     swap,            // cleaned segment not yet swapped in; LogLoader completes the swap
@@ -40,6 +41,7 @@ struct PartitionLayout {
   std::vector<std::pair<Offset, std::string>> snapshots;  // producer .snapshot files
   std::vector<std::string> kraft_snapshots;           // complete <offset>-<epoch>.checkpoint
   std::vector<Leftover> leftovers;
+  std::vector<std::string> kseg_backups;  // .kseg-backup-<time> directories of kseg's repairs
   // Segment files whose prefix is not exactly 20 digits (Kafka parses them
   // but never writes them).
   std::vector<std::string> odd_prefixes;

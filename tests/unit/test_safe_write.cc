@@ -3,9 +3,11 @@
 // (adopt), each under a crash at every step of apply().
 #include <catch2/catch.hpp>
 
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -143,4 +145,72 @@ TEST_CASE("a crash at any step leaves each file old or new, and a re-run finishe
     CHECK_FALSE(fs::exists(d.root / "log-start-offset-checkpoint"));
   }
   CHECK(crashed == 10);  // every step is reached by this plan
+}
+
+namespace {
+
+// No .kseg-tmp file anywhere under `root`.
+bool no_tmp_left(const fs::path& root) {
+  for (const auto& e : fs::recursive_directory_iterator(root))
+    if (e.path().string().ends_with(safe::kTmpSuffix)) return false;
+  return true;
+}
+
+}  // namespace
+
+// Issue 20: Ctrl-C used to end a writer silently and leave its .kseg-tmp
+// files. The handlers remove them, say what was applied, and end by SIGINT;
+// before the first replacement nothing changed, during the replacements each
+// file is old or new, and a re-run finishes either way.
+TEST_CASE("SIGINT while writing or replacing: tmp files removed, each file old or new, a re-run finishes",
+          "[safe_write]") {
+  for (const char* step : {"tmp-partial", "tmp-written", "backup-done", "hidden", "rename-partial"}) {
+    INFO("SIGINT at " << step);
+    LogDir d(std::string("sigint-") + step);
+    const auto p = plan_for(d);
+    const pid_t child = ::fork();
+    if (child == 0) {
+      safe::install_interrupt_cleanup("kseg-test");
+      ::setenv("KSEG_CRASH_AT", step, 1);
+      ::setenv("KSEG_CRASH_SIGNAL", "INT", 1);
+      auto r = run(p);
+      ::_exit(r.ok() ? 0 : 1);
+    }
+    int status = 0;
+    REQUIRE(::waitpid(child, &status, 0) == child);
+    REQUIRE(WIFSIGNALED(status));
+    CHECK(WTERMSIG(status) == SIGINT);
+    CHECK(no_tmp_left(d.root));
+    const std::string log = slurp(d.part() / "00000000000000000000.log");
+    const bool replacing = std::string(step) == "hidden" || std::string(step) == "rename-partial";
+    if (replacing) CHECK((log == kOldLog || log == kNewLog));
+    else CHECK(log == kOldLog);
+    if (!replacing) CHECK(slurp(d.part() / "00000000000000000000.index") == "old index");
+    REQUIRE(run(p).ok());
+    CHECK(slurp(d.part() / "00000000000000000000.log") == kNewLog);
+    CHECK(slurp(d.root / "recovery-point-offset-checkpoint") == kNewCheckpoint);
+  }
+}
+
+// A write that fails part-way (ENOSPC; here EFBIG under RLIMIT_FSIZE) leaves
+// no tmp file and changes nothing.
+TEST_CASE("a failed write of the new files leaves no tmp file and changes nothing", "[safe_write]") {
+  LogDir d("efbig");
+  const auto p = plan_for(d);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    ::signal(SIGXFSZ, SIG_IGN);
+    struct rlimit lim {2500, 2500};  // the streamed .log is 6000 bytes
+    ::setrlimit(RLIMIT_FSIZE, &lim);
+    auto r = run(p);
+    ::_exit(r.ok() ? 0 : r.error().message.find("File too large") != std::string::npos ? 7 : 1);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 7);
+  CHECK(no_tmp_left(d.root));
+  CHECK(slurp(d.part() / "00000000000000000000.log") == kOldLog);
+  CHECK(slurp(d.part() / "00000000000000000000.index") == "old index");
+  CHECK(slurp(d.root / "recovery-point-offset-checkpoint") == kOldCheckpoint);
 }

@@ -243,6 +243,15 @@ TEST_CASE("recipes on producer state, transactions and checkpoints", "[verify]")
     CHECK(has(run, "dir.leftover_swap", kSeg0 + ".log.swap", -1));
     CHECK(has(run, "dir.orphan_index", "orders-0/00000000000000099999.index", -1));
   }
+  SECTION("an interrupted kseg writer's tmp file and a repair's backup directory (issue 20)") {
+    auto run = damaged("v2-none", [&](auto& c) {
+      fs::copy_file(c.path(kSeg0 + ".index"), c.path(kSeg0 + ".index.kseg-tmp"));
+      fs::create_directory(c.path("orders-0/.kseg-backup-20261201T120000Z"));
+    });
+    CHECK(run.exit_code == 0);  // warnings only
+    CHECK(has(run, "dir.leftover_kseg_tmp", kSeg0 + ".index.kseg-tmp", -1));
+    CHECK(has(run, "dir.kseg_backup", "orders-0/.kseg-backup-20261201T120000Z", -1));
+  }
 }
 
 // Issue 19, class 5: what the log cleaner leaves between passes. Kafka's

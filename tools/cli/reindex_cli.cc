@@ -55,6 +55,7 @@ int reindex_main(int argc, char** argv) {
     return kExitUsage;
   }
   Sink out(stdout), err(stderr);
+  if (!o.dry_run) safe::install_interrupt_cleanup("kseg-reindex");
   return exit_after_run("kseg-reindex", run_reindex(o, out, err));
 }
 

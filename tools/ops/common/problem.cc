@@ -78,6 +78,8 @@ constexpr CodeInfo kCodes[] = {
     {Code::dir_leftover_cleaned, "dir.leftover_cleaned", S::warning, ".cleaned file left by an interrupted clean; deleted at start-up"},
     {Code::dir_leftover_deleted, "dir.leftover_deleted", S::info, ".deleted file awaiting asynchronous deletion"},
     {Code::dir_leftover_tmp, "dir.leftover_tmp", S::warning, ".tmp file left by an interrupted checkpoint write"},
+    {Code::dir_leftover_kseg_tmp, "dir.leftover_kseg_tmp", S::warning, ".kseg-tmp file left by an interrupted kseg writer; Kafka ignores it"},
+    {Code::dir_kseg_backup, "dir.kseg_backup", S::warning, "originals kept by a kseg repair; remove once the repair is confirmed"},
     {Code::dir_orphan_index, "dir.orphan_index", S::warning, "index file without its .log; deleted at start-up"},
     {Code::dir_unknown_file, "dir.unknown_file", S::info, "file kseg does not know in a partition directory"},
 };

@@ -36,7 +36,7 @@ enum class Code : uint8_t {
   txnindex_entry_mismatch, snapshot_corrupt, snapshot_crc, snapshot_past_log_end, snapshot_mismatch,
   epoch_corrupt, epoch_mismatch, epoch_missing, epoch_past_log_end, partition_metadata_corrupt,
   checkpoint_corrupt, checkpoint_past_log_end, meta_corrupt, dir_bad_name, dir_file_name, dir_leftover_swap,
-  dir_leftover_cleaned, dir_leftover_deleted, dir_leftover_tmp, dir_orphan_index, dir_unknown_file, count_
+  dir_leftover_cleaned, dir_leftover_deleted, dir_leftover_tmp, dir_leftover_kseg_tmp, dir_kseg_backup, dir_orphan_index, dir_unknown_file, count_
 };
 
 struct CodeInfo {

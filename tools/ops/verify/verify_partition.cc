@@ -49,10 +49,17 @@ void report_layout(const std::string& dir, const PartitionLayout& l, Findings& f
       case Leftover::deleted:
         f.add(Code::dir_leftover_deleted, path, std::nullopt, "awaiting asynchronous deletion");
         break;
+      case Leftover::kseg_tmp:
+        f.add(Code::dir_leftover_kseg_tmp, path, std::nullopt,
+              "an interrupted kseg writer's new file: remove it, or re-run the tool, which replaces it");
+        break;
       case Leftover::unknown: f.add(Code::dir_unknown_file, path, std::nullopt, "unknown file"); break;
       case Leftover::orphan_index: break;
     }
   }
+  for (const auto& b : l.kseg_backups)
+    f.add(Code::dir_kseg_backup, dir + "/" + b, std::nullopt,
+          "the originals a kseg repair replaced: remove the directory once the repair is confirmed");
   for (const auto& o : l.leftovers)
     if (o.kind == Leftover::orphan_index)
       f.add(Code::dir_orphan_index, dir + "/" + o.name, std::nullopt, "index file without its .log; the broker deletes it");

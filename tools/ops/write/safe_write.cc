@@ -5,6 +5,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <csignal>
+#include <deque>
+#include <mutex>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -151,7 +155,66 @@ std::string Plan::path_of(const Action& a) const {
   return (a.scope == Scope::log_dir ? log_dir_of(partition_dir) : partition_dir) + "/" + a.name;
 }
 
+namespace {
+
+// What an interrupted writer removes: the plan's .kseg-tmp paths, NUL
+// separated, published before the first is created. Buffers stay alive for
+// the run, so the handler never reads freed memory.
+std::atomic<const char*> g_tmp_paths{nullptr};
+std::atomic<size_t> g_tmp_len{0};
+std::deque<std::string> g_tmp_buffers;
+std::mutex g_tmp_mutex;
+std::atomic<int> g_phase{0};  // 0 reading or planning, 1 writing new files, 2 replacing files
+const char* g_tool = "kseg";
+
+size_t c_len(const char* s) {
+  size_t n = 0;
+  while (s[n] != 0) ++n;
+  return n;
+}
+
+void say(const char* s) { (void)!::write(STDERR_FILENO, s, c_len(s)); }
+
+void on_interrupt(int sig) {
+  const char* p = g_tmp_paths.load();
+  const size_t n = g_tmp_len.load();
+  for (size_t i = 0; p != nullptr && i < n; i += c_len(p + i) + 1) ::unlink(p + i);
+  say(g_tool);
+  say(g_phase.load() == 2 ? ": interrupted while replacing files: each holds its old or its new content, and "
+                            "Kafka loads the directory; run again to finish\n"
+                          : ": interrupted: nothing more was changed (a partition reported applied above stays applied); "
+                            "its .kseg-tmp files are removed\n");
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
+void publish_tmp_paths(const Plan& plan) {
+  std::string all;
+  for (const auto& a : plan.actions)
+    if (a.kind == Action::Kind::write || a.kind == Action::Kind::copy_ranges || a.kind == Action::Kind::adopt) {
+      all += plan.path_of(a) + kTmpSuffix;
+      all.push_back('\0');
+    }
+  std::lock_guard<std::mutex> lock(g_tmp_mutex);
+  g_tmp_len.store(0);
+  g_tmp_buffers.push_back(std::move(all));
+  g_tmp_paths.store(g_tmp_buffers.back().data());
+  g_tmp_len.store(g_tmp_buffers.back().size());
+}
+
+}  // namespace
+
+void install_interrupt_cleanup(const char* tool) {
+  g_tool = tool;
+  struct sigaction sa {};
+  sa.sa_handler = on_interrupt;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
 Result<TmpFile> TmpFile::create(const Plan& plan, const Action& adopt) {
+  publish_tmp_paths(plan);
   const std::string path = plan.path_of(adopt) + kTmpSuffix;
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd < 0) return io_error("cannot create", path, errno);
@@ -159,7 +222,9 @@ Result<TmpFile> TmpFile::create(const Plan& plan, const Action& adopt) {
 }
 
 TmpFile::~TmpFile() {
-  if (fd_ >= 0) ::close(fd_);
+  if (fd_ < 0) return;
+  ::close(fd_);
+  ::unlink(path_.c_str());  // never finished: a failed or abandoned write
 }
 
 Status TmpFile::write(std::span<const uint8_t> bytes) {
@@ -178,7 +243,11 @@ Status TmpFile::finish() {
 
 void crash_point(const char* step) {
   const char* at = std::getenv("KSEG_CRASH_AT");
-  if (at != nullptr && std::strcmp(at, step) == 0) ::_exit(kCrashExitCode);
+  if (at == nullptr || std::strcmp(at, step) != 0) return;
+  // KSEG_CRASH_SIGNAL=INT: an operator's Ctrl-C at that step instead of a crash.
+  const char* sig = std::getenv("KSEG_CRASH_SIGNAL");
+  if (sig != nullptr && std::strcmp(sig, "INT") == 0) ::raise(SIGINT);
+  ::_exit(kCrashExitCode);
 }
 
 Status fsync_path(const std::string& path) {
@@ -363,6 +432,11 @@ Result<std::string> apply(const Plan& plan, const ApplyOptions& options, const D
     return Status::fail(Errc::internal, std::nullopt,
                         fmt::format("{}: apply() without the lock of its log dir ({} held)", plan.partition_dir,
                                     held.log_dir()));
+  publish_tmp_paths(plan);
+  g_phase = 1;
+  struct Idle {
+    ~Idle() { g_phase = 0; }
+  } idle;
   if (Status st = write_tmp_files(plan); !st.ok()) {
     remove_tmp_files(plan);
     return st;
@@ -388,6 +462,7 @@ Result<std::string> apply(const Plan& plan, const ApplyOptions& options, const D
   }
   const bool keep = options.backup && replaces;
   KSEG_RETURN_IF_ERROR(back_up(plan, backup_dir, keep));
+  g_phase = 2;
   KSEG_RETURN_IF_ERROR(hide_files(plan));
   KSEG_RETURN_IF_ERROR(remove_files(plan, backup_dir, keep));
   KSEG_RETURN_IF_ERROR(rename_into_place(plan));

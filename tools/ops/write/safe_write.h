@@ -135,6 +135,11 @@ class TmpFile {
   std::string path_;
 };
 
+// SIGINT/SIGTERM handlers for a writing tool: remove the .kseg-tmp files of
+// the plan being written, say what was and was not applied, then end by the
+// signal (exit status 128 + signal, as the shell shows it).
+void install_interrupt_cleanup(const char* tool);
+
 struct ApplyOptions {
   bool dry_run = false;
   bool backup = true;
