@@ -3,6 +3,7 @@
 // without end; each is refused with the file named and exit 3.
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,6 +13,8 @@
 #include <vector>
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "lib/mapped_file.h"
 #include "tests/unit/run_tool.h"
@@ -177,5 +180,55 @@ TEST_CASE("a .log truncated while each tool reads it: exit 3 naming it, no SIGBU
       break;
     }
     CHECK(met == 1);
+  }
+}
+
+// Issue 20: kseg-verify kept every problem, 1 GB of RSS in text and 7 GB in
+// JSON on a segment with millions of them. Now at most --max-problems of a
+// code are kept per file and the rest counted: RSS stays flat. The segment:
+// a Kafka-written one repeated, so every batch after the first copy goes back
+// in offset ((copies - 1) * batches log.offset_order errors).
+TEST_CASE("kseg-verify on a segment with 700,000 problems: counts exact, RSS under 64 MiB, text and JSON", "[special]") {
+  Dir d;
+  const std::string src = std::string(KSEG_SOURCE_DIR) + "/testdata/kafka/v2-none/orders-0/00000000000000000000.log";
+  const std::string seg = kseg::test::read_text(src);
+  size_t batches = 0;
+  for (size_t at = 0; at + 12 <= seg.size(); ++batches)
+    at += 12 + ((size_t(uint8_t(seg[at + 8])) << 24) | (size_t(uint8_t(seg[at + 9])) << 16) |
+                (size_t(uint8_t(seg[at + 10])) << 8) | size_t(uint8_t(seg[at + 11])));
+  const size_t copies = (256u << 20) / seg.size();
+  fs::create_directories(d.root / "many-0");
+  {
+    std::ofstream out(d.root / "many-0/00000000000000000000.log", std::ios::binary);
+    for (size_t i = 0; i < copies; ++i) out.write(seg.data(), static_cast<std::streamsize>(seg.size()));
+  }
+  const auto expected = static_cast<int64_t>((copies - 1) * batches);
+  for (const char* format : {"text", "json"}) {
+    INFO(format);
+    const std::string out = (d.root / "out").string(), err = (d.root / "err").string();
+    // Through /usr/bin/time: a child forked from this process starts with its
+    // peak RSS, one that time forks does not.
+    const std::string rss = (d.root / "rss").string();
+    const std::string cmd = fmt::format("cd '{}' && /usr/bin/time -f %M -o '{}' '{}kseg-verify' --format {} many-0 > '{}' 2> '{}'",
+                                        d.root.string(), rss, kBin, format, out, err);
+    const int status = std::system(cmd.c_str());
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 1);
+    const auto lines = kseg::test::read_lines(rss);  // "Command exited with non-zero status 1", then %M
+    REQUIRE_FALSE(lines.empty());
+    const long peak_kib = std::stol(lines.back());
+    INFO("peak RSS " << peak_kib << " KiB");
+    CHECK(peak_kib < 64 * 1024);
+    const std::string text = kseg::test::read_text(out);
+    if (std::string(format) == "text") {
+      CHECK(text.find(fmt::format("{} errors, 1 warning", expected)) != std::string::npos);
+      CHECK(text.find(fmt::format("{} more problems not shown ({} errors, 0 warnings, 0 info)", expected - 1000,
+                                  expected - 1000)) != std::string::npos);
+    } else {
+      const auto doc = nlohmann::json::parse(text);
+      CHECK(doc["summary"]["errors"] == expected);
+      CHECK(doc["problems"].size() == 1001);  // 1000 log.offset_order, 1 index.missing
+      CHECK(doc["suppressed"][0]["errors"] == expected - 1000);
+    }
   }
 }

@@ -9,6 +9,7 @@
 
 #include "tools/ops/common/sink.h"
 #include "tools/ops/verify/verify.h"
+#include "tools/ops/verify/verify_problem.h"
 #include "tools/ops/common/problem.h"
 
 namespace kseg {
@@ -41,6 +42,9 @@ int verify_main(int argc, char** argv) {
   app.add_option("--max-decompressed-bytes", o.max_decompressed_bytes,
                  "Largest decompressed batch accepted (default 268435456)");
   app.add_option("--threads", o.threads, "Partitions checked in parallel (default: one per CPU)");
+  size_t max_problems = 1000;
+  app.add_option("--max-problems", max_problems,
+                 "Problems of one code kept and printed per file; the rest are counted in a summary line (default 1000, 0: all)");
   app.add_flag("--allow-empty", o.allow_empty,
                "Exit 0, not 3, for a path with nothing to check (an empty directory, a file of no known kind)");
   app.add_flag("--list-codes", codes, "Print every problem code with its severity and exit");
@@ -61,6 +65,7 @@ int verify_main(int argc, char** argv) {
     std::fprintf(stderr, "kseg-verify: nothing to verify: give files or directories (see --help)\n");
     return kExitUsage;
   }
+  Findings::set_max_per_file(max_problems);
   o.depth = quick ? VerifyDepth::quick : deep ? VerifyDepth::deep : VerifyDepth::normal;
   o.format = format == "json" ? VerifyFormat::json : VerifyFormat::text;
   o.fail_on = fail_on == "warning" ? Severity::warning : fail_on == "info" ? Severity::info : Severity::error;

@@ -214,6 +214,11 @@ bool scan_segment(const LogCheckOptions& opts, SegmentScan& s, Findings& f, cons
   mf->set_drop_page_cache(true);  // safe on a live broker: leave its page cache alone
   s.file_size = Length{mf->file_size()};
   const size_t before = f.problems.size();
+  auto suppressed_errors = [&] {
+    const auto it = f.suppressed.find(s.file);
+    return it == f.suppressed.end() ? int64_t{0} : it->second[static_cast<size_t>(Severity::error)];
+  };
+  const int64_t errors_before = suppressed_errors();
   // Quick checks are CRCs only, memory-bound: extra threads do not pay.
   const unsigned threads = opts.depth == VerifyDepth::quick ? 1u : std::max(1u, opts.segment_threads);
   std::vector<std::vector<uint8_t>> scratch(threads);
@@ -226,7 +231,7 @@ bool scan_segment(const LogCheckOptions& opts, SegmentScan& s, Findings& f, cons
   walk_entries<EntryWork>(
       sc, threads, [&](const WalkEntry& e, unsigned t) { return examine_entry(opts, s.file, e, scratch[t]); },
       [&](const WalkEntry&, EntryWork& w) {
-        for (auto& p : w.found.problems) f.problems.push_back(std::move(p));
+        f.take_all(w.found);
         if (!w.ok) return Step::skip;
         check_offsets(w.b, prev_last, s, f);
         prev_last = std::max(prev_last, w.b.last_offset);
@@ -238,7 +243,10 @@ bool scan_segment(const LogCheckOptions& opts, SegmentScan& s, Findings& f, cons
       [&](Position end) { mf->release_before(end); });
   s.valid_end = sc.valid_end();
   s.checked_bytes = Length{mf->size()};
+  // How the scan ended decides what later checks report: never suppressed.
+  f.capped = false;
   check_end(sc, s, s.checked_bytes, s.file_size, f);
+  f.capped = true;
   for (size_t i = before; i < f.problems.size(); ++i)
     if (f.problems[i].code != Code::log_preallocated_tail && f.problems[i].code != Code::log_max_bytes &&
         f.problems[i].position && *f.problems[i].position >= s.valid_end)
@@ -246,6 +254,7 @@ bool scan_segment(const LogCheckOptions& opts, SegmentScan& s, Findings& f, cons
   mf->release_before(Position{mf->size()});
   for (size_t i = before; i < f.problems.size(); ++i)
     if (f.problems[i].severity == Severity::error) s.damaged = true;
+  if (suppressed_errors() > errors_before) s.damaged = true;
   auto& fr = f.file(s.file, "log");
   fr.size_bytes = s.file_size.bytes;
   fr.checked_bytes = mf->size();

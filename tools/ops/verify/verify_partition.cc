@@ -101,10 +101,7 @@ void check_segment_order(const SegmentScan& prev, const SegmentScan& cur, Findin
           std::to_string(last.last_offset));
 }
 
-void append(Findings& to, Findings& from) {
-  for (auto& p : from.problems) to.problems.push_back(std::move(p));
-  from.problems.clear();
-}
+void append(Findings& to, Findings& from) { to.take_all(from); }
 
 }  // namespace
 

@@ -10,11 +10,12 @@ namespace kseg {
 
 namespace {
 
-using Counts = std::array<int64_t, 3>;  // by Severity
 
 Counts count(const Findings& f) {
   Counts c{};
   for (const auto& p : f.problems) ++c[static_cast<size_t>(p.severity)];
+  for (const auto& [file, s] : f.suppressed)
+    for (size_t i = 0; i < c.size(); ++i) c[i] += s[i];
   return c;
 }
 
@@ -76,14 +77,23 @@ int report(const VerifyOptions& opts, const std::vector<TargetResult>& results,
   for (size_t s = static_cast<size_t>(opts.fail_on); s < 3; ++s) failed = failed || total[s] > 0;
   const int exit = !io_errors.empty() ? kExitIo : failed ? kExitProblems : kExitOk;
   if (opts.format == VerifyFormat::json) {
-    nlohmann::ordered_json targets = nlohmann::ordered_json::array(), problems = nlohmann::ordered_json::array();
+    nlohmann::ordered_json targets = nlohmann::ordered_json::array(), problems = nlohmann::ordered_json::array(),
+                           suppressed = nlohmann::ordered_json::array();
     for (const auto& r : results) {
       targets.push_back(target_json(r));
       for (const auto& p : r.findings.problems) problems.push_back(problem_json(p));
+      for (const auto& [file, c] : r.findings.suppressed) {
+        if (c[0] + c[1] + c[2] == 0) continue;
+        nlohmann::ordered_json s{{"file", file}};
+        s.update(counts_json(c));
+        suppressed.push_back(s);
+      }
     }
     nlohmann::ordered_json doc{{"tool", "kseg-verify"}, {"schema_version", 1}, {"depth", depth_name(opts.depth)},
                                {"fail_on", severity_name(opts.fail_on)}, {"targets", targets},
                                {"problems", problems}, {"io_errors", io_errors}};
+    // Problems past --max-problems in a file, counted only.
+    if (!suppressed.empty()) doc["suppressed"] = suppressed;
     nlohmann::ordered_json summary{{"partitions", partitions}, {"files", files}, {"checked_bytes", bytes}};
     summary.update(counts_json(total));
     summary["exit_code"] = exit;
@@ -96,6 +106,10 @@ int report(const VerifyOptions& opts, const std::vector<TargetResult>& results,
   for (const auto& r : results) {
     for (const auto& p : r.findings.problems)
       if (p.severity != Severity::info || opts.show_info) out.print("{}\n", problem_text(p));
+    for (const auto& [file, c] : r.findings.suppressed)
+      if (c[0] + c[1] + c[2] > 0)
+        out.print("{}: {} more problems not shown ({}): --max-problems {} per file and code\n", file, c[0] + c[1] + c[2],
+                  counts_text(c), Findings::max_per_file());
     if (r.target.kind == Target::partition)
       out.print("{}: {} segment{}, {} files: {}\n", r.target.path, r.segments, r.segments == 1 ? "" : "s",
                 r.findings.files.size(), counts_text(count(r.findings)));
