@@ -60,6 +60,7 @@ constexpr CodeInfo kCodes[] = {
     {Code::txnindex_missing_abort, "txnindex.missing_abort", S::error, "an aborted transaction's ABORT marker has no .txnindex entry (READ_COMMITTED sees aborted data)"},
     {Code::txnindex_unexpected_entry, "txnindex.unexpected_entry", S::error, ".txnindex entry with no matching ABORT marker"},
     {Code::txnindex_entry_mismatch, "txnindex.entry_mismatch", S::error, ".txnindex entry fields differ from the ones replaying the log gives"},
+    {Code::txnindex_marker_removed, "txnindex.marker_removed", S::warning, "the ABORT marker a .txnindex entry names is gone from the log (a gap): the transaction stays open for the broker"},
     {Code::snapshot_corrupt, "snapshot.corrupt", S::error, "producer snapshot fails Kafka's schema validation"},
     {Code::snapshot_crc, "snapshot.crc", S::error, "producer snapshot CRC-32C differs from the stored one"},
     {Code::snapshot_past_log_end, "snapshot.past_log_end", S::warning, "producer snapshot above the log end offset; the broker deletes it"},

@@ -33,7 +33,7 @@ enum class Code : uint8_t {
   timeindex_not_monotonic, timeindex_entry_mismatch, timeindex_final_entry, timeindex_past_log_end,
   timeindex_preallocated, timeindex_untrimmed, timeindex_missing, timeindex_empty_batch, txnindex_size, txnindex_bad_version,
   txnindex_below_base, txnindex_not_increasing, txnindex_missing_abort, txnindex_unexpected_entry,
-  txnindex_entry_mismatch, snapshot_corrupt, snapshot_crc, snapshot_past_log_end, snapshot_mismatch,
+  txnindex_entry_mismatch, txnindex_marker_removed, snapshot_corrupt, snapshot_crc, snapshot_past_log_end, snapshot_mismatch,
   epoch_corrupt, epoch_mismatch, epoch_missing, epoch_past_log_end, partition_metadata_corrupt,
   checkpoint_corrupt, checkpoint_past_log_end, meta_corrupt, dir_bad_name, dir_file_name, dir_leftover_swap,
   dir_leftover_cleaned, dir_leftover_deleted, dir_leftover_tmp, dir_leftover_kseg_tmp, dir_kseg_backup, dir_orphan_index, dir_unknown_file, count_

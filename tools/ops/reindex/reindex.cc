@@ -98,7 +98,10 @@ int reindex_partition(const Job& t, const recover::Config& config, const Reindex
               plan->plan.actions.size() == 1 ? "" : "s",
               applied->empty() ? std::string(o.backup ? " (no file replaced: nothing to back up)" : " (no backup)") : fmt::format("; originals in {}", *applied));
   }
-  return plan->problems.empty() ? kExitOk : kExitProblems;
+  // Warnings (what a repair leaves for the broker) are said, not failed on.
+  const bool errors = std::any_of(plan->problems.begin(), plan->problems.end(),
+                                  [](const Problem& p) { return p.severity == Severity::error; });
+  return errors ? kExitProblems : kExitOk;
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include "formats/file_names.h"
 #include "formats/segment_salvage.h"
+#include "formats/txn_index.h"
 #include "lib/mapped_file.h"
 #include "tools/ops/partition/partition_dir.h"
 #include "tools/ops/partition/segment_end_code.h"
@@ -119,6 +120,32 @@ void plan_salvage(const Segment& s, const recover::Salvage& sv, const recover::S
   plan.actions.push_back(std::move(a));
 }
 
+// What --salvage leaves for the broker: an ABORT marker the gaps cut out,
+// named by the segment's .txnindex, no longer ends its transaction in the
+// log (kseg-verify then reports the same code).
+void note_removed_markers(const std::string& dir, const Segment& s, const recover::Salvage& sv,
+                          std::vector<Problem>& problems) {
+  const std::string path = dir + "/" + file_name(s.base, file_names::FileKind::txnindex);
+  auto f = MappedFile::open(path);
+  if (!f.ok()) return;
+  txn_index::View v(f->bytes());
+  for (int64_t i = 0; i < v.entry_count(); ++i) {
+    const auto t = v.entry(i);
+    for (const auto& g : sv.gaps) {
+      if (!g.declared.first_offset || !g.declared.last_offset || t.last_offset < g.declared.first_offset->value ||
+          t.last_offset > g.declared.last_offset->value)
+        continue;
+      problems.push_back(Problem::of(
+          Code::txnindex_marker_removed, path, v.entry_position(i),
+          fmt::format("the bytes removed at [{}, {}) held offset {}, the ABORT marker of producer {}'s transaction from "
+                      "offset {}: a broker that rebuilds producer state from before it keeps the transaction open (if "
+                      "READ_COMMITTED consumers stall there: kafka-transactions.sh abort --start-offset {})",
+                      g.begin, g.end, t.last_offset, t.producer_id, t.first_offset, t.first_offset),
+          "an ABORT marker", "removed bytes"));
+    }
+  }
+}
+
 // Salvages a damaged segment and replaces s.recovery by Kafka's recovery of
 // the new layout. Each pass maps the file afresh so that it can release what
 // it has read: resident memory stays flat on large segments.
@@ -160,7 +187,10 @@ Status plan_kept(const std::string& dir, Segment& s, Bytes log, Repair repair, c
   }
   KSEG_RETURN_IF_ERROR(plan_index(dir, file_name(s.base, file_names::FileKind::timeindex), r.time_index, 12, out.plan));
   if (rewrite) {
-    if (sv) plan_salvage(s, *sv, r, old_size, out.plan);
+    if (sv) {
+      plan_salvage(s, *sv, r, old_size, out.plan);
+      note_removed_markers(dir, s, *sv, out.problems);
+    }
     else plan_truncation(s, log, out.plan);
     out.plan.actions.push_back(safe::Action::write(index_name, r.offset_index,
                                                    fmt::format("rebuilt: {} entries, {} bytes (renamed last)",

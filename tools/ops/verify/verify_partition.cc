@@ -140,16 +140,16 @@ void verify_partition(const LogCheckOptions& opts, TargetResult& r) {
       replay.batch(b, replayed);
       epochs.batch(b, s.file, epoch_changes);
     };
+    const auto txn = it->second.names.find(FileKind::txnindex);
+    const std::string txn_path =
+        dir + "/" + (txn != it->second.names.end() ? txn->second : file_names::segment_file_name(s.base_offset, FileKind::txnindex));
+    replay.begin_segment(txn_path);
     if (!scan_segment(opts, s, f, visit)) continue;
     ++r.segments;
     indexes.finish(s, f);
     if (!prev.file.empty()) check_segment_order(prev, s, f);
     append(f, replayed);
-    const auto txn = it->second.names.find(FileKind::txnindex);
-    replay.end_segment(s,
-                       dir + "/" + (txn != it->second.names.end() ? txn->second
-                                                                  : file_names::segment_file_name(s.base_offset, FileKind::txnindex)),
-                       f);
+    replay.end_segment(s, txn_path, f);
     append(f, epoch_changes);
     r.log_end = s.next_offset();
     tail_damaged = s.tail_damaged;

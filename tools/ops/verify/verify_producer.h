@@ -33,6 +33,12 @@ std::vector<SnapshotFile> read_snapshots(const std::vector<std::pair<int64_t, st
 struct ReplayedAbort {
   txn_index::AbortedTxn txn;  // what the .txnindex must hold; first_offset -1: no data left
   int64_t data_floor = -1;    // the producer's last data offset before the transaction's data
+  bool marker_removed = false;  // taken from the .txnindex: no batch holds the marker's offset
+  // The transaction was open across an offset gap [gap_begin, gap_end): an
+  // earlier marker of the producer may have been in it (bytes a repair cut
+  // out), so the transaction may have begun anywhere from gap_begin.
+  int64_t gap_begin = -1, gap_end = -1;
+  int64_t lso_without_gaps = -1;  // the LSO not counting transactions open across a gap
 };
 
 class ProducerReplay {
@@ -41,6 +47,10 @@ class ProducerReplay {
   // transactions of producers whose earlier batches are gone.
   ProducerReplay(std::vector<SnapshotFile> snapshots, int64_t start_offset);
 
+  // Before the segment's first batch: reads its .txnindex (`txn_path`, which
+  // may not exist), so that an entry whose marker is gone from the log (an
+  // offset gap) ends the transaction where the marker was.
+  void begin_segment(const std::string& txn_path);
   // Replays one batch of the segment being scanned.
   void batch(const BatchInfo& b, Findings& f);
   // After the segment's last batch: checks its .txnindex (`txn_path`, which
@@ -55,8 +65,13 @@ class ProducerReplay {
     BatchInfo last;               // last data batch
     int64_t open_txn_first = -1;  // first offset of the ongoing transaction
     int64_t data_floor = -1;      // last data offset before it
+    int64_t gap_begin = -1, gap_end = -1;  // the first offset gap the open transaction spans
   };
   void apply(const BatchInfo& b);
+  // Ends, as their markers would have, the transactions of the segment's
+  // entries below `offset` that no batch held.
+  void pass_removed_markers(int64_t offset);
+  void note_gap(const BatchInfo& b);
   void cover(const BatchInfo& b);
   // True when no batch of the log holds `offset`: the cleaner removed it.
   bool removed(int64_t offset) const;
@@ -68,6 +83,9 @@ class ProducerReplay {
   std::vector<SnapshotFile> snapshots_;
   std::map<int64_t, Producer> producers_;
   std::vector<ReplayedAbort> aborts_;  // in the segment being scanned
+  std::vector<txn_index::AbortedTxn> entries_;  // the segment's .txnindex, by lastOffset
+  std::vector<bool> entry_held_;               // a batch holds the entry's lastOffset
+  size_t next_entry_ = 0;
   int64_t start_offset_;
   bool seeded_ = false;  // open transactions at start_offset_ are known
   // Offsets the snapshots name, and whether a batch of the log holds each:

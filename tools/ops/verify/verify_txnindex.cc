@@ -57,6 +57,19 @@ bool cleaned_form(const ReplayedAbort& r, const txn_index::AbortedTxn& entry) {
          entry.last_stable_offset <= t.last_stable_offset;
 }
 
+// Whether `entry` differs from the replayed abort `r` only as a marker lost
+// in an offset gap explains: the producer's transaction, or another's that
+// set the replay's LSO, spans a gap that may have held its end.
+bool gap_form(const ReplayedAbort& r, const txn_index::AbortedTxn& entry) {
+  const auto& t = r.txn;
+  if (entry.version != t.version || entry.producer_id != t.producer_id || entry.last_offset != t.last_offset) return false;
+  const bool first_ok = entry.first_offset == t.first_offset ||
+                        (r.gap_begin >= 0 && entry.first_offset >= r.gap_begin && entry.first_offset <= t.last_offset);
+  const bool lso_ok = entry.last_stable_offset == t.last_stable_offset ||
+                      (entry.last_stable_offset > t.last_stable_offset && entry.last_stable_offset <= r.lso_without_gaps);
+  return first_ok && lso_ok;
+}
+
 void check_txn_index(const std::string& path, const SegmentScan& s, const std::vector<ReplayedAbort>& replayed,
                      bool state_known, bool compacted, Findings& f) {
   std::vector<txn_index::AbortedTxn> actual;
@@ -87,6 +100,23 @@ void check_txn_index(const std::string& path, const SegmentScan& s, const std::v
       continue;
     }
     matched[static_cast<size_t>(i)] = true;
+    if (r.marker_removed) {
+      f.add(Code::txnindex_marker_removed, path, Position{i * txn_index::kEntrySize},
+            fmt::format("no batch holds offset {}, the ABORT marker of producer {}'s transaction from offset {}: a "
+                        "broker that rebuilds producer state from before it keeps the transaction open (if "
+                        "READ_COMMITTED consumers stall there: kafka-transactions.sh abort --start-offset {})",
+                        e.last_offset, e.producer_id, e.first_offset, e.first_offset),
+            "an ABORT marker", "an offset gap");
+      continue;
+    }
+    if (!(*it == e) && !(compacted && cleaned_form(r, *it)) && gap_form(r, *it)) {
+      f.add(Code::txnindex_marker_removed, path, Position{i * txn_index::kEntrySize},
+            fmt::format("entry for the ABORT marker at offset {} differs from the log only as a transaction marker "
+                        "lost in an offset gap explains (the bytes a repair removed)",
+                        e.last_offset),
+            describe(e), describe(*it));
+      continue;
+    }
     if (!(*it == e) && !(compacted && cleaned_form(r, *it)))
       f.add(Code::txnindex_entry_mismatch, path, Position{i * txn_index::kEntrySize},
             fmt::format("entry for the ABORT marker at offset {} differs from the log", e.last_offset), describe(e),
