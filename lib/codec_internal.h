@@ -62,7 +62,7 @@ inline Status codec_error(Position in_position, size_t at, std::string message) 
 
 inline Status too_large_error(const char* codec, Position in_position, size_t at, size_t limit) {
   return Status::fail(Errc::too_large, in_position + Length{static_cast<int64_t>(at)},
-                      fmt::format("{}: decompressed size exceeds the limit of {} bytes (max_output)",
+                      fmt::format("{}: decompressed size exceeds the limit of {} bytes (--max-decompressed-bytes)",
                                   codec, limit));
 }
 

@@ -58,3 +58,14 @@ TEST_CASE("help and version go to stdout and exit 0; kseg dump equals kseg-dump"
   CHECK(a.exit_code == 0);
   CHECK(a.out == b.out);
 }
+
+// Issue 20: the decompression cap was fixed at 256 MiB and undocumented.
+TEST_CASE("--max-decompressed-bytes sets the cap, and the error names it", "[cli]") {
+  auto small = run_tool(kDump, {"--deep-iteration", "--max-decompressed-bytes", "100", "orders-0"}, kCorpus + "v2-gzip");
+  CHECK(small.exit_code == 1);
+  CHECK(small.err.find("decompressed size exceeds the limit of 100 bytes (--max-decompressed-bytes)") !=
+        std::string::npos);
+  auto fits = run_tool(kDump, {"--deep-iteration", "--max-decompressed-bytes", "1000000", "orders-0"}, kCorpus + "v2-gzip");
+  CHECK(fits.exit_code == 0);
+  CHECK(run_tool(kDump, {"--max-decompressed-bytes", "0", "orders-0"}, kCorpus + "v2-gzip").exit_code == 2);
+}
