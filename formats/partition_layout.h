@@ -41,7 +41,10 @@ struct PartitionLayout {
   std::vector<std::pair<Offset, std::string>> snapshots;  // producer .snapshot files
   std::vector<std::string> kraft_snapshots;           // complete <offset>-<epoch>.checkpoint
   std::vector<Leftover> leftovers;
-  std::vector<std::string> kseg_backups;  // .kseg-backup-<time> directories of kseg's repairs
+  std::vector<std::string> kseg_backups;
+  // Entries with a segment, index or snapshot name that are not regular
+  // files: name, and what they are.
+  std::vector<std::pair<std::string, std::string>> not_files;  // .kseg-backup-<time> directories of kseg's repairs
   // Segment files whose prefix is not exactly 20 digits (Kafka parses them
   // but never writes them).
   std::vector<std::string> odd_prefixes;

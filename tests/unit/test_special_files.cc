@@ -245,3 +245,23 @@ TEST_CASE("kseg-verify on a segment with 700,000 problems: counts exact, RSS und
     }
   }
 }
+
+// Issue 20: a Kafka file name on what is not a file was skipped in silence
+// (kseg-verify) or refused without a name (kseg-reindex: "is a directory").
+TEST_CASE("a dangling link and a directory under segment file names: reported, and named", "[special]") {
+  Dir d;
+  const fs::path part = d.root / "orders-0";
+  fs::copy(std::string(KSEG_SOURCE_DIR) + "/testdata/kafka/v2-none/orders-0", part, fs::copy_options::recursive);
+  fs::remove(part / "00000000000000000259.index");
+  fs::create_symlink("/nonexistent/kseg", part / "00000000000000000259.index");
+  fs::remove(part / "00000000000000000259.timeindex");
+  fs::create_directory(part / "00000000000000000259.timeindex");
+  auto verify = run_tool(kBin + "kseg-verify", {"orders-0"}, d.root.string());
+  CHECK(verify.exit_code == 1);
+  CHECK(verify.out.find("ERROR dir.not_a_file orders-0/00000000000000000259.index: a dangling symbolic link") !=
+        std::string::npos);
+  CHECK(verify.out.find("ERROR dir.not_a_file orders-0/00000000000000000259.timeindex: a directory") != std::string::npos);
+  auto reindex = run_tool(kBin + "kseg-reindex", {"--dry-run", "orders-0"}, d.root.string());
+  CHECK(reindex.exit_code == 3);
+  CHECK(reindex.err.find("orders-0/00000000000000000259.timeindex: is a directory") != std::string::npos);
+}

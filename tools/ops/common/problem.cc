@@ -75,6 +75,7 @@ constexpr CodeInfo kCodes[] = {
     {Code::meta_corrupt, "meta.corrupt", S::error, "meta.properties unreadable by Kafka"},
     {Code::dir_bad_name, "dir.bad_name", S::error, "directory name not <topic>-<partition> (the broker refuses to start)"},
     {Code::dir_file_name, "dir.file_name", S::error, "segment file name prefix is not a 20-digit offset"},
+    {Code::dir_not_a_file, "dir.not_a_file", S::error, "a Kafka file name on a directory, a dangling or looping link or a special file: the broker cannot open it"},
     {Code::dir_leftover_swap, "dir.leftover_swap", S::warning, ".swap file left by an interrupted clean/split; completed at start-up"},
     {Code::dir_leftover_cleaned, "dir.leftover_cleaned", S::warning, ".cleaned file left by an interrupted clean; deleted at start-up"},
     {Code::dir_leftover_deleted, "dir.leftover_deleted", S::info, ".deleted file awaiting asynchronous deletion"},

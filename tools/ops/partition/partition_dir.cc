@@ -5,19 +5,42 @@
 
 namespace kseg {
 
+namespace {
+
+std::string what_it_is(const std::filesystem::directory_entry& e) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (e.is_symlink(ec)) {
+    (void)fs::status(e.path(), ec);
+    if (ec) return ec == std::errc::too_many_symbolic_link_levels ? "a symbolic link loop" : "a dangling symbolic link";
+  }
+  if (e.is_directory(ec)) return "a directory";
+  if (e.is_fifo(ec)) return "a FIFO";
+  if (e.is_character_file(ec) || e.is_block_file(ec)) return "a device";
+  if (e.is_socket(ec)) return "a socket";
+  return "not a regular file";
+}
+
+}  // namespace
+
 Result<PartitionLayout> read_partition_layout(const std::string& dir) {
   std::vector<std::string> names, backups;
+  std::vector<std::pair<std::string, std::string>> odd;
   std::error_code ec;
   for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
     std::error_code type_ec;
     const std::string name = e.path().filename().string();
     if (e.is_regular_file(type_ec)) names.push_back(name);
     else if (name.starts_with(".kseg-backup-") && e.is_directory(type_ec)) backups.push_back(name);
+    else if (auto n = file_names::parse_segment_file_name(name); n.ok() && n->kind != file_names::FileKind::unknown)
+      odd.emplace_back(name, what_it_is(e));
   }
   if (ec) return Error{Errc::io, std::nullopt, ec.message()};
   PartitionLayout l = classify_partition(std::move(names));
   std::sort(backups.begin(), backups.end());
   l.kseg_backups = std::move(backups);
+  std::sort(odd.begin(), odd.end());
+  l.not_files = std::move(odd);
   return l;
 }
 

@@ -42,12 +42,18 @@ Result<std::vector<Offset>> list_segments(const std::string& dir) {
   return bases;
 }
 
+// MappedFile's errors do not name the file; the tool's messages must.
+Error named(const std::string& path, Error e) {
+  e.message = fmt::format("{}: {}", path, e.message);
+  return e;
+}
+
 // The current bytes of a small file, or nullopt when it does not exist.
 Result<std::optional<std::vector<uint8_t>>> read_if_exists(const std::string& path) {
   std::error_code ec;
   if (!fs::exists(path, ec)) return std::optional<std::vector<uint8_t>>();
   auto f = MappedFile::open(path);
-  if (!f.ok()) return f.error();
+  if (!f.ok()) return named(path, f.error());
   return std::optional<std::vector<uint8_t>>(std::vector<uint8_t>(f->bytes().begin(), f->bytes().end()));
 }
 
@@ -152,11 +158,11 @@ void note_removed_markers(const std::string& dir, const Segment& s, const recove
 Result<recover::Salvage> salvage(const std::string& dir, Segment& s, const recover::Config& config) {
   const std::string path = dir + "/" + s.log_name;
   auto f = MappedFile::open(path);
-  if (!f.ok()) return f.error();
+  if (!f.ok()) return named(path, f.error());
   auto sv = recover::salvage_segment(f->bytes(), s.base, config, [&](Position p) { f->release_before(p); });
   if (!sv.ok()) return sv.error();
   auto g = MappedFile::open(path);
-  if (!g.ok()) return g.error();
+  if (!g.ok()) return named(path, g.error());
   auto layout = recover::recover_layout(g->bytes(), sv->kept, s.base, config, [&](Position p) { g->release_before(p); });
   if (!layout.ok()) return layout.error();
   s.recovery = std::move(*layout);
@@ -237,7 +243,7 @@ Result<PartitionPlan> plan_partition(const std::string& dir, const recover::Conf
     if (only_base && base != *only_base) continue;
     Segment s{base, file_name(base, file_names::FileKind::log), {}, base == bases->back()};
     auto log = MappedFile::open(dir + "/" + s.log_name);
-    if (!log.ok()) return log.error();
+    if (!log.ok()) return named(dir + "/" + s.log_name, log.error());
     auto clean = recover_clean(*log, base, config);
     auto r = clean ? Result<recover::SegmentRecovery>(std::move(*clean))
                    : recover::recover_segment(log->bytes(), base, config, [&](Position p) { log->release_before(p); });

@@ -57,6 +57,10 @@ void report_layout(const std::string& dir, const PartitionLayout& l, Findings& f
       case Leftover::orphan_index: break;
     }
   }
+  for (const auto& [name, what] : l.not_files)
+    f.add(Code::dir_not_a_file, dir + "/" + name, std::nullopt,
+          fmt::format("{}, not a regular file: the broker cannot open it as the file its name says", what),
+          "a regular file", what);
   for (const auto& b : l.kseg_backups)
     f.add(Code::dir_kseg_backup, dir + "/" + b, std::nullopt,
           "the originals a kseg repair replaced: remove the directory once the repair is confirmed");
