@@ -133,14 +133,16 @@ void check_end(const EntryScanner& sc, const SegmentScan& s, Length mapped, Leng
       if (mapped < file_size) {  // --max-bytes cut the file: not the file's end
         f.add(Code::log_max_bytes, s.file, at, fmt::format("checked the first {} of {} bytes", mapped, file_size));
       } else if (s.last_segment && sc.end() == SegmentEnd::short_tail) {
-        f.add(Code::log_torn_tail, s.file, at, fmt::format("{} bytes after the last batch: a torn batch header", left),
+        f.add(Code::log_torn_tail, s.file, at, segment_end_detail(sc) + ": a torn batch header",
               "a batch header (>= 18 bytes) or end of file", fmt::format("{} bytes", left));
       } else if (s.last_segment) {
-        f.add(Code::log_torn_tail, s.file, at, "the last batch runs past the end of the file (torn write)",
+        f.add(Code::log_torn_tail, s.file, at, segment_end_detail(sc) + " (a torn write)",
               fmt::format("{} bytes", kLogOverhead + sc.stop_size()), fmt::format("{} bytes", left));
       } else {
         f.add(*segment_end_code(sc.end(), false), s.file, at,
-              "batch size runs past the end of a non-active segment",
+              fmt::format("batch at offset {} declares {} bytes, more than the {} left, in a segment that is not "
+                          "the active one",
+                          sc.stop_offset(), kLogOverhead + int64_t{sc.stop_size()}, left),
               fmt::format("<= {} bytes", left), fmt::format("{} bytes", kLogOverhead + int64_t{sc.stop_size()}));
       }
       return;
@@ -154,7 +156,7 @@ void check_end(const EntryScanner& sc, const SegmentScan& s, Length mapped, Leng
               "a batch or end of file", fmt::format("{} zero bytes", left));
       return;
     case SegmentEnd::bad_size:
-      f.add(*segment_end_code(sc.end(), s.last_segment), s.file, at, "batch size field below the 14-byte minimum, non-zero data follows",
+      f.add(*segment_end_code(sc.end(), s.last_segment), s.file, at, segment_end_detail(sc) + ", and non-zero data follows",
             ">= 14", std::to_string(sc.stop_size()));
       return;
   }
