@@ -79,9 +79,17 @@ std::vector<Logical> logical_lines(std::string_view text, Position base) {
   return out;
 }
 
-Error kafka_error(std::string msg) { return Error{Errc::bad_value, std::nullopt, std::move(msg)}; }
+Error kafka_error(std::string msg, std::optional<Position> at = std::nullopt) {
+  return Error{Errc::bad_value, at, std::move(msg)};
+}
 
 }  // namespace
+
+std::optional<Position> Properties::position_of(std::string_view key) const {
+  for (size_t i = entries.size(); i-- > 0;)
+    if (entries[i].first == key) return i < positions.size() ? std::optional<Position>(positions[i]) : std::nullopt;
+  return std::nullopt;
+}
 
 const std::string* Properties::get(std::string_view key) const {
   for (auto it = entries.rbegin(); it != entries.rend(); ++it)
@@ -110,6 +118,7 @@ Result<Properties> load(std::string_view text, Position base) {
     auto value = unescape(std::string_view(s).substr(v), line.position);
     if (!value.ok()) return value.error();
     props.entries.emplace_back(std::move(key.value()), std::move(value.value()));
+    props.positions.push_back(line.position);
   }
   return props;
 }
@@ -124,13 +133,14 @@ Result<MetaProperties> parse(std::string_view text, Position base) {
   while (!vtext.empty() && static_cast<uint8_t>(vtext.front()) <= ' ') vtext.remove_prefix(1);  // String.trim
   while (!vtext.empty() && static_cast<uint8_t>(vtext.back()) <= ' ') vtext.remove_suffix(1);
   const auto v = java::parse_int(vtext);
-  if (!v) return kafka_error(fmt::format("Invalid meta.properties version string '{}'", vtext));
-  if (*v != 0 && *v != 1) return kafka_error(fmt::format("Unknown meta.properties version number {}", *v));
+  if (!v) return kafka_error(fmt::format("Invalid meta.properties version string '{}'", vtext), m.raw.position_of("version"));
+  if (*v != 0 && *v != 1)
+    return kafka_error(fmt::format("Unknown meta.properties version number {}", *v), m.raw.position_of("version"));
   m.version = *v;
   const char* id_key = m.version == 0 ? "broker.id" : "node.id";
   if (const std::string* id = m.raw.get(id_key)) {
     const auto n = java::parse_int(*id);
-    if (!n) return kafka_error(fmt::format("Unable to read {} as a base-10 number.", id_key));
+    if (!n) return kafka_error(fmt::format("Unable to read {} as a base-10 number.", id_key), m.raw.position_of(id_key));
     m.node_id = *n;
   } else if (m.version == 1) {
     return kafka_error("Failed to find node.id");
@@ -138,7 +148,9 @@ Result<MetaProperties> parse(std::string_view text, Position base) {
   if (const std::string* c = m.raw.get("cluster.id")) m.cluster_id = *c;
   if (const std::string* d = m.raw.get("directory.id")) {
     auto u = parse_kafka_uuid(*d);
-    if (!u.ok()) return kafka_error(fmt::format("Unable to read directory.id as a Uuid: {}", u.error().message));
+    if (!u.ok())
+      return kafka_error(fmt::format("Unable to read directory.id as a Uuid: {}", u.error().message),
+                         m.raw.position_of("directory.id"));
     m.directory_id = u.value();
   }
   if (m.version == 1 && !m.cluster_id) return kafka_error("cluster.id was not found.");

@@ -31,7 +31,10 @@ namespace kseg::meta_properties {
 // key keeps its last value in get(). Strings are UTF-8.
 struct Properties {
   std::vector<std::pair<std::string, std::string>> entries;
+  std::vector<Position> positions;  // of each entry's line, for error messages
   const std::string* get(std::string_view key) const;
+  // The line the value get(key) came from; nullopt when the key is absent.
+  std::optional<Position> position_of(std::string_view key) const;
 };
 Result<Properties> load(std::string_view text, Position base = Position{0});
 

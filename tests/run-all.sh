@@ -39,6 +39,8 @@ tier "build" build "$b/main" RelWithDebInfo -DKSEG_SANITIZE=OFF
 tier "unit+golden+fuzz-replay" suite "$b/main"
 tier "build (asan+ubsan)" build "$b/asan" Debug -DKSEG_SANITIZE=ON
 tier "unit+golden+fuzz-replay (asan+ubsan)" suite "$b/asan"
+# Mutated copies of every kind of Kafka file and special files, each tool, a new seed each run.
+tier "fault campaign (asan+ubsan)" python3 "$top/tests/campaign.py" "$b/asan" --runs 40
 # -O3 inlines deeper and warns where -O2 does not: a suite that built only at -O2 once failed
 # the README's commands run in order (tests/sample.sh builds at Release).
 build_o3() {

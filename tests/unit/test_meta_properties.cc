@@ -50,3 +50,13 @@ TEST_CASE("meta.properties: serialize reads back", "[formats]") {
   REQUIRE(p.ok());
   CHECK(p->entries == kv);
 }
+
+// Issue 20: meta.corrupt named no position; an error about a key names its line.
+TEST_CASE("meta.properties: an error about a key names the byte position of its line", "[formats]") {
+  const auto bad_id = mp::parse("#c\nversion=1\nnode.id=a\ncluster.id=c\n");  // node.id's line at byte 13
+  REQUIRE_FALSE(bad_id.ok());
+  CHECK(bad_id.error().position == Position{13});
+  const auto bad_version = mp::parse("broker.id=1\nversion=7\n");
+  CHECK(bad_version.error().position == Position{12});
+  CHECK_FALSE(mp::parse("version=1\ncluster.id=x\n").error().position.has_value());  // a missing key: the whole file
+}
