@@ -1,5 +1,10 @@
 // kseg-dump's command line: exit codes, streams and the kseg front end.
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <string>
 
 #include "tests/unit/run_tool.h"
 
@@ -68,4 +73,25 @@ TEST_CASE("--max-decompressed-bytes sets the cap, and the error names it", "[cli
   auto fits = run_tool(kDump, {"--deep-iteration", "--max-decompressed-bytes", "1000000", "orders-0"}, kCorpus + "v2-gzip");
   CHECK(fits.exit_code == 0);
   CHECK(run_tool(kDump, {"--max-decompressed-bytes", "0", "orders-0"}, kCorpus + "v2-gzip").exit_code == 2);
+}
+
+// Issue 20: an index entry that does not match the log was named only by
+// Kafka's end-of-run summary (offsets, no position); kseg's line names the slot.
+TEST_CASE("a mismatched .index entry is named with its byte position as well as in Kafka's summary", "[cli]") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("kseg-dump-ix-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  fs::copy(kCorpus + "v2-none/orders-0", dir / "orders-0", fs::copy_options::recursive);
+  {
+    // Entry 1 (bytes 8-15): relative offset 7 instead of 10, at the same position.
+    std::fstream f(dir / "orders-0/00000000000000000000.index", std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(11);
+    f.put(7);
+  }
+  auto r = run_tool(kDump, {"orders-0/00000000000000000000.index"}, dir.string());
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("kseg-dump: orders-0/00000000000000000000.index: position 8: entry 1 maps offset 7") != std::string::npos);
+  CHECK(r.err.find("Mismatches in :") != std::string::npos);  // Kafka's summary, still printed
+  fs::remove_all(dir);
 }

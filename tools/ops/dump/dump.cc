@@ -55,7 +55,13 @@ void Dumper::report(const std::string& path, std::optional<Code> code, const Err
 
 void Dumper::index_problem(const std::string& path, Code code, const Error& e) {
   emit_problem(path, code, e);
-  if (code_info(code).severity == Severity::error) index_failed_ = true;
+  if (code_info(code).severity != Severity::error) return;
+  index_failed_ = true;
+  // Kafka's summary at the end names offsets only; this names the slot's byte position.
+  if (opts_.format == OutputFormat::text) {
+    if (e.position) err_.print("kseg-dump: {}: position {}: {} [{}]\n", path, *e.position, e.message, code_name(code));
+    else err_.print("kseg-dump: {}: {} [{}]\n", path, e.message, code_name(code));
+  }
 }
 
 bool Dumper::last_segment(const std::string& path, Offset base) const {
