@@ -95,3 +95,10 @@ TEST_CASE("a mismatched .index entry is named with its byte position as well as 
   CHECK(r.err.find("Mismatches in :") != std::string::npos);  // Kafka's summary, still printed
   fs::remove_all(dir);
 }
+
+// Issue 20: "no complete batch ... partial_tail" where the limit was what failed.
+TEST_CASE("an index entry whose batch is larger than --max-message-size names the limit", "[cli]") {
+  auto r = run_tool(kDump, {"--max-message-size", "100", "orders-0/00000000000000000000.index"}, kCorpus + "v2-none");
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("the batch at log position 277 is 446 bytes, more than --max-message-size 100") != std::string::npos);
+}

@@ -28,7 +28,15 @@ std::optional<EntryRef> first_entry_at(Bytes log, int64_t from, int64_t max_len,
   const int64_t end = (max_len > size - from) ? size : from + max_len;
   EntryScanner scan(log.subspan(static_cast<size_t>(from), static_cast<size_t>(end - from)), Position{from});
   auto e = scan.next();
-  if (!e) {
+  const bool cut = end < size && (scan.end() == SegmentEnd::partial_tail || scan.end() == SegmentEnd::short_tail);
+  if (!e && cut && from + kLogOverhead <= size) {
+    // The window, not the log, ended: the batch is larger than --max-message-size.
+    const int64_t declared = kLogOverhead + static_cast<int32_t>(load_be32(log.data() + from + kOffsetFieldBytes));
+    err = {Code::index_entry_mismatch,
+           Error{Errc::too_large, Position{from},
+                 fmt::format("the batch at log position {} is {} bytes, more than --max-message-size {}", from,
+                             declared, max_len)}};
+  } else if (!e) {
     err = {Code::index_entry_mismatch,
            Error{Errc::bad_value, Position{from},
                  fmt::format("no complete batch at log position {} (scan ended: {})", from,
