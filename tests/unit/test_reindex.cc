@@ -499,3 +499,17 @@ TEST_CASE("after --salvage or --recover that exits 0, kseg-verify passes: random
   CHECK(repaired > runs / 2);
   CHECK(marker_removed > 0);  // the sweep reaches what this test is about
 }
+
+// Issue 20: a run that replaced nothing still made an empty backup directory
+// and said the originals were there.
+TEST_CASE("a run that only writes missing files makes no backup directory and says so", "[reindex]") {
+  Scratch s("v2-none");
+  REQUIRE(run_tool(kReindex, {"--no-backup", "--index-interval-bytes", "256", "--segment-index-bytes", "4096", s.dir()}, ".")
+              .exit_code == 0);
+  fs::remove(s.dir() + "/" + kSeg0 + ".index");
+  auto r = run_tool(kReindex, {"--index-interval-bytes", "256", "--segment-index-bytes", "4096", s.dir()}, ".");
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("(no file replaced: nothing to back up)") != std::string::npos);
+  for (const auto& e : fs::directory_iterator(s.dir())) CHECK_FALSE(e.path().filename().string().starts_with(".kseg-backup-"));
+  CHECK(fs::exists(s.dir() + "/" + kSeg0 + ".index"));
+}
