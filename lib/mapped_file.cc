@@ -24,63 +24,95 @@ constexpr size_t kReleaseChunk = 2u << 20;  // drop pages in 2 MiB steps
 // The SIGBUS guard. Touching a mapped page past a file's current end raises
 // SIGBUS, and files shrink under kseg on a live broker's disk. Each mapping
 // has a slot here; the handler maps zero pages over the rest of the faulting
-// mapping, so the read goes on, and records where. Only atomics, a copy
-// loop and mmap(2) run in the handler.
+// mapping, so the read goes on, and records where. A slot is a seqlock: its
+// sequence is odd while it is written, and the handler takes a slot only if
+// the sequence was even and unchanged around its reads, so a slot freed and
+// reused meanwhile is never mistaken for another. Only atomics, fstat(2),
+// mmap(2), a copy loop and sigaction(2) run in the handler.
 struct Slot {
+  std::atomic<uint32_t> seq{0};
   std::atomic<uintptr_t> begin{0}, end{0};
-  std::atomic<int64_t> fault{-1};
+  std::atomic<int> fd{-1};
+  std::atomic<int64_t> fault{-1};  // lowest offset that read as zeros
   char path[512] = {};
 };
 constexpr int kSlots = 256;  // mappings alive at once; more go unguarded
 Slot g_slots[kSlots];
 std::mutex g_slots_mutex;  // registration only, never in the handler
 struct sigaction g_previous {};
+// The run's first shrunk file, by slot and generation (the slot's sequence).
 std::atomic<int> g_fault_state{0};  // 0 none, 1 being written, 2 recorded
+int g_fault_slot = -1;
+uint32_t g_fault_gen = 0;
 char g_fault_path[512];
 int64_t g_fault_size = 0;
-uintptr_t g_fault_begin = 0;
 std::atomic<int64_t> g_fault_position{INT64_MAX};
 uintptr_t g_page = 4096;
 
-void on_sigbus(int sig, siginfo_t* info, void* context) {
+void lower_to(std::atomic<int64_t>& v, int64_t at) {
+  for (int64_t seen = v.load(); (seen < 0 || at < seen) && !v.compare_exchange_weak(seen, at);) {
+  }
+}
+
+// Records a shrink of slot `i` (generation `gen`) at `at`; async-signal-safe.
+void record(int i, uint32_t gen, const char* path, int64_t size, int64_t at) {
+  int idle = 0;
+  if (g_fault_state.compare_exchange_strong(idle, 1)) {
+    g_fault_slot = i;
+    g_fault_gen = gen;
+    for (size_t k = 0; k < sizeof g_fault_path; ++k)
+      if ((g_fault_path[k] = path[k]) == 0) break;
+    g_fault_size = size;
+    g_fault_position.store(at);
+    g_fault_state.store(2, std::memory_order_release);
+    return;
+  }
+  // Readers of one mapping in parallel fault in any order: the lowest counts
+  // (one that loses this race is folded in from the slot by unguard()).
+  if (g_fault_state.load(std::memory_order_acquire) == 2 && g_fault_slot == i && g_fault_gen == gen)
+    lower_to(g_fault_position, at);
+}
+
+void on_sigbus(int, siginfo_t* info, void*) {
+  const int saved_errno = errno;
   const auto addr = reinterpret_cast<uintptr_t>(info->si_addr);
-  for (auto& s : g_slots) {
-    const uintptr_t b = s.begin.load(std::memory_order_acquire), e = s.end.load(std::memory_order_acquire);
-    if (b == 0 || addr < b || addr >= e) continue;
+  // BUS_ADRERR: an access past the end of a mapped file. Not I/O errors, nor
+  // a SIGBUS sent by kill(2) (si_code <= 0), whose address means nothing.
+  for (int i = 0; info->si_code == BUS_ADRERR && i < kSlots; ++i) {
+    Slot& s = g_slots[i];
+    const uint32_t gen = s.seq.load(std::memory_order_acquire);
+    if (gen & 1u) continue;
+    const uintptr_t b = s.begin.load(std::memory_order_relaxed), e = s.end.load(std::memory_order_relaxed);
+    const int fd = s.fd.load(std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (s.seq.load(std::memory_order_relaxed) != gen || b == 0 || addr < b || addr >= e) continue;
     const uintptr_t page = addr & ~(g_page - 1);
     if (mmap(reinterpret_cast<void*>(page), e - page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) ==
         MAP_FAILED)
       break;
-    const auto at = static_cast<int64_t>(page - b);
-    for (int64_t seen = s.fault.load(); (seen < 0 || at < seen) && !s.fault.compare_exchange_weak(seen, at);) {
-    }
-    int idle = 0;
-    if (g_fault_state.compare_exchange_strong(idle, 1)) {
-      for (size_t i = 0; i < sizeof g_fault_path; ++i)
-        if ((g_fault_path[i] = s.path[i]) == 0) break;
-      g_fault_size = static_cast<int64_t>(e - b);
-      g_fault_begin = b;
-      g_fault_state.store(2, std::memory_order_release);
-    }
-    // Readers of one mapping in parallel fault in any order: the lowest counts.
-    if (g_fault_state.load(std::memory_order_acquire) == 2 && g_fault_begin == b)
-      for (int64_t seen = g_fault_position.load(); at < seen && !g_fault_position.compare_exchange_weak(seen, at);) {
-      }
+    // The page holding the new end reads as zeros past it without a fault.
+    auto at = static_cast<int64_t>(page - b);
+    struct stat st {};
+    if (fstat(fd, &st) == 0 && st.st_size < at) at = std::max<int64_t>(0, st.st_size);
+    lower_to(s.fault, at);
+    record(i, gen, s.path, static_cast<int64_t>(e - b), at);
+    errno = saved_errno;
     return;
   }
-  // Not a guarded mapping: whatever was there before, on the re-executed fault.
+  // Not ours: whatever was there before, on the re-executed fault (or again
+  // now, for a signal that was sent rather than raised by an access).
   sigaction(SIGBUS, &g_previous, nullptr);
-  (void)sig;
-  (void)context;
+  if (info->si_code <= 0) raise(SIGBUS);
+  errno = saved_errno;
 }
 
-int guard(const std::string& path, const void* data, size_t size) {
+int guard(const std::string& path, const void* data, size_t size, int fd) {
   static std::once_flag installed;
   std::call_once(installed, [] {
     g_page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
     struct sigaction sa {};
     sa.sa_sigaction = on_sigbus;
-    sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+    sa.sa_flags = SA_SIGINFO;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGBUS, &sa, &g_previous);
   });
@@ -88,29 +120,53 @@ int guard(const std::string& path, const void* data, size_t size) {
   for (int i = 0; i < kSlots; ++i) {
     Slot& s = g_slots[i];
     if (s.begin.load() != 0) continue;
+    const uint32_t gen = s.seq.load();
+    s.seq.store(gen + 1, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_release);
     const size_t n = std::min(path.size(), sizeof s.path - 1);
     std::memcpy(s.path, path.data(), n);
     s.path[n] = 0;
-    s.fault.store(-1);
-    s.end.store(reinterpret_cast<uintptr_t>(data) + size, std::memory_order_release);
-    s.begin.store(reinterpret_cast<uintptr_t>(data), std::memory_order_release);
+    s.fault.store(-1, std::memory_order_relaxed);
+    s.fd.store(fd, std::memory_order_relaxed);
+    s.end.store(reinterpret_cast<uintptr_t>(data) + size, std::memory_order_relaxed);
+    s.begin.store(reinterpret_cast<uintptr_t>(data), std::memory_order_relaxed);
+    s.seq.store(gen + 2, std::memory_order_release);
     return i;
   }
   return -1;
 }
 
+// Before the mapping goes: a shrink that faulted nowhere (within the last
+// page read, or past it) is found by the size, and a lower fault than the
+// run's record is folded in.
 void unguard(int slot) {
   if (slot < 0) return;
   std::lock_guard<std::mutex> lock(g_slots_mutex);
-  g_slots[slot].begin.store(0, std::memory_order_release);
-  g_slots[slot].end.store(0, std::memory_order_release);
+  Slot& s = g_slots[slot];
+  const uint32_t gen = s.seq.load();
+  const auto size = static_cast<int64_t>(s.end.load() - s.begin.load());
+  struct stat st {};
+  if (fstat(s.fd.load(), &st) == 0 && st.st_size < size) lower_to(s.fault, std::max<int64_t>(0, st.st_size));
+  if (const int64_t at = s.fault.load(); at >= 0) record(slot, gen, s.path, size, at);
+  s.seq.store(gen + 1, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+  s.begin.store(0, std::memory_order_relaxed);
+  s.end.store(0, std::memory_order_relaxed);
+  s.fd.store(-1, std::memory_order_relaxed);
+  s.seq.store(gen + 2, std::memory_order_release);
 }
 
 }  // namespace
 
 std::optional<FileShrink> file_shrink() {
   if (g_fault_state.load(std::memory_order_acquire) != 2) return std::nullopt;
-  return FileShrink{g_fault_path, g_fault_position.load(), g_fault_size};
+  int64_t at = g_fault_position.load();
+  {
+    std::lock_guard<std::mutex> lock(g_slots_mutex);  // a mapping still open: its lowest fault so far
+    const Slot& s = g_slots[g_fault_slot];
+    if (s.seq.load() == g_fault_gen && s.fault.load() >= 0) at = std::min(at, s.fault.load());
+  }
+  return FileShrink{g_fault_path, at, g_fault_size};
 }
 
 std::optional<int64_t> MappedFile::shrunk_at() const {
@@ -188,7 +244,7 @@ Result<MappedFile> MappedFile::open(const std::string& path, int64_t max_bytes) 
   if (p == MAP_FAILED) return Error{Errc::io, std::nullopt, fmt::format("cannot map: {}", errno_text(errno))};
   f.data_ = static_cast<const uint8_t*>(p);
   f.mapped_ = true;
-  f.slot_ = guard(path, p, f.size_);
+  f.slot_ = guard(path, p, f.size_, f.fd_);
   madvise(p, f.size_, MADV_SEQUENTIAL);
   return f;
 }

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <atomic>
 #include <csignal>
-#include <deque>
 #include <mutex>
 #include <cerrno>
 #include <cstdlib>
@@ -158,12 +157,13 @@ std::string Plan::path_of(const Action& a) const {
 namespace {
 
 // What an interrupted writer removes: the plan's .kseg-tmp paths, NUL
-// separated, published before the first is created. Buffers stay alive for
-// the run, so the handler never reads freed memory.
-std::atomic<const char*> g_tmp_paths{nullptr};
-std::atomic<size_t> g_tmp_len{0};
-std::deque<std::string> g_tmp_buffers;
-std::mutex g_tmp_mutex;
+// separated, published as one immutable record before the first is created
+// and withdrawn when apply() ends. Records are never freed (a few per
+// partition), so a handler on any thread never reads freed memory.
+struct TmpPaths {
+  std::string all;
+};
+std::atomic<const TmpPaths*> g_tmp_paths{nullptr};
 std::atomic<int> g_phase{0};  // 0 reading or planning, 1 writing new files, 2 replacing files
 const char* g_tool = "kseg";
 
@@ -176,41 +176,44 @@ size_t c_len(const char* s) {
 void say(const char* s) { (void)!::write(STDERR_FILENO, s, c_len(s)); }
 
 void on_interrupt(int sig) {
-  const char* p = g_tmp_paths.load();
-  const size_t n = g_tmp_len.load();
-  for (size_t i = 0; p != nullptr && i < n; i += c_len(p + i) + 1) ::unlink(p + i);
+  if (const TmpPaths* t = g_tmp_paths.load()) {
+    const char* p = t->all.data();
+    for (size_t i = 0; i < t->all.size(); i += c_len(p + i) + 1) ::unlink(p + i);
+  }
   say(g_tool);
-  say(g_phase.load() == 2 ? ": interrupted while replacing files: each holds its old or its new content, and "
-                            "Kafka loads the directory; run again to finish\n"
-                          : ": interrupted: nothing more was changed (a partition reported applied above stays applied); "
-                            "its .kseg-tmp files are removed\n");
+  say(g_phase.load() == 2
+          ? ": interrupted while replacing files: each holds its old or its new content; run it again to finish "
+            "before starting the broker (after --salvage a broker would cut the segment at its first damaged batch)\n"
+          : ": interrupted: nothing more was changed (a partition reported applied above stays applied); its "
+            ".kseg-tmp files are removed\n");
   ::signal(sig, SIG_DFL);
   ::raise(sig);
 }
 
 void publish_tmp_paths(const Plan& plan) {
-  std::string all;
+  auto* t = new TmpPaths;  // never freed: see above
   for (const auto& a : plan.actions)
     if (a.kind == Action::Kind::write || a.kind == Action::Kind::copy_ranges || a.kind == Action::Kind::adopt) {
-      all += plan.path_of(a) + kTmpSuffix;
-      all.push_back('\0');
+      t->all += plan.path_of(a) + kTmpSuffix;
+      t->all.push_back('\0');
     }
-  std::lock_guard<std::mutex> lock(g_tmp_mutex);
-  g_tmp_len.store(0);
-  g_tmp_buffers.push_back(std::move(all));
-  g_tmp_paths.store(g_tmp_buffers.back().data());
-  g_tmp_len.store(g_tmp_buffers.back().size());
+  g_tmp_paths.store(t);
 }
 
 }  // namespace
 
 void install_interrupt_cleanup(const char* tool) {
   g_tool = tool;
-  struct sigaction sa {};
+  struct sigaction sa {}, old {};
   sa.sa_handler = on_interrupt;
   sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
+  sigaddset(&sa.sa_mask, SIGINT);
+  sigaddset(&sa.sa_mask, SIGTERM);
+  for (int sig : {SIGINT, SIGTERM}) {
+    // A signal the tool was started with ignored (a background job) stays ignored.
+    if (sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+    sigaction(sig, &sa, nullptr);
+  }
 }
 
 Result<TmpFile> TmpFile::create(const Plan& plan, const Action& adopt) {
@@ -435,7 +438,10 @@ Result<std::string> apply(const Plan& plan, const ApplyOptions& options, const D
   publish_tmp_paths(plan);
   g_phase = 1;
   struct Idle {
-    ~Idle() { g_phase = 0; }
+    ~Idle() {
+      g_phase = 0;
+      g_tmp_paths.store(nullptr);
+    }
   } idle;
   if (Status st = write_tmp_files(plan); !st.ok()) {
     remove_tmp_files(plan);
