@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <csignal>
+#include <memory>
 #include <mutex>
 #include <cerrno>
 #include <cstdlib>
@@ -191,7 +192,14 @@ void on_interrupt(int sig) {
 }
 
 void publish_tmp_paths(const Plan& plan) {
-  auto* t = new TmpPaths;  // never freed: see above
+  // Never freed (see above), and kept reachable: not a leak.
+  static auto* const records = new std::vector<std::unique_ptr<TmpPaths>>;
+  static std::mutex records_mutex;
+  auto* t = new TmpPaths;
+  {
+    std::lock_guard<std::mutex> lock(records_mutex);
+    records->emplace_back(t);
+  }
   for (const auto& a : plan.actions)
     if (a.kind == Action::Kind::write || a.kind == Action::Kind::copy_ranges || a.kind == Action::Kind::adopt) {
       t->all += plan.path_of(a) + kTmpSuffix;
