@@ -199,6 +199,16 @@ int64_t cached_page_count(int fd, int64_t at, int64_t len) {
 
 std::string errno_text(int err) { return std::strerror(err); }
 
+const char* file_type_name(unsigned mode) {
+  return S_ISDIR(mode)    ? "directory"
+         : S_ISFIFO(mode) ? "FIFO"
+         : S_ISCHR(mode)  ? "character device"
+         : S_ISBLK(mode)  ? "block device"
+         : S_ISSOCK(mode) ? "socket"
+         : S_ISREG(mode)  ? "regular file"
+                          : "special file";
+}
+
 MappedFile& MappedFile::operator=(MappedFile&& o) noexcept {
   std::swap(data_, o.data_);
   std::swap(size_, o.size_);
@@ -232,11 +242,7 @@ Result<MappedFile> MappedFile::open(const std::string& path, int64_t max_bytes) 
   if (S_ISDIR(st.st_mode)) return Error{Errc::io, std::nullopt, "is a directory"};
   if (!S_ISREG(st.st_mode))
     return Error{Errc::io, std::nullopt,
-                 fmt::format("is a {}, not a regular file", S_ISFIFO(st.st_mode)   ? "FIFO"
-                                                            : S_ISCHR(st.st_mode)  ? "character device"
-                                                            : S_ISBLK(st.st_mode)  ? "block device"
-                                                            : S_ISSOCK(st.st_mode) ? "socket"
-                                                                                   : "special file")};
+                 fmt::format("is a {}, not a regular file", file_type_name(st.st_mode))};
   f.file_size_ = st.st_size;
   f.size_ = static_cast<size_t>(std::max<int64_t>(0, std::min<int64_t>(st.st_size, max_bytes)));
   if (f.size_ == 0) return f;

@@ -73,6 +73,10 @@ std::optional<FileShrink> file_shrink();
 // where the kernel refuses or lacks it.
 int64_t cached_page_count(int fd, int64_t at, int64_t len);
 
+// What a stat(2) mode names, for messages: "directory", "FIFO", "character
+// device", "block device", "socket", "regular file" or "special file".
+const char* file_type_name(unsigned mode);
+
 // errno as text, for I/O error messages.
 std::string errno_text(int err);
 

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lib/mapped_file.h"
+#include "tests/unit/corrupt.h"
 #include "tests/unit/run_tool.h"
 
 namespace fs = std::filesystem;
@@ -104,31 +105,6 @@ TEST_CASE("a symlink loop in a partition directory crashes no tool", "[special]"
 
 namespace {
 
-// A valid v2 log of about `bytes`: the batches of a corpus segment over and
-// over, each given the next base offset (not covered by the batch CRC).
-void write_big_log(const std::string& from, const std::string& to, size_t bytes) {
-  auto seg = kseg::test::read_text(from);
-  std::vector<std::pair<size_t, int32_t>> batches;  // position, lastOffsetDelta
-  for (size_t at = 0; at + 61 <= seg.size();) {
-    auto be32 = [&](size_t p) {
-      return static_cast<int32_t>((uint32_t(uint8_t(seg[p])) << 24) | (uint32_t(uint8_t(seg[p + 1])) << 16) |
-                                  (uint32_t(uint8_t(seg[p + 2])) << 8) | uint32_t(uint8_t(seg[p + 3])));
-    };
-    batches.emplace_back(at, be32(at + 23));
-    at += 12 + static_cast<size_t>(be32(at + 8));
-  }
-  REQUIRE(batches.size() > 10);
-  std::ofstream out(to, std::ios::binary);
-  int64_t next = 0;
-  for (size_t written = 0; written < bytes; written += seg.size()) {
-    for (const auto& [at, delta] : batches) {
-      for (int i = 0; i < 8; ++i) seg[at + i] = static_cast<char>(uint64_t(next) >> (56 - 8 * i));
-      next += delta + 1;
-    }
-    out.write(seg.data(), static_cast<std::streamsize>(seg.size()));
-  }
-}
-
 // Starts `argv` with stdout to /dev/null and stderr to `err`, truncates
 // `victim` to 1 MiB after `delay_ms`, and returns the wait status.
 int run_and_truncate(const std::vector<std::string>& argv, const std::string& cwd, const std::string& err,
@@ -162,7 +138,9 @@ int run_and_truncate(const std::vector<std::string>& argv, const std::string& cw
 // every run must end without a signal, and at least one must meet the shrink.
 TEST_CASE("a .log truncated while each tool reads it: exit 3 naming it, no SIGBUS, nothing applied", "[special]") {
   Dir d;
-  const std::string src = std::string(KSEG_SOURCE_DIR) + "/testdata/kafka/v2-none/orders-0/00000000000000000000.log";
+  // A valid v2 log of 256 MiB: the corpus segment's batches over and over, offsets increasing.
+  std::vector<size_t> starts;
+  const auto big = kseg::corrupt::repeated_log("v2-none", 256u << 20, starts);
   const std::vector<std::vector<std::string>> tools = {
       {kBin + "kseg-dump", "--deep-iteration", "--print-data-log", "big-0/00000000000000000000.log"},
       {kBin + "kseg-verify", "--deep", "big-0"},
@@ -175,7 +153,8 @@ TEST_CASE("a .log truncated while each tool reads it: exit 3 naming it, no SIGBU
       fs::remove_all(d.root / "big-0");
       fs::create_directories(d.root / "big-0");
       const std::string log = (d.root / "big-0/00000000000000000000.log").string();
-      write_big_log(src, log, 256u << 20);
+      std::ofstream(log, std::ios::binary).write(reinterpret_cast<const char*>(big.data()),
+                                                 static_cast<std::streamsize>(big.size()));
       const std::string err = (d.root / "err").string();
       const int status = run_and_truncate(argv, d.root.string(), err, log, delay);
       const std::string text = kseg::test::read_text(err);
@@ -204,10 +183,7 @@ TEST_CASE("kseg-verify on a segment with 700,000 problems: counts exact, RSS und
   Dir d;
   const std::string src = std::string(KSEG_SOURCE_DIR) + "/testdata/kafka/v2-none/orders-0/00000000000000000000.log";
   const std::string seg = kseg::test::read_text(src);
-  size_t batches = 0;
-  for (size_t at = 0; at + 12 <= seg.size(); ++batches)
-    at += 12 + ((size_t(uint8_t(seg[at + 8])) << 24) | (size_t(uint8_t(seg[at + 9])) << 16) |
-                (size_t(uint8_t(seg[at + 10])) << 8) | size_t(uint8_t(seg[at + 11])));
+  const size_t batches = kseg::corrupt::entry_bounds(kseg::Bytes(reinterpret_cast<const uint8_t*>(seg.data()), seg.size())).size() - 1;
   const size_t copies = (256u << 20) / seg.size();
   fs::create_directories(d.root / "many-0");
   {

@@ -1,24 +1,21 @@
 #include "tools/ops/partition/partition_dir.h"
 
 #include <algorithm>
+#include <sys/stat.h>
+
+#include <cerrno>
 #include <filesystem>
+
+#include "lib/mapped_file.h"
 
 namespace kseg {
 
 namespace {
 
 std::string what_it_is(const std::filesystem::directory_entry& e) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (e.is_symlink(ec)) {
-    (void)fs::status(e.path(), ec);
-    if (ec) return ec == std::errc::too_many_symbolic_link_levels ? "a symbolic link loop" : "a dangling symbolic link";
-  }
-  if (e.is_directory(ec)) return "a directory";
-  if (e.is_fifo(ec)) return "a FIFO";
-  if (e.is_character_file(ec) || e.is_block_file(ec)) return "a device";
-  if (e.is_socket(ec)) return "a socket";
-  return "not a regular file";
+  struct stat st {};
+  if (::stat(e.path().c_str(), &st) == 0) return std::string("a ") + file_type_name(st.st_mode);
+  return errno == ELOOP ? "a symbolic link loop" : "a dangling symbolic link";
 }
 
 }  // namespace

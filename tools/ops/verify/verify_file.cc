@@ -58,7 +58,10 @@ void verify_segment_file(const LogCheckOptions& opts, const std::string& path, c
   }
   if (index) index->finish(s, r.findings);
   if (time_index) time_index->finish(s, r.findings);
-  if (n.kind == FileKind::txnindex) check_txn_index(path, s, {}, false, false, r.findings);
+  if (n.kind == FileKind::txnindex) {
+    auto mf = MappedFile::open(path);
+    check_txn_index(path, mf.ok() ? &*mf : nullptr, s, {}, false, false, r.findings);
+  }
 }
 
 }  // namespace

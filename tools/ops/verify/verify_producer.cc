@@ -118,9 +118,12 @@ void ProducerReplay::apply(const BatchInfo& b) {
 void ProducerReplay::begin_segment(const std::string& txn_path) {
   entries_.clear();
   next_entry_ = 0;
+  txn_file_.reset();
   auto mf = MappedFile::open(txn_path);
   if (!mf.ok()) return;
-  txn_index::View v(mf->bytes());
+  mf->set_drop_page_cache(true);
+  txn_file_ = std::move(*mf);
+  txn_index::View v(txn_file_->bytes());
   for (int64_t i = 0; i < v.entry_count(); ++i) {
     const auto t = v.entry(i);
     if (t.version != txn_index::kCurrentVersion) break;
@@ -154,7 +157,8 @@ void ProducerReplay::batch(const BatchInfo& b, Findings& f) {
 
 void ProducerReplay::end_segment(const SegmentScan& s, const std::string& txn_path, Findings& f) {
   pass_removed_markers(s.next_offset());
-  check_txn_index(txn_path, s, aborts_, seeded_, compacted_, f);
+  check_txn_index(txn_path, txn_file_ ? &*txn_file_ : nullptr, s, aborts_, seeded_, compacted_, f);
+  txn_file_.reset();
   aborts_.clear();
 }
 

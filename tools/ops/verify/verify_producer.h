@@ -6,10 +6,12 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "formats/producer_snapshot.h"
+#include "lib/mapped_file.h"
 #include "formats/txn_index.h"
 #include "tools/ops/verify/verify_log.h"
 #include "tools/ops/verify/verify_problem.h"
@@ -83,7 +85,8 @@ class ProducerReplay {
   std::vector<SnapshotFile> snapshots_;
   std::map<int64_t, Producer> producers_;
   std::vector<ReplayedAbort> aborts_;  // in the segment being scanned
-  std::vector<txn_index::AbortedTxn> entries_;  // the segment's .txnindex, by lastOffset
+  std::optional<MappedFile> txn_file_;          // the segment's .txnindex, read at its start and end
+  std::vector<txn_index::AbortedTxn> entries_;  // its entries, by lastOffset
   std::vector<bool> entry_held_;               // a batch holds the entry's lastOffset
   size_t next_entry_ = 0;
   int64_t start_offset_;
@@ -96,8 +99,9 @@ class ProducerReplay {
   bool compacted_ = false;  // an offset gap seen: only the cleaner makes them
 };
 
+// `mf`: the .txnindex at `path`, or null where there is none.
 // `compacted`: the log has offset gaps, so entries may name removed data.
-void check_txn_index(const std::string& path, const SegmentScan& s, const std::vector<ReplayedAbort>& replayed,
-                     bool state_known, bool compacted, Findings& f);
+void check_txn_index(const std::string& path, const MappedFile* mf, const SegmentScan& s,
+                     const std::vector<ReplayedAbort>& replayed, bool state_known, bool compacted, Findings& f);
 
 }  // namespace kseg

@@ -43,7 +43,10 @@ std::vector<txn_index::AbortedTxn> read_entries(const std::string& path, const S
   return out;
 }
 
-}  // namespace
+// The entry names the same marker as the replayed abort: producer and offset.
+bool same_marker(const txn_index::AbortedTxn& t, const txn_index::AbortedTxn& entry) {
+  return entry.version == t.version && entry.producer_id == t.producer_id && entry.last_offset == t.last_offset;
+}
 
 // Whether `entry` is what the cleaner leaves of the abort `r`: the same
 // producer and marker, a first offset in data since removed (above the
@@ -52,8 +55,7 @@ std::vector<txn_index::AbortedTxn> read_entries(const std::string& path, const S
 bool cleaned_form(const ReplayedAbort& r, const txn_index::AbortedTxn& entry) {
   const auto& t = r.txn;
   const int64_t first_left = t.first_offset >= 0 ? t.first_offset : t.last_offset;
-  return entry.version == t.version && entry.producer_id == t.producer_id && entry.last_offset == t.last_offset &&
-         entry.first_offset > r.data_floor && entry.first_offset <= first_left &&
+  return same_marker(t, entry) && entry.first_offset > r.data_floor && entry.first_offset <= first_left &&
          entry.last_stable_offset <= t.last_stable_offset;
 }
 
@@ -62,7 +64,7 @@ bool cleaned_form(const ReplayedAbort& r, const txn_index::AbortedTxn& entry) {
 // set the replay's LSO, spans a gap that may have held its end.
 bool gap_form(const ReplayedAbort& r, const txn_index::AbortedTxn& entry) {
   const auto& t = r.txn;
-  if (entry.version != t.version || entry.producer_id != t.producer_id || entry.last_offset != t.last_offset) return false;
+  if (!same_marker(t, entry)) return false;
   const bool first_ok = entry.first_offset == t.first_offset ||
                         (r.gap_begin >= 0 && entry.first_offset >= r.gap_begin && entry.first_offset <= t.last_offset);
   const bool lso_ok = entry.last_stable_offset == t.last_stable_offset ||
@@ -70,13 +72,13 @@ bool gap_form(const ReplayedAbort& r, const txn_index::AbortedTxn& entry) {
   return first_ok && lso_ok;
 }
 
-void check_txn_index(const std::string& path, const SegmentScan& s, const std::vector<ReplayedAbort>& replayed,
-                     bool state_known, bool compacted, Findings& f) {
+}  // namespace
+
+void check_txn_index(const std::string& path, const MappedFile* mf, const SegmentScan& s,
+                     const std::vector<ReplayedAbort>& replayed, bool state_known, bool compacted, Findings& f) {
   std::vector<txn_index::AbortedTxn> actual;
-  auto mf = MappedFile::open(path);
   const bool has_data = std::any_of(replayed.begin(), replayed.end(), [](const auto& r) { return r.txn.first_offset >= 0; });
-  if (mf.ok()) {
-    mf->set_drop_page_cache(true);
+  if (mf != nullptr) {
     auto& fr = f.file(path, "txnindex");
     fr.size_bytes = fr.checked_bytes = mf->size();
     actual = read_entries(path, s, mf->bytes(), f);

@@ -201,7 +201,7 @@ void publish_tmp_paths(const Plan& plan) {
     records->emplace_back(t);
   }
   for (const auto& a : plan.actions)
-    if (a.kind == Action::Kind::write || a.kind == Action::Kind::copy_ranges || a.kind == Action::Kind::adopt) {
+    if (a.replaces()) {  // the actions with a .kseg-tmp file
       t->all += plan.path_of(a) + kTmpSuffix;
       t->all.push_back('\0');
     }
@@ -364,8 +364,7 @@ Status write_tmp_files(const Plan& plan) {
 // A run that stops before its commit point leaves none of its own files.
 void remove_tmp_files(const Plan& plan) {
   for (const auto& a : plan.actions)
-    if (a.kind == Action::Kind::write || a.kind == Action::Kind::copy_ranges || a.kind == Action::Kind::adopt)
-      ::unlink((plan.path_of(a) + kTmpSuffix).c_str());
+    if (a.replaces()) ::unlink((plan.path_of(a) + kTmpSuffix).c_str());
 }
 
 Status back_up(const Plan& plan, const std::string& backup_dir, bool keep) {
