@@ -23,7 +23,7 @@ struct SegmentFiles {
 struct Leftover {
   enum Kind {
     tmp,             // <name>.tmp: an interrupted atomic write of a checkpoint or snapshot
-    kseg_tmp,        // <name>.kseg-tmp: an interrupted kseg writer's new file
+    kseg_tmp,        // <name>.kseg-tmp: an interrupted kseg writer's new file (or its .kseg-journal)
     kraft_deleted,   // KRaft snapshot awaiting deletion
     kraft_partial,   // KRaft snapshot being written (.checkpoint.part)
     swap,            // cleaned segment not yet swapped in; LogLoader completes the swap

@@ -74,7 +74,7 @@ Result<std::string> run(const safe::Plan& p) {
   for (size_t at = 0; at < kNewLog.size(); at += 1000)  // in pieces, as a compaction writes
     KSEG_RETURN_IF_ERROR(tmp->write({reinterpret_cast<const uint8_t*>(kNewLog.data()) + at, 1000}));
   KSEG_RETURN_IF_ERROR(tmp->finish());
-  return safe::apply(p, {false, true, ""}, *lock);
+  return safe::apply(p, {false, true, "", ""}, *lock);
 }
 
 }  // namespace
@@ -102,12 +102,12 @@ TEST_CASE("apply refuses without the lock of the plan's log dir, and an adopt ne
   auto wrong = safe::DirLock::acquire(other.root.string());
   REQUIRE(wrong.ok());
   const auto p = plan_for(d);
-  auto r = safe::apply(p, {false, true, ""}, *wrong);
+  auto r = safe::apply(p, {false, true, "", ""}, *wrong);
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().code == Errc::internal);
   auto right = safe::DirLock::acquire(d.root.string());
   REQUIRE(right.ok());
-  auto missing = safe::apply(p, {false, true, ""}, *right);  // TmpFile never written
+  auto missing = safe::apply(p, {false, true, "", ""}, *right);  // TmpFile never written
   REQUIRE_FALSE(missing.ok());
   CHECK(missing.error().message.find("was not written") != std::string::npos);
   CHECK(slurp(d.part() / "00000000000000000000.log") == kOldLog);

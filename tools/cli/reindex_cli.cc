@@ -7,6 +7,7 @@
 #include "tools/ops/common/exit_codes.h"
 #include "tools/ops/reindex/reindex.h"
 #include "tools/cli/reindex_cli.h"
+#include "tools/cli/writer_cli.h"
 #include "tools/ops/common/sink.h"
 
 namespace kseg {
@@ -21,7 +22,7 @@ int reindex_main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("kseg-reindex ") + KSEG_VERSION);
   ReindexOptions o;
   int32_t interval = -1, index_bytes = -1;
-  bool no_backup = false;
+  BackupFlags backup;
   app.add_option("paths", o.paths, "Segment .log files, partition directories or log directories")->required();
   app.add_option("--index-interval-bytes", interval, "The topic's index.interval.bytes (default 4096)");
   app.add_option("--segment-index-bytes", index_bytes, "The topic's segment.index.bytes (default 10485760)");
@@ -34,29 +35,19 @@ int reindex_main(int argc, char** argv) {
                "Beyond Kafka: remove only the invalid bytes of each segment, keep every later valid batch and segment, "
                "report the gaps")
       ->excludes(recover_flag);
-  app.add_flag("--dry-run,-n", o.dry_run, "Print the plan; change nothing (exit 1 if it would change something)");
+  add_dry_run_flag(app, o.dry_run);
   app.add_flag("--allow-empty", o.allow_empty, "Exit 0, not 3, for a path with nothing to reindex");
   app.add_option("--threads", o.threads, "Threads that check batches while one reads ahead (default: one per CPU)");
-  app.add_flag("--no-backup", no_backup, "Do not keep the replaced and removed files");
-  app.add_option("--backup-dir", o.backup_dir,
-                 "Keep originals in DIR/<partition>-<time> (default: <partition>/.kseg-backup-<time>)");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);
-    return rc == 0 ? kExitOk : kExitUsage;
-  }
+  add_backup_flags(app, backup);
+  if (auto rc = parse_command_line(app, argc, argv)) return *rc;
   o.repair = salvage ? Repair::salvage : recover ? Repair::recover : Repair::none;
   if (interval >= 0) o.index_interval_bytes = interval;
   if (index_bytes >= 0) o.segment_index_bytes = index_bytes;
-  o.backup = !no_backup;
-  if (no_backup && !o.backup_dir.empty()) {
-    std::fprintf(stderr, "kseg-reindex: --no-backup and --backup-dir exclude each other\n");
-    return kExitUsage;
-  }
-  Sink out(stdout), err(stderr);
-  if (!o.dry_run) safe::install_interrupt_cleanup("kseg-reindex");
-  return exit_after_run("kseg-reindex", run_reindex(o, out, err));
+  return run_writer("kseg-reindex", backup, o.dry_run, [&](bool keep, const std::string& dir, Sink& out, Sink& err) {
+    o.backup = keep;
+    o.backup_dir = dir;
+    return run_reindex(o, out, err);
+  });
 }
 
 }  // namespace kseg

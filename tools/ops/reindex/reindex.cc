@@ -89,7 +89,7 @@ int reindex_partition(const Job& t, const recover::Config& config, const Reindex
       err.print("kseg-reindex: {}: no lock held on its log dir\n", t.partition_dir);
       return kExitIo;
     }
-    auto applied = safe::apply(plan->plan, {false, o.backup, o.backup_dir}, *lock);
+    auto applied = safe::apply(plan->plan, {false, o.backup, o.backup_dir, ""}, *lock);
     if (!applied.ok()) {
       err.print("kseg-reindex: {}: {}\n", t.partition_dir, applied.error().message);
       return kExitIo;
@@ -117,28 +117,17 @@ int run_reindex(const ReindexOptions& o, Sink& out, Sink& err) {
     err.print("kseg-reindex: {}\n", targets.error().message);
     return exit_code_for(targets.error().code);
   }
-  // Lock every involved log dir before reading anything, and hold the locks
-  // to the end: a broker or a second run that starts meanwhile is refused,
-  // not raced. A dry run writes nothing, so it only warns.
-  std::map<std::string, safe::DirLock> locks;
-  for (const auto& t : *targets) {
-    const std::string dir = safe::log_dir_of(t.partition_dir);
-    if (o.dry_run) {
-      if (Status st = safe::check_unlocked(dir); !st.ok()) err.print("kseg-reindex: warning: {}\n", st.error().message);
-      continue;
-    }
-    if (locks.count(dir)) continue;
-    auto lock = safe::DirLock::acquire(dir);
-    if (!lock.ok()) {
-      err.print("kseg-reindex: {}\n", lock.error().message);
-      return kExitIo;
-    }
-    locks.emplace(dir, std::move(*lock));
+  std::vector<std::string> dirs;
+  for (const auto& t : *targets) dirs.push_back(t.partition_dir);
+  auto locks = safe::lock_log_dirs(dirs, o.dry_run, "kseg-reindex", err);
+  if (!locks.ok()) {
+    err.print("kseg-reindex: {}\n", locks.error().message);
+    return kExitIo;
   }
   int rc = kExitOk;
   for (const auto& t : *targets) {
-    const auto held = locks.find(safe::log_dir_of(t.partition_dir));
-    rc = std::max(rc, reindex_partition(t, *config, o, held == locks.end() ? nullptr : &held->second, out, err));
+    const auto held = locks->find(safe::log_dir_of(t.partition_dir));
+    rc = std::max(rc, reindex_partition(t, *config, o, held == locks->end() ? nullptr : &held->second, out, err));
   }
   return rc;
 }

@@ -120,6 +120,9 @@ std::string backup_dir_for(const std::string& partition_dir, const std::string& 
 // file system), else a fsynced copy.
 Status backup_file(const std::string& path, const std::string& backup_path) {
   if (::link(path.c_str(), backup_path.c_str()) == 0) return {};
+  // Already there: an earlier apply() of the same run (backup_into) kept the
+  // file as it was before the run, which is the copy to keep.
+  if (errno == EEXIST) return {};
   if (errno != EXDEV) return io_error("cannot link into the backup directory:", path, errno);
   struct stat sb {};
   if (::stat(path.c_str(), &sb) != 0) return io_error("cannot stat", path, errno);
@@ -254,7 +257,14 @@ Status TmpFile::finish() {
 
 void crash_point(const char* step) {
   const char* at = std::getenv("KSEG_CRASH_AT");
-  if (at == nullptr || std::strcmp(at, step) != 0) return;
+  if (at == nullptr) return;
+  // <step>:<n>: the n-th time a run reaches the step (a tool that applies
+  // several plans, one after the other, reaches each step once per plan).
+  const char* colon = std::strchr(at, ':');
+  const size_t len = colon ? static_cast<size_t>(colon - at) : std::strlen(at);
+  if (len != std::strlen(step) || std::strncmp(at, step, len) != 0) return;
+  static int hits = 0;
+  if (++hits < (colon ? std::atoi(colon + 1) : 1)) return;
   // KSEG_CRASH_SIGNAL=INT: an operator's Ctrl-C at that step instead of a crash.
   const char* sig = std::getenv("KSEG_CRASH_SIGNAL");
   if (sig != nullptr && std::strcmp(sig, "INT") == 0) ::raise(SIGINT);
@@ -322,6 +332,23 @@ Result<DirLock> DirLock::acquire(const std::string& log_dir) {
 
 DirLock::~DirLock() {
   if (fd_ >= 0) ::close(fd_);  // closing the only descriptor releases an OFD lock
+}
+
+Result<std::map<std::string, DirLock>> lock_log_dirs(const std::vector<std::string>& partition_dirs, bool dry_run,
+                                                     const char* tool, Sink& err) {
+  std::map<std::string, DirLock> locks;
+  for (const auto& d : partition_dirs) {
+    const std::string dir = log_dir_of(d);
+    if (dry_run) {
+      if (Status st = check_unlocked(dir); !st.ok()) err.print("{}: warning: {}\n", tool, st.error().message);
+      continue;
+    }
+    if (locks.count(dir)) continue;
+    auto lock = DirLock::acquire(dir);
+    if (!lock.ok()) return lock.error();
+    locks.emplace(dir, std::move(*lock));
+  }
+  return locks;
 }
 
 void print_plan(const Plan& plan, Sink& out) {
@@ -467,11 +494,16 @@ Result<std::string> apply(const Plan& plan, const ApplyOptions& options, const D
     return (a.replaces() || a.kind == Action::Kind::remove) && exists(plan.path_of(a));
   });
   if (options.backup && replaces) {
-    if (!options.backup_dir.empty() && ::mkdir(options.backup_dir.c_str(), 0755) != 0 && errno != EEXIST)
+    if (options.backup_into.empty() && !options.backup_dir.empty() && ::mkdir(options.backup_dir.c_str(), 0755) != 0 &&
+        errno != EEXIST)
       return io_error("cannot create the backup directory", options.backup_dir, errno);
-    backup_dir = backup_dir_for(plan.partition_dir, options.backup_dir);
-    if (::mkdir(backup_dir.c_str(), 0755) != 0) return io_error("cannot create the backup directory", backup_dir, errno);
-    KSEG_RETURN_IF_ERROR(fsync_path(options.backup_dir.empty() ? plan.partition_dir : options.backup_dir));
+    if (!options.backup_into.empty() && exists(options.backup_into)) {
+      backup_dir = options.backup_into;
+    } else {
+      backup_dir = backup_dir_for(plan.partition_dir, options.backup_dir);
+      if (::mkdir(backup_dir.c_str(), 0755) != 0) return io_error("cannot create the backup directory", backup_dir, errno);
+      KSEG_RETURN_IF_ERROR(fsync_path(options.backup_dir.empty() ? plan.partition_dir : options.backup_dir));
+    }
   }
   const bool keep = options.backup && replaces;
   KSEG_RETURN_IF_ERROR(back_up(plan, backup_dir, keep));

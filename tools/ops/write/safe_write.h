@@ -45,10 +45,12 @@
 //
 // Test hook: KSEG_CRASH_AT=<step> makes the process _exit(86) at that step
 // (steps: tmp-partial, tmp-written, backup-partial, backup-done, hidden,
-// remove-partial, removed, rename-partial, renamed, done).
+// remove-partial, removed, rename-partial, renamed, done); <step>:<n> at the
+// n-th time it is reached, for a run that applies several plans.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -145,6 +147,9 @@ struct ApplyOptions {
   bool backup = true;
   // empty: <partition>/.kseg-backup-<UTC time>; else <backup_dir>/<partition name>-<UTC time>
   std::string backup_dir;
+  // A backup directory an earlier apply() of the same run returned: the
+  // run's originals stay in one place (backup_dir is then not used).
+  std::string backup_into;
 };
 
 // Fails with Errc::io naming the holder when another process holds a lock on
@@ -173,6 +178,14 @@ class DirLock {
   int fd_ = -1;
   std::string log_dir_;
 };
+
+// Every log dir holding one of `partition_dirs`, locked before anything is
+// read and held by the caller to the end of its run: a broker or a second
+// run that starts meanwhile is refused, not raced. Under a dry run (which
+// writes nothing) a held lock is only warned about on `err` and nothing is
+// locked. Fails naming the holder.
+Result<std::map<std::string, DirLock>> lock_log_dirs(const std::vector<std::string>& partition_dirs, bool dry_run,
+                                                     const char* tool, Sink& err);
 
 // The canonical log dir of a partition directory (its parent).
 std::string log_dir_of(const std::string& partition_dir);

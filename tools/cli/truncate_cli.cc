@@ -1,0 +1,76 @@
+// kseg-truncate's command line: options into TruncateOptions, then run_truncate.
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "tools/cli/truncate_cli.h"
+#include "tools/cli/writer_cli.h"
+#include "tools/ops/common/exit_codes.h"
+#include "tools/ops/common/sink.h"
+#include "tools/ops/truncate/truncate.h"
+
+namespace kseg {
+
+int truncate_main(int argc, char** argv) {
+  CLI::App app{
+      "Cut Kafka partitions offline the way the broker does online: at an offset (truncateTo), at a time, by\n"
+      "moving the log start offset (DeleteRecords), by retention (deleteOldSegments), or entirely\n"
+      "(truncateFullyAndStartAt). Indexes, producer snapshots, leader epochs and the log dir's checkpoints are\n"
+      "left as Kafka leaves them. New files are written beside the old, fsynced and renamed into place; the\n"
+      "originals are kept in a backup directory. Refuses a log dir whose .lock a running broker holds.",
+      "kseg-truncate"};
+  app.set_version_flag("--version", std::string("kseg-truncate ") + KSEG_VERSION);
+  TruncateOptions o;
+  int64_t to_offset = -1, to_time = -1, log_start = -1, full = -1, retention_ms = -1, retention_bytes = -1, now = -1;
+  int32_t partition = -1;
+  BackupFlags backup;
+  app.add_option("paths", o.paths, "Partition directories or log directories")->required();
+  auto* m1 = app.add_option("--to-offset", to_offset,
+                            "Remove every record at and after offset N (the cut is at the start of the batch holding N)");
+  auto* m2 = app.add_option("--to-time", to_time,
+                            "Remove the first batch holding a timestamp >= T (ms), as ListOffsets finds it, and all after");
+  auto* m3 = app.add_option("--log-start", log_start,
+                            "Raise the log start offset to N and remove the segments wholly below it (DeleteRecords)");
+  auto* m4 = app.add_option("--full", full, "Remove every record; the log restarts empty at offset N");
+  auto* r1 = app.add_option("--retention-ms", retention_ms, "Remove the segments retention.ms=MS would delete");
+  auto* r2 = app.add_option("--retention-bytes", retention_bytes, "Remove the segments retention.bytes=B would delete");
+  app.add_option("--now", now, "The clock for --retention-ms, ms since the epoch (default: now)");
+  for (CLI::Option* a : {m1, m2, m3, m4, r1})
+    for (CLI::Option* b : {m1, m2, m3, m4, r1, r2})
+      if (a != b && !(a == r1 && b == r2)) a->excludes(b);
+  app.add_option("--topic", o.topic, "With a log directory: only this topic's partitions");
+  app.add_option("--partition", partition, "With a log directory: only this partition number");
+  add_dry_run_flag(app, o.dry_run);
+  app.add_flag("--json", o.json, "Print the plan (and what was done) as JSON on stdout");
+  app.add_flag("--allow-empty", o.allow_empty, "Exit 0, not 3, for a path with no partition to truncate");
+  add_backup_flags(app, backup);
+  if (auto rc = parse_command_line(app, argc, argv)) return *rc;
+  if (*m1) o.mode = TruncateMode::to_offset, o.value = to_offset;
+  else if (*m2) o.mode = TruncateMode::to_time, o.value = to_time;
+  else if (*m3) o.mode = TruncateMode::log_start, o.value = log_start;
+  else if (*m4) o.mode = TruncateMode::full, o.value = full;
+  else if (*r1 || *r2) {
+    o.mode = TruncateMode::retention;
+    if (*r1) o.retention_ms = retention_ms;
+    if (*r2) o.retention_bytes = retention_bytes;
+  } else {
+    std::fprintf(stderr,
+                 "kseg-truncate: say what to cut: --to-offset, --to-time, --log-start, --full, --retention-ms or "
+                 "--retention-bytes\n");
+    return kExitUsage;
+  }
+  o.now_ms = now >= 0 ? now
+                      : std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count();
+  if (partition >= 0) o.partition = partition;
+  return run_writer("kseg-truncate", backup, o.dry_run, [&](bool keep, const std::string& dir, Sink& out, Sink& err) {
+    o.backup = keep;
+    o.backup_dir = dir;
+    return run_truncate(o, out, err);
+  });
+}
+
+}  // namespace kseg

@@ -1,0 +1,186 @@
+#include "tools/ops/truncate/truncate.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "formats/file_names.h"
+#include "tools/ops/common/exit_codes.h"
+#include "tools/ops/common/sink.h"
+#include "tools/ops/partition/log_dir.h"
+#include "tools/ops/partition/targets.h"
+
+namespace kseg {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Partition directories by the one rule (partition/targets.h), filtered by
+// --topic / --partition.
+Result<std::vector<std::string>> expand(const TruncateOptions& o) {
+  std::vector<std::string> out;
+  for (const auto& p : o.paths) {
+    Targets t = expand_targets({p});
+    if (!t.errors.empty()) return Error{Errc::io, std::nullopt, t.errors.front()};
+    const size_t before = out.size();
+    for (const Target& target : t.targets) {
+      if (target.kind == Target::file)
+        return Error{Errc::usage, std::nullopt,
+                     fmt::format("{}: not a directory: give a partition directory or a log directory", target.path)};
+      if (target.kind != Target::partition) continue;
+      if (!o.topic.empty() || o.partition) {
+        auto tp = file_names::parse_partition_dir_name(fs::path(target.path).filename().string());
+        if (!tp.ok() || (!o.topic.empty() && tp->topic != o.topic) || (o.partition && tp->partition != *o.partition))
+          continue;
+      }
+      out.push_back(target.path);
+    }
+    if (out.size() == before && !o.allow_empty)
+      return Error{Errc::io, std::nullopt,
+                   fmt::format("{}: no partition directory{} in it (--allow-empty accepts this)", p,
+                               o.topic.empty() && !o.partition ? "" : " matching --topic/--partition")};
+  }
+  return out;
+}
+
+nlohmann::json to_json(const TruncatePlan& plan, const std::string& status) {
+  nlohmann::json j;
+  j["partition"] = plan.partition_dir;
+  j["status"] = status;
+  j["summary"] = plan.summary;
+  j["log_end_offset"] = {{"before", plan.old_end}, {"after", plan.new_end}};
+  j["log_start_offset"] = {{"before", plan.old_start}, {"after", plan.new_start}};
+  j["bytes_freed"] = plan.bytes_freed;
+  j["checkpoints"] = nlohmann::json::array();
+  for (const auto& c : plan.checkpoints) {
+    nlohmann::json l{{"file", c.file}};
+    l["before"] = c.before ? nlohmann::json(*c.before) : nlohmann::json(nullptr);
+    l["after"] = c.after ? nlohmann::json(*c.after) : nlohmann::json(nullptr);
+    j["checkpoints"].push_back(std::move(l));
+  }
+  j["actions"] = nlohmann::json::array();
+  for (const safe::Plan* p : {&plan.first, &plan.main})
+    for (const auto& a : p->actions) {
+      const char* verb = a.kind == safe::Action::Kind::remove ? "remove"
+                         : a.kind == safe::Action::Kind::hide ? "unlink-first"
+                         : a.truncates()                      ? "truncate"
+                         : a.kind == safe::Action::Kind::copy_ranges ? "rewrite"
+                                                                     : "write";
+      nlohmann::json x{{"path", p->path_of(a)}, {"action", verb}, {"why", a.why}};
+      if (a.kind == safe::Action::Kind::copy_ranges && a.ranges.size() == 1) x["keep_bytes"] = a.ranges[0].size.bytes;
+      j["actions"].push_back(std::move(x));
+    }
+  if (plan.marker) j["actions"].push_back({{"path", safe::log_dir_of(plan.partition_dir) + "/" + kCleanShutdownFile},
+                                           {"action", "write"},
+                                           {"why", "the clean-shutdown marker, written back once the cut is durable"}});
+  return j;
+}
+
+int truncate_partition(const std::string& dir, const TruncateOptions& o, const safe::DirLock* lock, Sink& out, Sink& err,
+                       nlohmann::json* report) {
+  auto plan = plan_truncate(dir, o);
+  if (!plan.ok()) {
+    err.print("kseg-truncate: {}\n", plan.error().message);
+    if (report) report->push_back({{"partition", dir}, {"status", "error"}, {"error", plan.error().message}});
+    return exit_code_for(plan.error().code);
+  }
+  const bool text = report == nullptr;
+  if (text) {
+    if (!plan->journal_bytes.empty())
+      out.print("{}/{}: write: what this run changes first, for a re-run after an interruption\n", dir, kTruncateJournal);
+    safe::print_plan(plan->first, out);
+    safe::print_plan(plan->main, out);
+    if (plan->marker)
+      out.print("{}/{}: write back: the clean-shutdown marker, once the cut is durable\n", safe::log_dir_of(dir),
+                kCleanShutdownFile);
+    if (plan->journal) out.print("{}/{}: remove: at the end\n", dir, kTruncateJournal);
+    out.print("{}\n", plan->summary);
+  }
+  if (!plan->changes()) {
+    if (text) out.print("{}: nothing to change\n", dir);
+    else report->push_back(to_json(*plan, "unchanged"));
+    return kExitOk;
+  }
+  if (o.dry_run) {
+    if (text)
+      out.print("{}: dry run: log end {} -> {}, log start {} -> {}, {} bytes freed; nothing written\n", dir,
+                plan->old_end, plan->new_end, plan->old_start, plan->new_start, plan->bytes_freed);
+    else report->push_back(to_json(*plan, "planned"));
+    return kExitProblems;  // as diff(1): 1 when the run would change something
+  }
+  out.flush();
+  if (lock == nullptr) {
+    err.print("kseg-truncate: {}: no lock held on its log dir\n", dir);
+    return kExitIo;
+  }
+  safe::ApplyOptions ao{false, o.backup, o.backup_dir, ""};
+  std::string backup;
+  // The journal first (durable before the marker goes), then recovery is
+  // armed, then the cut.
+  safe::Plan journal_plan;
+  journal_plan.partition_dir = dir;
+  if (!plan->journal_bytes.empty())
+    journal_plan.actions.push_back(safe::Action::write(kTruncateJournal, plan->journal_bytes, "journal"));
+  for (const safe::Plan* p : {&journal_plan, &plan->first, &plan->main}) {
+    auto applied = safe::apply(*p, ao, *lock);
+    if (!applied.ok()) {
+      err.print("kseg-truncate: {}: {}\n", dir, applied.error().message);
+      return kExitIo;
+    }
+    if (!applied->empty()) ao.backup_into = backup = *applied;
+  }
+  // Once the cut is durable: the marker back, then the journal gone.
+  safe::Plan marker, journal;
+  marker.partition_dir = journal.partition_dir = dir;
+  if (plan->marker)
+    marker.actions.push_back(safe::Action::write(kCleanShutdownFile, *plan->marker, "written back").in_log_dir());
+  if (plan->journal) journal.actions.push_back(safe::Action::remove(kTruncateJournal, "the cut is complete"));
+  for (const safe::Plan* p : {&marker, &journal}) {
+    auto applied = safe::apply(*p, safe::ApplyOptions{false, false, "", ""}, *lock);
+    if (!applied.ok()) {
+      err.print("kseg-truncate: {}: {} (the log dir now loads as after an unclean shutdown; run again to finish)\n",
+                dir, applied.error().message);
+      return kExitIo;
+    }
+  }
+  if (text)
+    out.print("{}: applied: log end {} -> {}, log start {} -> {}, {} bytes freed{}\n", dir, plan->old_end, plan->new_end,
+              plan->old_start, plan->new_start, plan->bytes_freed,
+              backup.empty() ? std::string(o.backup ? "" : " (no backup)") : fmt::format("; originals in {}", backup));
+  else {
+    auto j = to_json(*plan, "applied");
+    if (!backup.empty()) j["backup"] = backup;
+    report->push_back(std::move(j));
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int run_truncate(const TruncateOptions& o, Sink& out, Sink& err) {
+  auto dirs = expand(o);
+  if (!dirs.ok()) {
+    err.print("kseg-truncate: {}\n", dirs.error().message);
+    return exit_code_for(dirs.error().code);
+  }
+  auto locks = safe::lock_log_dirs(*dirs, o.dry_run, "kseg-truncate", err);
+  if (!locks.ok()) {
+    err.print("kseg-truncate: {}\n", locks.error().message);
+    return kExitIo;
+  }
+  nlohmann::json report = nlohmann::json::array();
+  int rc = kExitOk;
+  for (const auto& d : *dirs) {
+    const auto held = locks->find(safe::log_dir_of(d));
+    rc = std::max(rc, truncate_partition(d, o, held == locks->end() ? nullptr : &held->second, out, err,
+                                         o.json ? &report : nullptr));
+  }
+  if (o.json) out.print("{}\n", nlohmann::json{{"tool", "kseg-truncate"}, {"partitions", report}}.dump(2));
+  return rc;
+}
+
+}  // namespace kseg

@@ -1,0 +1,75 @@
+// kseg-truncate: the cuts Kafka makes to a partition online, made offline
+// with every file it keeps consistent (../shared/spec/truncation-and-retention.md):
+//   to_offset  UnifiedLog.truncateTo at the batch boundary a cut at N leaves
+//   to_time    the same at the offset Kafka's ListOffsets finds for a time
+//   log_start  DeleteRecords: maybeIncrementLogStartOffset + deleteOldSegments
+//   retention  deleteOldSegments under retention.ms / retention.bytes
+//   full       truncateFullyAndStartAt
+// A run plans every file of the partition (and its lines in the log dir's
+// checkpoints) as Kafka would leave them after the cut and a clean shutdown,
+// and applies the plan through safe_write.h. See man/kseg-truncate.1.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lib/status.h"
+#include "tools/ops/write/safe_write.h"
+
+namespace kseg {
+
+class Sink;
+
+// Written first by a run that arms recovery (moves the clean-shutdown
+// marker aside, lowers the recovery point), removed last: a re-run after an
+// interruption reads what was there before from it.
+inline constexpr const char* kTruncateJournal = "truncate.kseg-journal";
+
+enum class TruncateMode { to_offset, to_time, log_start, retention, full };
+
+struct TruncateOptions {
+  std::vector<std::string> paths;  // partition directories or log directories
+  std::string topic;               // with a log directory: only this topic's partitions
+  std::optional<int32_t> partition;  // and only this partition
+  TruncateMode mode = TruncateMode::to_offset;
+  int64_t value = 0;  // offset, timestamp (to_time) or new start offset (full)
+  std::optional<int64_t> retention_ms, retention_bytes;
+  std::optional<int64_t> now_ms;  // retention: the clock (default: now)
+  bool dry_run = false;
+  bool json = false;  // the plan (and result) as JSON on stdout
+  bool backup = true;
+  std::string backup_dir;
+  bool allow_empty = false;
+};
+
+// What a cut of one partition comes to; also what --dry-run prints.
+struct TruncatePlan {
+  std::string partition_dir;
+  std::string summary;     // one line: the cut and where the log now ends
+  int64_t old_end = 0, new_end = 0;        // log end offsets
+  int64_t old_start = 0, new_start = 0;    // log start offsets
+  int64_t bytes_freed = 0;                 // of .log files removed or cut
+  struct Line {
+    std::string file;                      // checkpoint file name
+    std::optional<int64_t> before, after;  // the partition's line (none: absent)
+  };
+  std::vector<Line> checkpoints;  // every checkpoint line that changes
+  safe::Plan main;                // the partition's files and the checkpoints
+  safe::Plan first;               // applied before `main`: a lowered log start offset
+  std::optional<std::vector<uint8_t>> marker;  // .kafka_cleanshutdown, written back after `main`
+  bool journal = false;  // kTruncateJournal is written before `first` (or left by a run), removed at the end
+  std::vector<uint8_t> journal_bytes;  // what is written (empty: a run's journal is there already)
+  bool changes() const { return !main.empty() || !first.empty() || journal; }
+};
+
+// Plans one partition directory. Errc::usage for a cut Kafka refuses (an
+// offset beyond the end, above the high watermark); Errc::refused for data
+// kseg will not cut (a corrupt batch before the cut point, .swap files).
+Result<TruncatePlan> plan_truncate(const std::string& partition_dir, const TruncateOptions& options);
+
+// Runs a whole truncate; returns the exit code.
+int run_truncate(const TruncateOptions& options, Sink& out, Sink& err);
+
+}  // namespace kseg

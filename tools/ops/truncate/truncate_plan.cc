@@ -1,0 +1,831 @@
+// Planning for kseg-truncate: the files Kafka leaves after each cut and a
+// clean shutdown, from the partition as it is on disk. Work is proportional
+// to the segment that is cut (plus the tails of the others' indexes), not to
+// the partition: earlier segments are not read.
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <array>
+#include <filesystem>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "formats/batch_check.h"
+#include "formats/batch_v2.h"
+#include "formats/checkpoint_file.h"
+#include "formats/file_names.h"
+#include "formats/log_entry.h"
+#include "formats/offset_index.h"
+#include "formats/producer_state.h"
+#include "formats/time_index.h"
+#include "formats/txn_index.h"
+#include "lib/mapped_file.h"
+#include "tools/ops/partition/log_dir.h"
+#include "tools/ops/partition/partition_dir.h"
+#include "tools/ops/truncate/truncate.h"
+
+namespace kseg {
+
+namespace fs = std::filesystem;
+using file_names::FileKind;
+
+namespace {
+
+std::string seg_name(int64_t base, FileKind k) { return file_names::segment_file_name(Offset{base}, k); }
+
+Error named(const std::string& path, Error e) {
+  e.message = fmt::format("{}: {}", path, e.message);
+  return e;
+}
+
+Error fail(Errc code, std::string message) { return Error{code, std::nullopt, std::move(message)}; }
+
+bool exists(const std::string& p) {
+  std::error_code ec;
+  return fs::exists(p, ec);
+}
+
+// The last offset Kafka reads from an entry's header (no checksum).
+int64_t last_offset_of(const EntryRef& e) {
+  if (e.magic >= 2) {
+    auto h = v2::decode_header(e);
+    if (h.ok()) return h->last_offset();
+  }
+  return e.offset;
+}
+
+// A root checkpoint file and this partition's line in it.
+struct Root {
+  RootCheckpoint which;
+  std::string path;
+  bool present = false;
+  std::vector<checkpoint::TopicPartitionOffset> entries;
+  std::optional<int64_t> mine;
+};
+
+struct Segment {
+  int64_t base = 0;
+  std::string dir;
+  int64_t size = 0;
+  std::string path(FileKind k) const { return dir + "/" + seg_name(base, k); }
+};
+
+struct Partition {
+  std::string dir, log_dir, topic;
+  int32_t number = 0;
+  std::vector<Segment> segments;
+  std::vector<std::pair<int64_t, std::string>> snapshots;  // by offset
+  bool epoch_file = false;
+  std::vector<checkpoint::EpochEntry> epochs;
+  std::array<Root, 4> roots;
+  std::optional<std::vector<uint8_t>> marker;
+  // From an interrupted run's journal: what it changed first.
+  bool journal = false;
+  std::optional<int64_t> journal_recovery_point;
+  std::string journal_args;  // the interrupted run's cut
+  std::vector<std::string> orphan_indexes;  // a crash between a segment's .log and its indexes
+  int64_t leo = 0;
+  Root& root(RootCheckpoint c) { return roots[static_cast<size_t>(c)]; }
+  // No segment: Kafka creates one at the log start offset when it loads.
+  int64_t first_base() const { return segments.empty() ? roots[static_cast<size_t>(RootCheckpoint::log_start)].mine.value_or(0) : segments.front().base; }
+  int64_t log_start() { return std::max(first_base(), root(RootCheckpoint::log_start).mine.value_or(0)); }
+};
+
+Result<std::vector<uint8_t>> read_small(const std::string& path) {
+  auto f = MappedFile::open(path);
+  if (!f.ok()) return named(path, f.error());
+  return std::vector<uint8_t>(f->bytes().begin(), f->bytes().end());
+}
+
+int64_t segment_end_from_start(const Segment& s, const MappedFile& f) {
+  EntryScanner scanner(f.bytes(), Position{0});
+  int64_t end = s.base;
+  while (auto e = scanner.next()) end = std::max(end, last_offset_of(*e) + 1);
+  return end;
+}
+
+// The partition's last valid batch ends here (a torn or zero tail is not read).
+Result<int64_t> segment_end(const Segment& s) {
+  auto f = MappedFile::open(s.path(FileKind::log));
+  if (!f.ok()) return named(s.path(FileKind::log), f.error());
+  EntryScanner scanner(f->bytes(), Position{0});
+  int64_t end = s.base;
+  // The index's last entry points at (or before) the last batches: start there.
+  if (auto idx = MappedFile::open(s.path(FileKind::index)); idx.ok()) {
+    offset_index::View v(idx->bytes(), Offset{s.base});
+    const int64_t n = v.live_entry_count();
+    if (n > 0 && v.entry(n - 1).position >= 0 && v.entry(n - 1).position < f->size()) {
+      scanner = EntryScanner(f->bytes().subspan(static_cast<size_t>(v.entry(n - 1).position)),
+                             Position{v.entry(n - 1).position});
+    }
+  }
+  bool first = true;
+  while (auto e = scanner.next()) {
+    // An index entry that points at no batch boundary: read the whole file.
+    if (first && e->position.value > 0 && last_offset_of(*e) < s.base) return segment_end_from_start(s, *f);
+    first = false;
+    end = std::max(end, last_offset_of(*e) + 1);
+  }
+  return end;
+}
+
+Result<Partition> load(const std::string& dir) {
+  Partition p;
+  p.dir = dir;
+  p.log_dir = safe::log_dir_of(dir);
+  const std::string name = fs::path(dir).filename().string();
+  auto tp = file_names::parse_partition_dir_name(name);
+  if (!tp.ok()) return fail(Errc::usage, fmt::format("{}: not a partition directory name (<topic>-<partition>)", dir));
+  p.topic = tp->topic;
+  p.number = tp->partition;
+  auto layout = read_partition_layout(dir);
+  if (!layout.ok()) return fail(Errc::io, fmt::format("cannot list {}: {}", dir, layout.error().message));
+  for (const auto& l : layout->leftovers)
+    if (l.kind == Leftover::swap || l.kind == Leftover::cleaned)
+      return fail(Errc::refused, fmt::format("{}/{}: an interrupted log cleaning; start the broker once (it completes "
+                                             "or discards it) before truncating", dir, l.name));
+  for (const auto& [base, files] : layout->segments) {
+    if (!files.canonical) continue;
+    Segment s{base.value, dir, 0};
+    struct stat sb {};
+    if (::stat(s.path(FileKind::log).c_str(), &sb) != 0)
+      return fail(Errc::io, fmt::format("{}: cannot stat", s.path(FileKind::log)));
+    s.size = sb.st_size;
+    p.segments.push_back(s);
+  }
+  for (const auto& [offset, file] : layout->snapshots) p.snapshots.emplace_back(offset.value, file);
+  for (const auto& l : layout->leftovers)
+    if (l.kind == Leftover::orphan_index) p.orphan_indexes.push_back(l.name);
+  std::sort(p.snapshots.begin(), p.snapshots.end());
+  const std::string epoch_path = dir + "/leader-epoch-checkpoint";
+  if (exists(epoch_path)) {
+    auto bytes = read_small(epoch_path);
+    if (!bytes.ok()) return bytes.error();
+    auto e = checkpoint::parse_leader_epoch_checkpoint(
+        std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), epoch_path);
+    if (!e.ok()) return named(epoch_path, e.error());
+    p.epoch_file = true;
+    p.epochs = std::move(*e);
+  }
+  for (RootCheckpoint c : kRootCheckpoints) {
+    Root& r = p.root(c);
+    r.which = c;
+    r.path = p.log_dir + "/" + root_checkpoint_name(c);
+    if (!exists(r.path)) continue;
+    auto bytes = read_small(r.path);
+    if (!bytes.ok()) return bytes.error();
+    auto entries = checkpoint::parse_offset_checkpoint(
+        std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), r.path);
+    if (!entries.ok())
+      return fail(Errc::refused, fmt::format("{}: {} (the broker takes this log dir offline; fix it first)", r.path,
+                                             entries.error().message));
+    r.present = true;
+    r.entries = std::move(*entries);
+    for (const auto& e : r.entries)
+      if (e.topic == p.topic && e.partition == p.number) r.mine = e.offset;
+  }
+  const std::string marker = p.log_dir + "/" + kCleanShutdownFile;
+  if (exists(marker)) {
+    auto bytes = read_small(marker);
+    if (!bytes.ok()) return bytes.error();
+    p.marker = std::move(*bytes);
+  }
+  // An interrupted run moved the marker aside and lowered the recovery
+  // point first, noting both: this run starts from what was there before.
+  const std::string journal = dir + "/" + kTruncateJournal;
+  if (exists(journal)) {
+    auto bytes = read_small(journal);
+    if (!bytes.ok()) return bytes.error();
+    auto j = nlohmann::json::parse(bytes->begin(), bytes->end(), nullptr, false);
+    if (!j.is_object())
+      return fail(Errc::refused, fmt::format("{}: not the journal kseg-truncate writes; remove it", journal));
+    p.journal = true;
+    if (j.contains("args") && j["args"].is_string()) p.journal_args = j["args"].get<std::string>();
+    if (j.contains("recovery_point") && j["recovery_point"].is_number_integer())
+      p.journal_recovery_point = j["recovery_point"].get<int64_t>();
+    if (!p.marker && j.contains("marker") && j["marker"].is_string()) {
+      const std::string m = j["marker"].get<std::string>();
+      p.marker = std::vector<uint8_t>(m.begin(), m.end());
+    }
+  }
+  if (p.segments.empty()) {
+    p.leo = p.first_base();
+    return p;
+  }
+  auto end = segment_end(p.segments.back());
+  if (!end.ok()) return end.error();
+  p.leo = *end;
+  return p;
+}
+
+// The builder of one plan: the partition's files as Kafka leaves them.
+struct Builder {
+  Partition& p;
+  TruncatePlan& out;
+  int64_t new_start = 0;  // log start offset afterwards
+  std::vector<int64_t> removed_snapshots;
+
+  void remove_segment(const Segment& s, const std::string& why) {
+    out.bytes_freed += s.size;
+    for (FileKind k : {FileKind::log, FileKind::index, FileKind::timeindex, FileKind::txnindex})
+      if (exists(s.path(k)))
+        out.main.actions.push_back(safe::Action::remove(
+            seg_name(s.base, k), k == FileKind::log ? fmt::format("{} bytes: {}", s.size, why) : "index of a removed segment"));
+  }
+  void remove_snapshot(int64_t offset, const std::string& name, const std::string& why) {
+    out.main.actions.push_back(safe::Action::remove(name, why));
+    removed_snapshots.push_back(offset);
+  }
+  // Snapshots left after the plan, by offset.
+  std::vector<std::pair<int64_t, std::string>> kept_snapshots() const {
+    std::vector<std::pair<int64_t, std::string>> kept;
+    for (const auto& s : p.snapshots)
+      if (std::find(removed_snapshots.begin(), removed_snapshots.end(), s.first) == removed_snapshots.end())
+        kept.push_back(s);
+    return kept;
+  }
+};
+
+void set_line(Partition& p, TruncatePlan& out, RootCheckpoint c, std::optional<int64_t> value, bool first = false) {
+  Root& r = p.root(c);
+  if (r.mine == value) return;
+  if (!r.present && !value) return;
+  std::vector<checkpoint::TopicPartitionOffset> entries;
+  bool placed = false;
+  for (const auto& e : r.entries) {
+    if (e.topic == p.topic && e.partition == p.number) {
+      if (value && !placed) entries.push_back({p.topic, p.number, *value});
+      placed = true;
+      continue;
+    }
+    entries.push_back(e);
+  }
+  if (value && !placed) entries.push_back({p.topic, p.number, *value});
+  const std::string text = checkpoint::serialize_offset_checkpoint(entries);
+  auto fmt_v = [](std::optional<int64_t> v) { return v ? std::to_string(*v) : std::string("none"); };
+  out.checkpoints.push_back({root_checkpoint_name(c), r.mine, value});
+  safe::Action a = safe::Action::write(root_checkpoint_name(c), std::vector<uint8_t>(text.begin(), text.end()),
+                                       fmt::format("{}-{}: {} -> {}", p.topic, p.number, fmt_v(r.mine), fmt_v(value)))
+                       .in_log_dir();
+  (first ? out.first : out.main).actions.push_back(std::move(a));
+  r.present = true;  // what a later line of the same file starts from
+  r.entries = std::move(entries);
+  r.mine = value;
+}
+
+void set_epochs(Partition& p, TruncatePlan& out, const std::vector<checkpoint::EpochEntry>& epochs, bool force = false) {
+  if (!force && (!p.epoch_file || epochs == p.epochs)) return;
+  const std::string text = checkpoint::serialize_leader_epoch_checkpoint(epochs);
+  out.main.actions.push_back(safe::Action::write("leader-epoch-checkpoint", std::vector<uint8_t>(text.begin(), text.end()),
+                                                 fmt::format("{} of {} entries kept", epochs.size(), p.epochs.size())));
+}
+
+// LeaderEpochFileCache.truncateFromStart: entries at or below `start` go,
+// the last of them re-starting at `start`.
+std::vector<checkpoint::EpochEntry> epochs_from(const std::vector<checkpoint::EpochEntry>& in, int64_t start) {
+  std::vector<checkpoint::EpochEntry> out;
+  std::optional<checkpoint::EpochEntry> last_removed;
+  for (const auto& e : in) {
+    if (e.start_offset <= start) last_removed = e;
+    else out.push_back(e);
+  }
+  if (last_removed) out.insert(out.begin(), {last_removed->epoch, start});
+  return out;
+}
+
+std::vector<checkpoint::EpochEntry> epochs_below(const std::vector<checkpoint::EpochEntry>& in, int64_t end) {
+  std::vector<checkpoint::EpochEntry> out;
+  for (const auto& e : in)
+    if (e.start_offset < end) out.push_back(e);
+  return out;
+}
+
+// The producer state at `end`: the newest snapshot left at or below it,
+// then the batches from there (or from the log start) below `end`.
+Result<std::vector<uint8_t>> snapshot_at(const Partition& p, const Builder& b, int64_t end) {
+  ProducerState state;
+  int64_t from = b.new_start;
+  for (const auto& [offset, name] : b.kept_snapshots()) {
+    if (offset > end || offset < b.new_start) continue;
+    auto bytes = read_small(p.dir + "/" + name);
+    if (!bytes.ok()) return bytes.error();
+    auto snap = producer_snapshot::read(*bytes);
+    if (!snap.ok()) continue;  // Kafka deletes a corrupt snapshot and uses an older one
+    state.load(snap->entries);
+    from = offset;
+  }
+  for (size_t i = 0; i < p.segments.size(); ++i) {
+    const Segment& s = p.segments[i];
+    if (s.base >= end) break;
+    if (i + 1 < p.segments.size() && p.segments[i + 1].base <= from) continue;  // wholly below `from`
+    auto f = MappedFile::open(s.path(FileKind::log));
+    if (!f.ok()) return named(s.path(FileKind::log), f.error());
+    EntryScanner scanner(f->bytes(), Position{0});
+    while (auto e = scanner.next()) {
+      const int64_t last = last_offset_of(*e);
+      if (last < from) continue;
+      if (last >= end) break;
+      if (Status st = state.apply(*e); !st.ok()) return named(s.path(FileKind::log), st.error());
+    }
+  }
+  const auto entries = state.entries();
+  return producer_snapshot::encode(entries);
+}
+
+// Where Kafka writes a snapshot at close: at the log end, when none is there
+// and it is above the newest one left (or the log start offset).
+Status plan_end_snapshot(Partition& p, Builder& b, int64_t end) {
+  int64_t newest = b.new_start;
+  for (const auto& [offset, name] : b.kept_snapshots())
+    if (offset <= end) newest = std::max(newest, offset);
+  if (end <= newest) return {};
+  auto bytes = snapshot_at(p, b, end);
+  if (!bytes.ok()) return bytes.status();
+  const std::string name = file_names::segment_file_name(Offset{end}, FileKind::snapshot);
+  b.out.main.actions.push_back(safe::Action::write(
+      name, std::move(*bytes), fmt::format("producer state at the new end {}, as Kafka writes it at close", end)));
+  return {};
+}
+
+// Kafka's readLargestTimestamp over the kept part [0, cut) of a segment:
+// the last time-index entry, then any larger batch max after its position.
+time_index::TimestampOffset largest_timestamp(Bytes log, int64_t base, const std::vector<offset_index::Entry>& offsets,
+                                              std::optional<time_index::Entry> last, int64_t cut) {
+  time_index::TimestampOffset best{last ? last->timestamp_ms : time_index::kNoTimestamp,
+                                   Offset{last ? base + last->relative_offset : base}};
+  int64_t from = 0;
+  for (const auto& o : offsets)
+    if (base + o.relative_offset <= best.offset.value) from = o.position;
+  if (from > cut) from = 0;
+  EntryScanner scanner(log.subspan(0, static_cast<size_t>(cut)).subspan(static_cast<size_t>(from)), Position{from});
+  while (auto e = scanner.next()) {
+    const auto c = check_entry(*e);
+    if (c.max_timestamp > best.timestamp_ms) best = {c.max_timestamp, Offset{c.last_offset}};
+  }
+  return best;
+}
+
+// The live entries (as Kafka wrote them, before any zero tail) of an index
+// file with an offset below `end`, appended to `out`; the file's size, or
+// nullopt when there is no such file.
+template <class View, class Entry>
+std::optional<int64_t> entries_below(const std::string& path, int64_t base, int64_t end, std::vector<Entry>& out) {
+  auto f = MappedFile::open(path);
+  if (!f.ok()) return std::nullopt;
+  View v(f->bytes(), Offset{base});
+  for (int64_t i = 0, n = v.live_entry_count(); i < n; ++i)
+    if (v.offset(i).value < end) out.push_back(v.entry(i));
+  return f->size();
+}
+
+// Cuts the partition so that it ends at the batch boundary at or below
+// `target` (truncateTo), `target` within [first base, log end).
+Status plan_cut(Partition& p, Builder& b, int64_t target) {
+  TruncatePlan& out = b.out;
+  size_t si = 0;
+  for (size_t i = 0; i < p.segments.size(); ++i)
+    if (p.segments[i].base <= target) si = i;
+  const Segment& s = p.segments[si];
+  auto f = MappedFile::open(s.path(FileKind::log));
+  if (!f.ok()) return named(s.path(FileKind::log), f.error());
+  // The cut: the first batch whose last offset is >= target. Every batch
+  // kept must be one Kafka's recovery keeps: a corrupt one there is refused.
+  EntryScanner scanner(f->bytes(), Position{0});
+  int64_t cut = f->size(), end = s.base;
+  bool found = false;
+  while (auto e = scanner.next()) {
+    const auto c = check_entry(*e);
+    if (c.last_offset >= target) {
+      cut = e->position.value;
+      found = true;
+      break;
+    }
+    if (c.fault() != SegmentEnd::clean)
+      return Status::fail(Errc::refused, e->position,
+                          fmt::format("{}:{}: {} in a batch before the cut point (offsets up to {}); kseg-truncate keeps "
+                                      "only batches Kafka's recovery keeps: run kseg-reindex --recover first",
+                                      s.path(FileKind::log), e->position.value, segment_end_name(c.fault()), c.last_offset));
+    end = c.last_offset + 1;
+  }
+  if (!found && scanner.end() != SegmentEnd::clean && !(si + 1 == p.segments.size()))
+    return Status::fail(Errc::refused, scanner.valid_end(),
+                        fmt::format("{}:{}: {} before the cut point; run kseg-reindex --recover first",
+                                    s.path(FileKind::log), scanner.valid_end().value, segment_end_name(scanner.end())));
+  if (!found) cut = scanner.valid_end().value;
+  out.new_end = end;
+  b.new_start = std::min(p.log_start(), end);
+
+  // Later segments go, the last first: a crash leaves a contiguous prefix.
+  for (size_t i = p.segments.size(); i-- > si + 1;)
+    b.remove_segment(p.segments[i], fmt::format("segment {} is past the new end {}", p.segments[i].base, end));
+  for (auto it = p.snapshots.rbegin(); it != p.snapshots.rend(); ++it)
+    if (it->first > end)
+      b.remove_snapshot(it->first, it->second, fmt::format("producer snapshot past the new end {}", end));
+
+  // The cut segment: .log to `cut`, indexes without entries at or past `end`.
+  std::vector<safe::Action> renames;
+  const bool cuts_log = cut < f->size();
+  if (cuts_log) {
+    out.bytes_freed += f->size() - cut;
+    // Armed first: a crash from here on leaves an unclean shutdown whose
+    // recovery starts at this segment, rebuilding its indexes from the .log.
+    if (const auto rp = p.root(RootCheckpoint::recovery_point).mine; rp && *rp > s.base)
+      set_line(p, out, RootCheckpoint::recovery_point, s.base, true);
+    renames.push_back(safe::Action::copy(seg_name(s.base, FileKind::log), {{Position{0}, Length{cut}}},
+                                         fmt::format("keep bytes [0, {}) of {}: offsets below {}", cut, f->size(), end)));
+  }
+  std::vector<offset_index::Entry> offsets;
+  const auto index_size = entries_below<offset_index::View>(s.path(FileKind::index), s.base, end, offsets);
+  const bool offsets_changed =
+      cuts_log || (index_size && static_cast<int64_t>(offsets.size()) * offset_index::kEntrySize != *index_size);
+  std::vector<time_index::Entry> times;
+  bool times_changed = false;
+  if (auto tix = MappedFile::open(s.path(FileKind::timeindex)); tix.ok()) {
+    entries_below<time_index::View>(s.path(FileKind::timeindex), s.base, end, times);
+    // LogSegment.truncateTo re-reads the largest timestamp of what is left
+    // (a broker knows its segments' largest timestamps once it has appended,
+    // run retention or answered ListOffsets); the next roll or close appends
+    // it when it is above the last entry kept.
+    const auto top = largest_timestamp(f->bytes(), s.base, offsets,
+                                       times.empty() ? std::nullopt : std::optional(times.back()), cut);
+    if (top.timestamp_ms > (times.empty() ? time_index::kNoTimestamp : times.back().timestamp_ms))
+      times.push_back({top.timestamp_ms, static_cast<int32_t>(top.offset.value - s.base)});
+    std::vector<uint8_t> want = time_index::encode(times);
+    times_changed = want.size() != static_cast<size_t>(tix->size()) ||
+                    !std::equal(want.begin(), want.end(), tix->bytes().begin());
+    if (times_changed)
+      renames.push_back(safe::Action::write(seg_name(s.base, FileKind::timeindex), std::move(want),
+                                            fmt::format("{} entries below {}", times.size(), end)));
+  }
+  if (auto txn = MappedFile::open(s.path(FileKind::txnindex)); txn.ok()) {
+    txn_index::View v(txn->bytes());
+    int64_t keep = 0;
+    while (keep < v.entry_count() && v.entry(keep).last_offset < end) ++keep;
+    if (keep * txn_index::kEntrySize != txn->size())
+      renames.push_back(safe::Action::copy(seg_name(s.base, FileKind::txnindex),
+                                           {{Position{0}, Length{keep * txn_index::kEntrySize}}},
+                                           fmt::format("{} of {} aborted transactions end below {}", keep,
+                                                       v.entry_count(), end)));
+  }
+  for (auto& a : renames) out.main.actions.push_back(std::move(a));
+  // UnifiedLog.truncateTo: the leader epochs from the new end go.
+  set_epochs(p, out, epochs_below(p.epochs, end));
+  if (Status st = plan_end_snapshot(p, b, end); !st.ok()) return st;
+  if (offsets_changed)
+    out.main.actions.push_back(safe::Action::write(seg_name(s.base, FileKind::index), offset_index::encode(offsets),
+                                                   fmt::format("{} entries below {} (renamed last)", offsets.size(), end)));
+  // The cleaner's checkpoint: at most the new active segment's base.
+  const auto& cc = p.root(RootCheckpoint::cleaner).mine;
+  if (cc && *cc > s.base) set_line(p, out, RootCheckpoint::cleaner, s.base);
+  return {};
+}
+
+// truncateFullyAndStartAt(n): no segment left but an empty one at n.
+Status plan_full(Partition& p, Builder& b, int64_t n) {
+  TruncatePlan& out = b.out;
+  for (size_t i = p.segments.size(); i-- > 0;) {
+    const Segment& s = p.segments[i];
+    if (s.base != n) {
+      b.remove_segment(s, fmt::format("every segment goes (the log restarts at {})", n));
+      continue;
+    }
+    out.bytes_freed += s.size;
+    if (exists(s.path(FileKind::txnindex)))
+      out.main.actions.push_back(safe::Action::remove(seg_name(s.base, FileKind::txnindex), "index of an emptied segment"));
+  }
+  for (auto it = p.snapshots.rbegin(); it != p.snapshots.rend(); ++it)
+    b.remove_snapshot(it->first, it->second, "producer state is empty after a full truncation");
+  for (FileKind k : {FileKind::log, FileKind::timeindex, FileKind::index})
+    out.main.actions.push_back(
+        safe::Action::write(seg_name(n, k), {}, fmt::format("the empty segment the log restarts at, {}", n)));
+  set_epochs(p, out, {}, p.epoch_file);
+  out.new_end = n;
+  b.new_start = n;
+  const auto& cc = p.root(RootCheckpoint::cleaner).mine;
+  if (cc && *cc > n) set_line(p, out, RootCheckpoint::cleaner, n);
+  return {};
+}
+
+// LogSegment.largestTimestamp on a loaded log: the time index's last
+// entry, or (no timestamp there) the .log's mtime.
+Result<int64_t> segment_largest_timestamp(const Segment& s) {
+  if (auto tix = MappedFile::open(s.path(FileKind::timeindex)); tix.ok()) {
+    time_index::View v(tix->bytes(), Offset{s.base});
+    if (const int64_t n = v.live_entry_count(); n > 0 && v.entry(n - 1).timestamp_ms >= 0)
+      return v.entry(n - 1).timestamp_ms;
+  }
+  struct stat sb {};
+  if (::stat(s.path(FileKind::log).c_str(), &sb) != 0) return fail(Errc::io, s.path(FileKind::log) + ": cannot stat");
+  return static_cast<int64_t>(sb.st_mtim.tv_sec) * 1000 + sb.st_mtim.tv_nsec / 1000000;
+}
+
+// deleteOldSegments: the contiguous prefix of segments each rule deletes,
+// rules in Kafka's order: log start offset, retention.bytes, retention.ms.
+Result<size_t> retention_prefix(Partition& p, const TruncateOptions& o, int64_t hw, int64_t log_start) {
+  size_t deleted = 0;
+  auto prefix = [&](auto&& deletable) -> Result<size_t> {
+    size_t n = deleted;
+    while (n < p.segments.size()) {
+      const bool last = n + 1 == p.segments.size();
+      const int64_t upper = last ? p.leo : p.segments[n + 1].base;
+      if (hw < upper || (last && p.segments[n].size == 0)) break;
+      auto ok = deletable(n);
+      if (!ok.ok()) return ok.error();
+      if (!*ok) break;
+      ++n;
+    }
+    return n;
+  };
+  auto by_start = prefix([&](size_t i) -> Result<bool> {
+    return i + 1 < p.segments.size() && p.segments[i + 1].base <= log_start;
+  });
+  if (!by_start.ok()) return by_start.error();
+  deleted = *by_start;
+  if (o.retention_bytes && *o.retention_bytes >= 0) {
+    int64_t size = 0;
+    for (size_t i = deleted; i < p.segments.size(); ++i) size += p.segments[i].size;
+    if (size >= *o.retention_bytes) {
+      int64_t diff = size - *o.retention_bytes;
+      auto by_size = prefix([&](size_t i) -> Result<bool> {
+        if (diff - p.segments[i].size < 0) return false;
+        diff -= p.segments[i].size;
+        return true;
+      });
+      if (!by_size.ok()) return by_size.error();
+      deleted = *by_size;
+    }
+  }
+  if (o.retention_ms && *o.retention_ms >= 0) {
+    const int64_t now = o.now_ms.value_or(0);
+    auto by_time = prefix([&](size_t i) -> Result<bool> {
+      auto ts = segment_largest_timestamp(p.segments[i]);
+      if (!ts.ok()) return ts.error();
+      return now - *ts > *o.retention_ms;
+    });
+    if (!by_time.ok()) return by_time.error();
+    deleted = *by_time;
+  }
+  return deleted;
+}
+
+// Deletes the first `count` segments, as deleteSegments does: the log start
+// offset rises to the first one left (a new empty one at the log end when
+// all go), leader epochs are cut from the start there.
+Status plan_delete_prefix(Partition& p, Builder& b, size_t count, int64_t log_start, const std::string& why) {
+  TruncatePlan& out = b.out;
+  out.new_end = p.leo;
+  if (p.segments.empty()) return {};
+  int64_t first = p.leo;
+  if (count == p.segments.size()) {
+    // deleteSegments rolls first; an empty active segment at the log end stays.
+    if (p.segments.back().size == 0 && p.segments.back().base == p.leo) --count;
+    else
+      for (FileKind k : {FileKind::log, FileKind::timeindex, FileKind::index})
+        out.main.actions.push_back(safe::Action::write(
+            seg_name(p.leo, k), {}, fmt::format("the empty active segment Kafka rolls when every segment goes")));
+  }
+  if (count < p.segments.size()) first = p.segments[count].base;
+  for (size_t i = 0; i < count; ++i) {
+    const Segment& s = p.segments[i];
+    b.remove_segment(s, why);
+    for (const auto& [offset, name] : p.snapshots)
+      if (offset == s.base) b.remove_snapshot(offset, name, "producer snapshot of a removed segment");
+  }
+  b.new_start = std::max(log_start, first);
+  set_epochs(p, out, epochs_from(p.epochs, b.new_start));
+  return plan_end_snapshot(p, b, p.leo);
+}
+
+// FileRecords.searchForTimestamp within one batch: the first record at or
+// after `start` with a timestamp >= t. The cleaner keeps a batch's max
+// timestamp when it removes the record that had it, so the header alone
+// does not say. Legacy batches answer by their header (one timestamp each
+// for uncompressed messages).
+Result<std::optional<int64_t>> first_record_at(const EntryRef& e, const EntryCheck& c, int64_t t, int64_t start) {
+  if (!c.v2()) return std::optional<int64_t>(std::max(c.last_offset, start));
+  std::vector<uint8_t> scratch;
+  auto records = v2::records_bytes(e, c.header, scratch, size_t{1} << 30);
+  if (!records.ok()) return records.error();
+  const Position base = c.header.codec_id() == 0 ? e.position + Length{v2::kRecordBatchOverhead} : Position{0};
+  v2::RecordReader reader(*records, base, c.header.records_count);
+  v2::Record rec;
+  while (reader.next(rec)) {
+    const int64_t offset = c.header.base_offset + rec.offset_delta;
+    if (offset >= start && c.header.record_timestamp(rec.timestamp_delta) >= t) return std::optional<int64_t>(offset);
+  }
+  if (!reader.status().ok()) return reader.status().error();
+  return std::optional<int64_t>();
+}
+
+// Kafka's fetchOffsetByTimestamp, to the batch: the first segment whose
+// largest timestamp is >= t, its time index entry for t, then the first
+// batch from there whose max timestamp is >= t. Its last offset, or none.
+Result<std::optional<int64_t>> offset_for_time(Partition& p, int64_t t) {
+  const int64_t start = p.log_start();
+  for (const auto& s : p.segments) {
+    auto largest = segment_largest_timestamp(s);
+    if (!largest.ok()) return largest.error();
+    if (*largest < t) continue;
+    auto f = MappedFile::open(s.path(FileKind::log));
+    if (!f.ok()) return named(s.path(FileKind::log), f.error());
+    int64_t from_offset = s.base, from = 0;
+    if (auto tix = MappedFile::open(s.path(FileKind::timeindex)); tix.ok()) {
+      time_index::View v(tix->bytes(), Offset{s.base});
+      from_offset = std::max(time_index::lookup(v, v.live_entry_count(), t).offset.value, start);
+    }
+    if (auto idx = MappedFile::open(s.path(FileKind::index)); idx.ok()) {
+      offset_index::View v(idx->bytes(), Offset{s.base});
+      from = offset_index::lookup(v, v.live_entry_count(), Offset{from_offset}).position;
+    }
+    if (from < 0 || from > f->size()) from = 0;
+    EntryScanner scanner(f->bytes().subspan(static_cast<size_t>(from)), Position{from});
+    while (auto e = scanner.next()) {
+      const auto c = check_entry(*e);
+      if (c.max_timestamp < t || c.last_offset < start) continue;
+      auto hit = first_record_at(*e, c, t, start);
+      if (!hit.ok()) return named(s.path(FileKind::log), hit.error());
+      if (*hit) return hit;
+    }
+  }
+  return std::optional<int64_t>();
+}
+
+std::string mode_text(const TruncateOptions& o) {
+  switch (o.mode) {
+    case TruncateMode::to_offset: return fmt::format("--to-offset {}", o.value);
+    case TruncateMode::to_time: return fmt::format("--to-time {}", o.value);
+    case TruncateMode::log_start: return fmt::format("--log-start {}", o.value);
+    case TruncateMode::full: return fmt::format("--full {}", o.value);
+    case TruncateMode::retention: {
+      std::string s;
+      if (o.retention_ms) s += fmt::format("--retention-ms {} ", *o.retention_ms);
+      if (o.retention_bytes) s += fmt::format("--retention-bytes {} ", *o.retention_bytes);
+      if (o.now_ms) s += fmt::format("--now {} ", *o.now_ms);
+      if (!s.empty()) s.pop_back();
+      return s;
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+Result<TruncatePlan> plan_truncate(const std::string& dir, const TruncateOptions& o) {
+  auto loaded = load(dir);
+  if (!loaded.ok()) return loaded.error();
+  Partition& p = *loaded;
+  TruncatePlan out;
+  out.partition_dir = dir;
+  out.main.partition_dir = out.first.partition_dir = dir;
+  out.old_end = p.leo;
+  out.old_start = p.log_start();
+  Builder b{p, out, out.old_start, {}};
+  const auto hw_line = p.root(RootCheckpoint::replication).mine;
+  // Before a plan (or an interrupted one) armed recovery.
+  const auto rp_line = p.journal ? p.journal_recovery_point : p.root(RootCheckpoint::recovery_point).mine;
+  const int64_t hw = hw_line.value_or(p.leo);  // no line: as a single replica's leader, the log end
+  const std::string mode = mode_text(o);
+  if (p.journal && p.journal_args != mode)
+    return fail(Errc::refused, fmt::format("{}/{}: an interrupted `kseg-truncate {}` left this: run it again to finish it "
+                                           "before another cut", dir, kTruncateJournal, p.journal_args));
+  std::string what;
+  int64_t target = o.value;
+  switch (o.mode) {
+    case TruncateMode::to_time: {
+      if (o.value < 0) return fail(Errc::usage, fmt::format("{}: --to-time must be >= 0", dir));
+      auto found = offset_for_time(p, o.value);
+      if (!found.ok()) return found.error();
+      if (!*found) {
+        out.new_end = p.leo;
+        out.new_start = out.old_start;
+        out.summary = fmt::format("{}: no batch has a timestamp >= {}: nothing to cut (log ends at {})", dir, o.value, p.leo);
+        return out;
+      }
+      target = **found;
+      what = fmt::format("the first record with a timestamp >= {} is at offset {}; ", o.value, target);
+      [[fallthrough]];
+    }
+    case TruncateMode::to_offset: {
+      if (target < 0) return fail(Errc::usage, fmt::format("{}: --to-offset must be >= 0, not {}", dir, target));
+      if (p.journal && !p.segments.empty() && target >= p.leo) {
+        // The interrupted run cut the .log already: finish its other files.
+        if (Status st = plan_cut(p, b, p.leo); !st.ok()) return st.error();
+        what += fmt::format("finishing an interrupted cut: the log ends at {}", out.new_end);
+        break;
+      }
+      if (target >= p.leo) {
+        if (o.mode == TruncateMode::to_offset && target > p.leo)
+          return fail(Errc::usage, fmt::format("{}: offset {} is beyond the log end offset {}: nothing would be cut",
+                                               dir, target, p.leo));
+        set_epochs(p, out, epochs_below(p.epochs, p.leo));
+        out.new_end = p.leo;
+        what += fmt::format("nothing to cut: the log ends at {}", p.leo);
+        break;
+      }
+      if (target < p.first_base()) {
+        if (Status st = plan_full(p, b, target); !st.ok()) return st.error();
+        what += fmt::format("{} is below the first segment ({}): the log restarts empty at {}", target, p.first_base(), target);
+        break;
+      }
+      if (Status st = plan_cut(p, b, target); !st.ok()) return st.error();
+      what += out.new_end == target ? fmt::format("the log now ends at {}", out.new_end)
+                                    : fmt::format("offset {} is inside a batch or a gap: the log now ends at {} (the "
+                                                  "batch boundary below it)", target, out.new_end);
+      break;
+    }
+    case TruncateMode::full: {
+      if (o.value < 0) return fail(Errc::usage, fmt::format("{}: --full must be >= 0", dir));
+      if (Status st = plan_full(p, b, o.value); !st.ok()) return st.error();
+      what = fmt::format("every record goes: the log restarts empty at {}", o.value);
+      break;
+    }
+    case TruncateMode::log_start: {
+      if (o.value < 0) return fail(Errc::usage, fmt::format("{}: --log-start must be >= 0", dir));
+      if (o.value > hw)
+        return fail(Errc::usage,
+                    fmt::format("{}: log start {} is above the {} {}: Kafka's DeleteRecords refuses it "
+                                "(OffsetOutOfRangeException)", dir, o.value,
+                                hw_line ? "high watermark (replication-offset-checkpoint)" : "log end offset", hw));
+      if (o.value <= out.old_start) {
+        out.new_end = p.leo;
+        what = fmt::format("nothing to do: the log start offset is {} already", out.old_start);
+        break;
+      }
+      auto n = retention_prefix(p, TruncateOptions{}, hw, o.value);
+      if (!n.ok()) return n.error();
+      if (Status st = plan_delete_prefix(p, b, *n, o.value, fmt::format("wholly below the log start offset {}", o.value));
+          !st.ok())
+        return st.error();
+      what = fmt::format("log start offset {} -> {}; {} segment{} wholly below it removed", out.old_start, b.new_start, *n,
+                         *n == 1 ? "" : "s");
+      break;
+    }
+    case TruncateMode::retention: {
+      auto n = retention_prefix(p, o, hw, out.old_start);
+      if (!n.ok()) return n.error();
+      if (*n == 0) {
+        out.new_end = p.leo;
+        what = "no segment breaches retention";
+        break;
+      }
+      if (Status st = plan_delete_prefix(p, b, *n, out.old_start, "breaches retention"); !st.ok()) return st.error();
+      what = fmt::format("{} segment{} breach retention; the log start offset is now {}", *n, *n == 1 ? "" : "s",
+                         b.new_start);
+      break;
+    }
+  }
+  out.new_start = b.new_start;
+  // Kafka deletes an index without its .log when it loads; so does a cut.
+  for (const auto& name : p.orphan_indexes)
+    out.main.actions.push_back(safe::Action::remove(name, "index without its .log (an interrupted removal)"));
+  // The root checkpoints, as LogManager writes them at shutdown.
+  {
+    // Recovery point: clamped to the new end (truncateTo), raised to the new
+    // log start (maybeIncrementLogStartOffset), the start of an emptied log.
+    if (rp_line)
+      set_line(p, out, RootCheckpoint::recovery_point,
+               o.mode == TruncateMode::full ? out.new_end : std::max(std::min(*rp_line, out.new_end), out.new_start));
+    if (hw_line) set_line(p, out, RootCheckpoint::replication, std::max(std::min(*hw_line, out.new_end), out.new_start));
+    // Listed only above the first segment's base; lowered before anything
+    // else is cut (a log start above the log end makes the broker wipe it).
+    int64_t first_base = out.new_end;
+    for (const auto& s : p.segments) {
+      bool gone = false;
+      for (const auto& a : out.main.actions)
+        if (a.kind == safe::Action::Kind::remove && a.name == seg_name(s.base, FileKind::log)) gone = true;
+      if (!gone) {
+        first_base = s.base;
+        break;
+      }
+    }
+    if (o.mode == TruncateMode::full) first_base = o.value;
+    const std::optional<int64_t> lso_line =
+        out.new_start > first_base ? std::optional<int64_t>(out.new_start) : std::nullopt;
+    const auto before = p.root(RootCheckpoint::log_start).mine;
+    set_line(p, out, RootCheckpoint::log_start, lso_line, before && (!lso_line || *lso_line < *before));
+  }
+  // The clean-shutdown marker: moved aside first, so that a crash leaves an
+  // unclean shutdown (Kafka then recovers from the recovery point and
+  // rebuilds producer state), written back once everything is durable.
+  if (out.changes() && (p.marker || !out.first.empty())) {
+    nlohmann::json j;
+    j["recovery_point"] = rp_line ? nlohmann::json(*rp_line) : nlohmann::json(nullptr);
+    j["marker"] = p.marker ? nlohmann::json(std::string(p.marker->begin(), p.marker->end())) : nlohmann::json(nullptr);
+    j["args"] = mode;
+    const std::string text = j.dump() + "\n";
+    out.journal_bytes.assign(text.begin(), text.end());
+    if (exists(p.log_dir + "/" + kCleanShutdownFile))
+      out.first.actions.insert(out.first.actions.begin(),
+                               safe::Action::remove(kCleanShutdownFile, "until the cut is durable").in_log_dir());
+    out.marker = p.marker;
+    out.journal = true;
+  } else if (p.journal) {
+    out.journal = true;  // nothing left to do but finish: marker back, journal gone
+    out.marker = p.marker;
+  }
+  out.summary = fmt::format("{}: {}: {}", dir, mode, what);
+  return out;
+}
+
+}  // namespace kseg
