@@ -1,7 +1,8 @@
 // Fuzz target for segment-file entries: the input is a .log file image.
 // EntryScanner walks it; every entry is decoded as far as it goes (v2:
 // header, CRC, every record and header, control records; legacy: message,
-// CRC, inner messages) with a 1 MiB decompression budget. Nothing may
+// CRC, inner messages) with a 1 MiB decompression budget, and replayed into
+// producer state. Nothing may
 // crash, read out of bounds or overflow; the scanner's accounting must add
 // up to the input size.
 #include <cstdint>
@@ -13,6 +14,7 @@
 #include "formats/legacy.h"
 #include "formats/log_batch.h"
 #include "formats/log_entry.h"
+#include "formats/producer_state.h"
 
 using namespace kseg;
 
@@ -66,6 +68,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   EntryScanner scan(file, Position{0});
   std::vector<uint8_t> scratch;
   RecordWalker walker(kMaxDecompressed);
+  ProducerState producers;  // the replay kseg-truncate writes a snapshot from
   int64_t covered = 0;
   while (auto e = scan.next()) {
     check(e->position.value == covered && e->bytes.size() == static_cast<size_t>(kLogOverhead) + e->size);
@@ -74,6 +77,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     else fuzz_legacy(*e, scratch);
     (void)entry_last_offset(*e);
     (void)walker.walk(*e, [](const RecordStamp&) {});
+    (void)producers.apply(*e);
   }
   check(scan.end() != SegmentEnd::none && scan.valid_end().value == covered);
   check(covered + scan.trailing().bytes == static_cast<int64_t>(size));

@@ -129,7 +129,9 @@ def kafka_job(mode, arg, now, cfg):
 
 def main():
     kseg = os.path.abspath(sys.argv[1])
-    rng = random.Random(int(os.environ.get("KSEG_ORACLE_SEED", "1")))
+    seed = int(os.environ.get("KSEG_ORACLE_SEED", "1"))
+    rng = random.Random(seed)
+    print(f"seed {seed} (KSEG_ORACLE_SEED: which batch boundaries are sampled)")
     cp = classpath()
     tmp = tempfile.mkdtemp(prefix="kseg-truncate-oracle-")
     try:

@@ -28,9 +28,13 @@ Result<std::vector<std::string>> expand(const TruncateOptions& o) {
     if (!t.errors.empty()) return Error{Errc::io, std::nullopt, t.errors.front()};
     const size_t before = out.size();
     for (const Target& target : t.targets) {
-      if (target.kind == Target::file)
+      if (target.kind == Target::file) {
+        std::error_code ec;
+        if (!fs::exists(target.path, ec))
+          return Error{Errc::io, std::nullopt, fmt::format("{}: no such file or directory", target.path)};
         return Error{Errc::usage, std::nullopt,
                      fmt::format("{}: not a directory: give a partition directory or a log directory", target.path)};
+      }
       if (target.kind != Target::partition) continue;
       if (!o.topic.empty() || o.partition) {
         auto tp = file_names::parse_partition_dir_name(fs::path(target.path).filename().string());
@@ -179,7 +183,10 @@ int run_truncate(const TruncateOptions& o, Sink& out, Sink& err) {
     rc = std::max(rc, truncate_partition(d, o, held == locks->end() ? nullptr : &held->second, out, err,
                                          o.json ? &report : nullptr));
   }
-  if (o.json) out.print("{}\n", nlohmann::json{{"tool", "kseg-truncate"}, {"partitions", report}}.dump(2));
+  // Messages quote file bytes, which need not be UTF-8.
+  if (o.json)
+    out.print("{}\n", nlohmann::json{{"tool", "kseg-truncate"}, {"partitions", report}}.dump(
+                          2, ' ', false, nlohmann::json::error_handler_t::replace));
   return rc;
 }
 

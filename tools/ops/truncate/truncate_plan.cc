@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -32,6 +33,10 @@ using file_names::FileKind;
 
 namespace {
 
+// A compressed batch's records are read (--to-time) up to this much, as
+// kseg-dump's and kseg-verify's default --max-decompressed-bytes.
+constexpr size_t kMaxDecompressed = 256u << 20;
+
 std::string seg_name(int64_t base, FileKind k) { return file_names::segment_file_name(Offset{base}, k); }
 
 Error named(const std::string& path, Error e) {
@@ -40,6 +45,22 @@ Error named(const std::string& path, Error e) {
 }
 
 Error fail(Errc code, std::string message) { return Error{code, std::nullopt, std::move(message)}; }
+
+// A scan drops the pages behind it every 8 MiB: resident memory stays flat
+// however large the segment it reads.
+class Releaser {
+ public:
+  explicit Releaser(MappedFile& f) : f_(f) {}
+  void at(Position p) {
+    if (p.value - done_ < (8 << 20)) return;
+    f_.release_before(p);
+    done_ = p.value;
+  }
+
+ private:
+  MappedFile& f_;
+  int64_t done_ = 0;
+};
 
 bool exists(const std::string& p) {
   std::error_code ec;
@@ -121,7 +142,9 @@ Result<int64_t> segment_end(const Segment& s) {
     }
   }
   bool first = true;
+  Releaser release(*f);
   while (auto e = scanner.next()) {
+    release.at(e->position);
     // An index entry that points at no batch boundary: read the whole file.
     if (first && e->position.value > 0 && last_offset_of(*e) < s.base) return segment_end_from_start(s, *f);
     first = false;
@@ -204,9 +227,16 @@ Result<Partition> load(const std::string& dir) {
     if (j.contains("args") && j["args"].is_string()) p.journal_args = j["args"].get<std::string>();
     if (j.contains("recovery_point") && j["recovery_point"].is_number_integer())
       p.journal_recovery_point = j["recovery_point"].get<int64_t>();
-    if (!p.marker && j.contains("marker") && j["marker"].is_string()) {
-      const std::string m = j["marker"].get<std::string>();
-      p.marker = std::vector<uint8_t>(m.begin(), m.end());
+    if (!p.marker && j.contains("marker_hex") && j["marker_hex"].is_string()) {
+      const std::string hex = j["marker_hex"].get<std::string>();
+      std::vector<uint8_t> m;
+      for (size_t i = 0; i + 1 < hex.size(); i += 2) {
+        uint8_t byte = 0;
+        if (std::from_chars(hex.data() + i, hex.data() + i + 2, byte, 16).ec != std::errc())
+          return fail(Errc::refused, fmt::format("{}: not the journal kseg-truncate writes; remove it", journal));
+        m.push_back(byte);
+      }
+      p.marker = std::move(m);
     }
   }
   if (p.segments.empty()) {
@@ -322,7 +352,9 @@ Result<std::vector<uint8_t>> snapshot_at(const Partition& p, const Builder& b, i
     auto f = MappedFile::open(s.path(FileKind::log));
     if (!f.ok()) return named(s.path(FileKind::log), f.error());
     EntryScanner scanner(f->bytes(), Position{0});
+    Releaser release(*f);
     while (auto e = scanner.next()) {
+      release.at(e->position);
       const int64_t last = last_offset_of(*e);
       if (last < from) continue;
       if (last >= end) break;
@@ -394,7 +426,9 @@ Status plan_cut(Partition& p, Builder& b, int64_t target) {
   EntryScanner scanner(f->bytes(), Position{0});
   int64_t cut = f->size(), end = s.base;
   bool found = false;
+  Releaser release(*f);
   while (auto e = scanner.next()) {
+    release.at(e->position);
     const auto c = check_entry(*e);
     if (c.last_offset >= target) {
       cut = e->position.value;
@@ -605,7 +639,7 @@ Status plan_delete_prefix(Partition& p, Builder& b, size_t count, int64_t log_st
 Result<std::optional<int64_t>> first_record_at(const EntryRef& e, const EntryCheck& c, int64_t t, int64_t start) {
   if (!c.v2()) return std::optional<int64_t>(std::max(c.last_offset, start));
   std::vector<uint8_t> scratch;
-  auto records = v2::records_bytes(e, c.header, scratch, size_t{1} << 30);
+  auto records = v2::records_bytes(e, c.header, scratch, kMaxDecompressed);
   if (!records.ok()) return records.error();
   const Position base = c.header.codec_id() == 0 ? e.position + Length{v2::kRecordBatchOverhead} : Position{0};
   v2::RecordReader reader(*records, base, c.header.records_count);
@@ -811,7 +845,11 @@ Result<TruncatePlan> plan_truncate(const std::string& dir, const TruncateOptions
   if (out.changes() && (p.marker || !out.first.empty())) {
     nlohmann::json j;
     j["recovery_point"] = rp_line ? nlohmann::json(*rp_line) : nlohmann::json(nullptr);
-    j["marker"] = p.marker ? nlohmann::json(std::string(p.marker->begin(), p.marker->end())) : nlohmann::json(nullptr);
+    // The marker's bytes as they were (any bytes: hex).
+    std::string hex;
+    if (p.marker)
+      for (uint8_t c : *p.marker) hex += fmt::format("{:02x}", c);
+    j["marker_hex"] = p.marker ? nlohmann::json(hex) : nlohmann::json(nullptr);
     j["args"] = mode;
     const std::string text = j.dump() + "\n";
     out.journal_bytes.assign(text.begin(), text.end());

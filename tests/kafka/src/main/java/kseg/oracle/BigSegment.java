@@ -13,7 +13,8 @@ import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.apache.kafka.storage.internals.log.UnifiedLog;
 
 /** Writes one large segment for the benchmarks with Kafka's own log code.
- *  Usage: BigSegment OUT_PARTITION_DIR WORKLOAD SIZE_BYTES
+ *  Usage: BigSegment OUT_PARTITION_DIR WORKLOAD SIZE_BYTES [SEGMENT_BYTES]
+ *  (SEGMENT_BYTES: roll there, for a partition of several segments; default one segment)
  *  WORKLOAD: v2-none-small (~100 B records), v2-none-10k (10 KiB records), v2-lz4, v2-zstd,
  *  v2-gzip, v2-snappy (~100 B records, batches of up to 16 KiB as a producer's batch.size),
  *  v1-gzip (legacy wrappers, appended as a follower would). Broker defaults otherwise
@@ -40,7 +41,8 @@ public final class BigSegment {
             default -> throw new IllegalArgumentException("unknown workload " + workload);
         };
         FixedTime time = new FixedTime(1_700_000_000_000L);
-        Map<String, Object> config = Map.of("segment.bytes", Integer.MAX_VALUE,
+        int segmentBytes = args.length > 3 ? Integer.parseInt(args[3]) : Integer.MAX_VALUE;
+        Map<String, Object> config = Map.of("segment.bytes", segmentBytes,
                 "segment.index.bytes", 64 * 1024 * 1024, "max.message.bytes", 16 * 1024 * 1024,
                 "message.timestamp.after.max.ms", Long.MAX_VALUE, "message.timestamp.before.max.ms", Long.MAX_VALUE);
         Random rnd = new Random(42);

@@ -1,0 +1,243 @@
+// kseg-truncate: its command line, bad input, the refusals and the write
+// protocol's edges. That each cut leaves what Kafka's own cut leaves, and
+// that Kafka loads it, is tests/kafka/truncate-oracle.py (it needs a JVM).
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "formats/producer_snapshot.h"
+#include "formats/producer_state.h"
+#include "lib/mapped_file.h"
+#include "formats/log_entry.h"
+#include "tests/unit/run_tool.h"
+#include "tools/ops/write/safe_write.h"
+
+namespace fs = std::filesystem;
+using kseg::test::run_tool;
+
+namespace {
+const std::string kTruncate = std::string(KSEG_BINARY_DIR) + "/kseg-truncate";
+const std::string kCorpus = std::string(KSEG_SOURCE_DIR) + "/testdata/kafka/";
+const std::string kSeg0 = "00000000000000000000";
+
+// A private log dir with a copy of a corpus partition, checkpoints and a
+// clean-shutdown marker as a broker leaves them.
+struct Scratch {
+  fs::path root;
+  std::string part;
+  Scratch(const std::string& case_name, const std::string& partition, int64_t end) : part(partition) {
+    root = fs::temp_directory_path() / fmt::format("kseg-truncate-test-{}-{}", ::getpid(), case_name);
+    fs::remove_all(root);
+    fs::create_directories(root);
+    fs::copy(kCorpus + case_name + "/" + partition, root / partition, fs::copy_options::recursive);
+    const std::string topic = partition.substr(0, partition.rfind('-'));
+    for (const char* name : {"recovery-point-offset-checkpoint", "replication-offset-checkpoint"})
+      std::ofstream(root / name) << "0\n2\nother 3 17\n" << topic << " 0 " << end << "\n";
+    std::ofstream(root / ".kafka_cleanshutdown") << "{\"version\":0,\"brokerEpoch\":5}";
+    std::ofstream(root / ".lock");  // as every broker's log dir has one
+  }
+  ~Scratch() { fs::remove_all(root); }
+  std::string dir() const { return (root / part).string(); }
+};
+
+std::vector<std::string> tree(const fs::path& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (!e.is_regular_file()) continue;
+    std::ifstream in(e.path(), std::ios::binary);
+    const std::string body((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    out.push_back(e.path().string() + ":" + std::to_string(std::hash<std::string>{}(body)));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string text(const fs::path& p) {
+  std::ifstream in(p);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+}  // namespace
+
+TEST_CASE("command line: one mode, numbers, --help and --version", "[truncate]") {
+  Scratch s("v2-none", "orders-0", 272);
+  const auto before = tree(s.root);
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {s.dir()},                                              // no mode
+           {"--to-offset", "10", "--log-start", "5", s.dir()},     // two modes
+           {"--to-offset", "10", "--retention-ms", "5", s.dir()},  // a mode and retention
+           {"--to-offset", "ten", s.dir()},                        // not a number
+           {"--to-offset", "10"},                                  // no path
+           {"--to-offset", "10", "--no-backup", "--backup-dir", "/tmp", s.dir()},
+       }) {
+    auto r = run_tool(kTruncate, args, ".");
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+  }
+  CHECK(tree(s.root) == before);
+  CHECK(run_tool(kTruncate, {"--help"}, ".").exit_code == 0);
+  auto v = run_tool(kTruncate, {"--version"}, ".");
+  CHECK(v.exit_code == 0);
+  CHECK(v.out.find("kseg-truncate ") == 0);
+}
+
+TEST_CASE("refusals change nothing: beyond the end, negative, above the high watermark, not a partition",
+          "[truncate]") {
+  Scratch s("v2-none", "orders-0", 200);  // high watermark 200 of 272
+  const auto before = tree(s.root);
+  auto beyond = run_tool(kTruncate, {"--to-offset", "273", s.dir()}, ".");
+  CHECK(beyond.exit_code == 2);
+  CHECK(beyond.err.find("beyond the log end offset 272") != std::string::npos);
+  auto negative = run_tool(kTruncate, {"--to-offset", "-1", s.dir()}, ".");
+  CHECK(negative.exit_code == 2);
+  auto hw = run_tool(kTruncate, {"--log-start", "201", s.dir()}, ".");
+  CHECK(hw.exit_code == 2);
+  CHECK(hw.err.find("above the high watermark (replication-offset-checkpoint) 200") != std::string::npos);
+  auto file = run_tool(kTruncate, {"--to-offset", "5", s.dir() + "/" + kSeg0 + ".log"}, ".");
+  CHECK(file.exit_code == 2);
+  auto missing = run_tool(kTruncate, {"--to-offset", "5", s.dir() + "/nope"}, ".");
+  CHECK(missing.exit_code == 3);
+  fs::create_directories(s.root / "empty-log-dir");
+  auto none = run_tool(kTruncate, {"--to-offset", "5", (s.root / "empty-log-dir").string()}, ".");
+  CHECK(none.exit_code == 3);
+  CHECK(run_tool(kTruncate, {"--allow-empty", "--to-offset", "5", (s.root / "empty-log-dir").string()}, ".").exit_code == 0);
+  fs::remove(s.root / "empty-log-dir");
+  CHECK(tree(s.root) == before);
+  // Nothing to cut at the end itself: exit 0, nothing written.
+  auto at_end = run_tool(kTruncate, {"--to-offset", "272", s.dir()}, ".");
+  CHECK(at_end.exit_code == 0);
+  CHECK(at_end.out.find("nothing to change") != std::string::npos);
+  CHECK(tree(s.root) == before);
+}
+
+TEST_CASE("a corrupt batch before the cut point is refused; one after it is cut away", "[truncate]") {
+  Scratch s("v2-none", "orders-0", 272);
+  const std::string log = s.dir() + "/00000000000000000088.log";
+  {  // flip a byte inside the first batch of segment 88 (its CRC no longer holds)
+    std::fstream f(log, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(70);
+    char c = 0;
+    f.read(&c, 1);
+    c = static_cast<char>(c ^ 0x40);
+    f.seekp(70);
+    f.write(&c, 1);
+  }
+  const auto before = tree(s.root);
+  auto r = run_tool(kTruncate, {"--to-offset", "120", s.dir()}, ".");
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find(log + ":0: bad_crc in a batch before the cut point") != std::string::npos);
+  CHECK(r.err.find("kseg-reindex --recover") != std::string::npos);
+  CHECK(tree(s.root) == before);
+  // A cut at that batch removes it with everything after: allowed.
+  auto cut = run_tool(kTruncate, {"--no-backup", "--to-offset", "88", s.dir()}, ".");
+  INFO(cut.err);
+  CHECK(cut.exit_code == 0);
+  CHECK(fs::file_size(log) == 0);
+}
+
+TEST_CASE("dry run: the plan as text and JSON, nothing written, exit 1", "[truncate]") {
+  Scratch s("transactions", "ledger-0", 240);
+  const auto before = tree(s.root);
+  auto r = run_tool(kTruncate, {"--dry-run", "--to-offset", "150", s.dir()}, ".");
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.find("00000000000000000178.log: remove:") != std::string::npos);
+  CHECK(r.out.find("recovery-point-offset-checkpoint: write: ledger-0: 240 -> 91") != std::string::npos);
+  CHECK(r.out.find("nothing written") != std::string::npos);
+  auto j = run_tool(kTruncate, {"--dry-run", "--json", "--to-offset", "150", s.dir()}, ".");
+  CHECK(j.exit_code == 1);
+  const auto doc = nlohmann::json::parse(j.out);
+  const auto& p = doc["partitions"][0];
+  CHECK(p["status"] == "planned");
+  CHECK(p["log_end_offset"]["before"] == 240);
+  CHECK(p["log_end_offset"]["after"].get<int64_t>() <= 150);
+  CHECK(p["bytes_freed"].get<int64_t>() > 0);
+  CHECK_FALSE(p["actions"].empty());
+  CHECK(tree(s.root) == before);
+}
+
+TEST_CASE("the marker: written back when there was one, none made when there was none; other lines kept",
+          "[truncate]") {
+  Scratch s("v2-none", "orders-0", 272);
+  const std::string marker = text(s.root / ".kafka_cleanshutdown");
+  auto r = run_tool(kTruncate, {"--to-offset", "100", s.dir()}, ".");
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(text(s.root / ".kafka_cleanshutdown") == marker);
+  CHECK(text(s.root / "recovery-point-offset-checkpoint") == "0\n2\nother 3 17\norders 0 95\n");
+  CHECK_FALSE(fs::exists(s.dir() + "/truncate.kseg-journal"));
+  // The originals are in one backup directory, the marker and checkpoints with them.
+  int backups = 0;
+  for (const auto& e : fs::directory_iterator(s.dir()))
+    if (e.path().filename().string().starts_with(".kseg-backup-")) {
+      ++backups;
+      CHECK(fs::exists(e.path() / "log-dir..kafka_cleanshutdown"));
+      CHECK(fs::exists(e.path() / "log-dir.recovery-point-offset-checkpoint"));
+      CHECK(text(e.path() / "log-dir.recovery-point-offset-checkpoint") == "0\n2\nother 3 17\norders 0 272\n");
+    }
+  CHECK(backups == 1);
+  fs::remove(s.root / ".kafka_cleanshutdown");
+  auto again = run_tool(kTruncate, {"--no-backup", "--to-offset", "50", s.dir()}, ".");
+  CHECK(again.exit_code == 0);
+  CHECK_FALSE(fs::exists(s.root / ".kafka_cleanshutdown"));
+}
+
+TEST_CASE("a crash leaves a journal: a re-run finishes the same cut, another cut is refused", "[truncate]") {
+  Scratch s("v2-none", "orders-0", 272);
+  const std::string marker = text(s.root / ".kafka_cleanshutdown");
+  auto crash = run_tool("/usr/bin/env", {"KSEG_CRASH_AT=renamed:3", kTruncate, "--to-offset", "100", s.dir()}, ".");
+  CHECK(crash.exit_code == kseg::safe::kCrashExitCode);
+  CHECK(fs::exists(s.dir() + "/truncate.kseg-journal"));
+  CHECK_FALSE(fs::exists(s.root / ".kafka_cleanshutdown"));  // an unclean shutdown, for the broker
+  auto other = run_tool(kTruncate, {"--to-offset", "50", s.dir()}, ".");
+  CHECK(other.exit_code == 1);
+  CHECK(other.err.find("an interrupted `kseg-truncate --to-offset 100`") != std::string::npos);
+  auto rerun = run_tool(kTruncate, {"--to-offset", "100", s.dir()}, ".");
+  INFO(rerun.out << rerun.err);
+  CHECK(rerun.exit_code == 0);
+  CHECK(text(s.root / ".kafka_cleanshutdown") == marker);
+  CHECK_FALSE(fs::exists(s.dir() + "/truncate.kseg-journal"));
+  CHECK(text(s.root / "recovery-point-offset-checkpoint") == "0\n2\nother 3 17\norders 0 95\n");
+}
+
+TEST_CASE("the lock: refused while another run holds the log dir", "[truncate]") {
+  Scratch s("v2-none", "orders-0", 272);
+  auto held = kseg::safe::DirLock::acquire(s.root.string());
+  REQUIRE(held.ok());
+  const auto before = tree(s.root);
+  auto r = run_tool(kTruncate, {"--to-offset", "100", s.dir()}, ".");
+  CHECK(r.exit_code == 3);
+  CHECK(r.err.find("is locked by another process") != std::string::npos);
+  CHECK(tree(s.root) == before);
+}
+
+TEST_CASE("--topic and --partition pick partitions of a log dir", "[truncate]") {
+  Scratch s("v2-none", "orders-0", 272);
+  auto miss = run_tool(kTruncate, {"--dry-run", "--topic", "payments", "--to-offset", "5", s.root.string()}, ".");
+  CHECK(miss.exit_code == 3);
+  CHECK(miss.err.find("matching --topic/--partition") != std::string::npos);
+  auto hit = run_tool(kTruncate, {"--dry-run", "--topic", "orders", "--partition", "0", "--to-offset", "5",
+                                  s.root.string()}, ".");
+  CHECK(hit.exit_code == 1);
+  CHECK(hit.out.find("orders-0: dry run") != std::string::npos);
+}
+
+TEST_CASE("producer state replay: a data batch, then a marker of a bumped epoch", "[truncate][producer-state]") {
+  // The transactional case: the snapshot at segment 91 is the replay of segment 0.
+  const std::string dir = kCorpus + "transactions/ledger-0/";
+  auto log = kseg::MappedFile::open(dir + kSeg0 + ".log");
+  REQUIRE(log.ok());
+  kseg::ProducerState state;
+  kseg::EntryScanner scanner(log->bytes(), kseg::Position{0});
+  while (auto e = scanner.next()) REQUIRE(state.apply(*e).ok());
+  auto snap_file = kseg::MappedFile::open(dir + "00000000000000000091.snapshot");
+  REQUIRE(snap_file.ok());
+  auto snap = kseg::producer_snapshot::read(snap_file->bytes());
+  REQUIRE(snap.ok());
+  auto want = snap->entries;
+  std::sort(want.begin(), want.end(), [](const auto& a, const auto& b) { return a.producer_id < b.producer_id; });
+  CHECK(state.entries() == want);
+}
