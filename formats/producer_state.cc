@@ -50,6 +50,13 @@ Status ProducerState::apply(const EntryRef& e) {
   auto h = v2::decode_header(e);
   if (!h.ok()) return h.status();
   if (h->producer_id < 0) return {};
+  // A snapshot of more producers is one Kafka cannot read back (its
+  // generated reader's collection limit): memory stays bounded too.
+  if (producers_.size() >= static_cast<size_t>(producer_snapshot::kMaxCollectionSize) &&
+      !producers_.count(h->producer_id))
+    return Status::fail(Errc::refused, e.position,
+                        fmt::format("more than {} producers: Kafka could not read a snapshot of them back",
+                                    producer_snapshot::kMaxCollectionSize));
   auto [it, fresh] = producers_.try_emplace(h->producer_id);
   auto& p = it->second;
   if (fresh) {

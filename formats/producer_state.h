@@ -32,7 +32,8 @@ class ProducerState {
   void load(std::span<const producer_snapshot::ProducerEntry> entries);
   // Applies one entry of a segment (v2 batches with a producer id). Fails
   // (refused) on a control batch of a producer whose first record is no
-  // transaction marker, as Kafka's replay does; other decode errors of a
+  // transaction marker, as Kafka's replay does, and past 1,000,000
+  // producers (a snapshot Kafka cannot read); other decode errors of a
   // marker too, naming the position.
   Status apply(const EntryRef& e);
   std::vector<producer_snapshot::ProducerEntry> entries() const;  // by producer id

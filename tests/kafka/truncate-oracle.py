@@ -12,14 +12,15 @@ checkpoints, .kafka_cleanshutdown, trimmed active indexes), and for each cut:
   - Kafka loads both (LoadCheck; unclean where there is no marker) and the digests are equal; for
     --to-offset the records are exactly the original's below the new end;
   - a second kseg run with the same arguments changes no file.
-Cuts: every batch boundary of each case (a sample of 40 where there are more), an offset inside
+Cuts: every batch boundary of each case (a sample of 120 where there are more), an offset inside
 a batch, the first and the last offset, below the first segment; --log-start, --to-time, --full,
 --retention-ms and --retention-bytes at several values; some runs without the marker.
-Crash injection: KSEG_CRASH_AT at every step of the write protocol, in each of the five plans a
-run applies (its journal; recovery armed; the cut; the marker back; the journal gone), for four
-cuts; Kafka's load of
+Crash injection: KSEG_CRASH_AT=<step>:<n> for every step of the write protocol and n = 1..5 (a run
+applies up to five plans: its journal; recovery armed; the cut; the marker back; the journal
+gone; n counts the times a step is reached), for seven cuts of every mode; Kafka's load of
 what the crash left (unclean where the marker is gone) succeeds with every record that should
-remain, and a re-run ends with Kafka's result and the marker back.
+remain, a log end no lower and a log start no lower than both the original's and the cut's, and a
+re-run ends with Kafka's result and the marker back.
 Usage: truncate-oracle.py KSEG_TRUNCATE      Prints "N passed, M failed"; exits 1 on failure.
 """
 import contextlib
@@ -158,8 +159,8 @@ def main():
                 continue
             seg_bases = sorted({b[0] for b in batches})
             bounds = sorted({b[1] for b in batches})
-            if len(bounds) > 40:
-                keep = set(rng.sample(bounds, 40)) | set(seg_bases) | {bounds[0], bounds[-1]}
+            if len(bounds) > 120:  # every boundary of the in-process cases; a sample of the brokers' large ones
+                keep = set(rng.sample(bounds, 120)) | set(seg_bases) | {bounds[0], bounds[-1]}
                 bounds = sorted(keep)
             cuts = set(bounds) | {end}
             cuts |= {b[1] + 1 for b in rng.sample(batches, min(6, len(batches))) if b[2] > b[1]}
@@ -207,7 +208,8 @@ def main():
         # 3. crash injection: four cuts, every step
         crash = []
         picks = [("transactions", "to-offset"), ("v2-none", "log-start"), ("idempotent", "full"),
-                 ("live-broker", "to-offset")]
+                 ("live-broker", "to-offset"), ("transactions-tv2", "to-time"), ("v2-zstd", "retention-ms"),
+                 ("leader-epochs-retention", "retention-bytes")]
         for case_name, mode in picks:
             cand = [r for r in runs if CASES[r["case"]][0] == case_name and r["mode"] == mode and r["marker"]
                     and r["rc"] == 0 and "nothing to" not in r["out"]]
@@ -313,11 +315,21 @@ def main():
             crashed += c["rc"] == 86
             load = open(w + ".load").read().splitlines()
             expected = records(os.path.join(tmp, "r", str(r["id"]) + ".kafka.load"))
+            # Offsets are never reused, deleted records never come back: the log end is at least
+            # where the cut or the original ends, the log start at least where both start.
+            def value(lines, key):
+                return next((int(l.split()[1]) for l in lines if l.startswith(key + " ")), None)
+            orig = open(os.path.join(tmp, "in", f"{r['case']}.load")).read().splitlines()
+            result = open(os.path.join(tmp, "r", str(r["id"]) + ".kafka.load")).read().splitlines()
+            leo, lso = value(load, "log_end_offset"), value(load, "log_start_offset")
             got = set(l + "\n" for l in load if l.startswith("offset="))
             if any(l.startswith("# load failed") for l in load):
                 bad(f"{what}: Kafka's load failed: {[l for l in load if l.startswith('# load failed')][0]}")
             elif not set(expected) <= got:
                 bad(f"{what}: Kafka's {'unclean' if c['unclean'] else 'clean'} load lost records that should remain")
+            elif leo < min(value(orig, "log_end_offset"), value(result, "log_end_offset")) or \
+                    lso < min(value(orig, "log_start_offset"), value(result, "log_start_offset")):
+                bad(f"{what}: Kafka loads the log at [{lso}, {leo}): below both the original and the cut")
             else:
                 buf = io.StringIO()
                 with contextlib.redirect_stdout(buf):
@@ -332,9 +344,9 @@ def main():
                     bad(f"{what}: the re-run did not put the clean-shutdown marker back or left its journal")
                 else:
                     bad(f"{what}: the re-run did not end with Kafka's result: {buf.getvalue().strip()}")
-        print(f"crash injection: {len(crash)} runs ({len(picks)} cuts x {len(STEPS)} steps x the 1st to 5th plan a run "
-              f"applies), {crashed} crashed there; Kafka loads every state with the records that should remain, re-runs "
-              "end with Kafka's result and the clean-shutdown marker back")
+        print(f"crash injection: {len(crash)} runs ({len(picks)} cuts x {len(STEPS)} steps x their 1st to 5th time), "
+              f"{crashed} crashed there; Kafka loads every state with the records that should remain and no offset "
+              "reused, re-runs end with Kafka's result and the clean-shutdown marker back")
     finally:
         if os.environ.get("KSEG_KEEP_TMP"):
             print("kept " + tmp)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Compares what kseg-truncate and Kafka left of one partition (truncate-oracle.sh).
+"""Compares what kseg-truncate and Kafka left of one partition (truncate-oracle.py).
 
 Usage: truncate_compare.py KSEG_PARTITION_DIR KAFKA_PARTITION_DIR
 Prints nothing and exits 0 when they agree: .log and leader-epoch-checkpoint bytes identical;

@@ -214,6 +214,24 @@ TEST_CASE("the lock: refused while another run holds the log dir", "[truncate]")
   CHECK(tree(s.root) == before);
 }
 
+TEST_CASE("the cleaner's checkpoint is lowered to the new active segment, other lines kept", "[truncate]") {
+  Scratch s("v2-none", "orders-0", 272);
+  std::ofstream(s.root / "cleaner-offset-checkpoint") << "0\n2\norders 0 259\nother 3 9\n";
+  auto r = run_tool(kTruncate, {"--no-backup", "--to-offset", "100", s.dir()}, ".");
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(text(s.root / "cleaner-offset-checkpoint") == "0\n2\norders 0 88\nother 3 9\n");  // LogManager.truncateTo
+}
+
+TEST_CASE("a directory whose name is no <topic>-<partition> is refused", "[truncate]") {
+  Scratch s("v2-none", "orders-0", 272);
+  fs::rename(s.dir(), s.root / "copy");
+  auto r = run_tool(kTruncate, {"--to-offset", "5", (s.root / "copy").string()}, ".");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("not a partition directory name") != std::string::npos);
+  fs::rename(s.root / "copy", s.dir());
+}
+
 TEST_CASE("--topic and --partition pick partitions of a log dir", "[truncate]") {
   Scratch s("v2-none", "orders-0", 272);
   auto miss = run_tool(kTruncate, {"--dry-run", "--topic", "payments", "--to-offset", "5", s.root.string()}, ".");

@@ -78,9 +78,16 @@ nlohmann::json to_json(const TruncatePlan& plan, const std::string& status) {
       if (a.kind == safe::Action::Kind::copy_ranges && a.ranges.size() == 1) x["keep_bytes"] = a.ranges[0].size.bytes;
       j["actions"].push_back(std::move(x));
     }
+  if (!plan.journal_bytes.empty())
+    j["actions"].insert(j["actions"].begin(), nlohmann::json{{"path", plan.partition_dir + "/" + kTruncateJournal},
+                                                              {"action", "write"},
+                                                              {"why", "what this run changes first, for a re-run"}});
   if (plan.marker) j["actions"].push_back({{"path", safe::log_dir_of(plan.partition_dir) + "/" + kCleanShutdownFile},
                                            {"action", "write"},
                                            {"why", "the clean-shutdown marker, written back once the cut is durable"}});
+  if (plan.journal)
+    j["actions"].push_back({{"path", plan.partition_dir + "/" + kTruncateJournal}, {"action", "remove"},
+                            {"why", "the cut is complete"}});
   return j;
 }
 
@@ -133,6 +140,7 @@ int truncate_partition(const std::string& dir, const TruncateOptions& o, const s
     auto applied = safe::apply(*p, ao, *lock);
     if (!applied.ok()) {
       err.print("kseg-truncate: {}: {}\n", dir, applied.error().message);
+      if (report) report->push_back({{"partition", dir}, {"status", "error"}, {"error", applied.error().message}});
       return kExitIo;
     }
     if (!applied->empty()) ao.backup_into = backup = *applied;
@@ -148,6 +156,7 @@ int truncate_partition(const std::string& dir, const TruncateOptions& o, const s
     if (!applied.ok()) {
       err.print("kseg-truncate: {}: {} (the log dir now loads as after an unclean shutdown; run again to finish)\n",
                 dir, applied.error().message);
+      if (report) report->push_back({{"partition", dir}, {"status", "error"}, {"error", applied.error().message}});
       return kExitIo;
     }
   }

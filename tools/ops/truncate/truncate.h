@@ -36,7 +36,7 @@ struct TruncateOptions {
   TruncateMode mode = TruncateMode::to_offset;
   int64_t value = 0;  // offset, timestamp (to_time) or new start offset (full)
   std::optional<int64_t> retention_ms, retention_bytes;
-  std::optional<int64_t> now_ms;  // retention: the clock (default: now)
+  std::optional<int64_t> now_ms;  // retention: the clock (none: the system clock when planned)
   bool dry_run = false;
   bool json = false;  // the plan (and result) as JSON on stdout
   bool backup = true;
@@ -60,7 +60,7 @@ struct TruncatePlan {
   safe::Plan first;               // applied before `main`: a lowered log start offset
   std::optional<std::vector<uint8_t>> marker;  // .kafka_cleanshutdown, written back after `main`
   bool journal = false;  // kTruncateJournal is written before `first` (or left by a run), removed at the end
-  std::vector<uint8_t> journal_bytes;  // what is written (empty: a run's journal is there already)
+  std::vector<uint8_t> journal_bytes;  // the journal this run writes first (a re-run writes it again, same cut)
   bool changes() const { return !main.empty() || !first.empty() || journal; }
 };
 

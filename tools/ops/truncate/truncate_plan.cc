@@ -1,12 +1,15 @@
 // Planning for kseg-truncate: the files Kafka leaves after each cut and a
 // clean shutdown, from the partition as it is on disk. Work is proportional
-// to the segment that is cut (plus the tails of the others' indexes), not to
-// the partition: earlier segments are not read.
+// to the segment that is cut, not to the partition: besides it, a cut reads
+// the last segment from its last index entry, the batches a snapshot replay
+// needs (from the newest snapshot below the new end: usually the cut
+// segment), and for --to-time and retention the time indexes' last entries.
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <chrono>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -67,6 +70,9 @@ bool exists(const std::string& p) {
   return fs::exists(p, ec);
 }
 
+// The offset after `last`, without overflow on a hostile INT64_MAX.
+int64_t next_offset(int64_t last) { return last == INT64_MAX ? last : last + 1; }
+
 // The last offset Kafka reads from an entry's header (no checksum).
 int64_t last_offset_of(const EntryRef& e) {
   if (e.magic >= 2) {
@@ -78,7 +84,6 @@ int64_t last_offset_of(const EntryRef& e) {
 
 // A root checkpoint file and this partition's line in it.
 struct Root {
-  RootCheckpoint which;
   std::string path;
   bool present = false;
   std::vector<checkpoint::TopicPartitionOffset> entries;
@@ -105,6 +110,7 @@ struct Partition {
   bool journal = false;
   std::optional<int64_t> journal_recovery_point;
   std::string journal_args;  // the interrupted run's cut
+  std::optional<int64_t> journal_end, journal_start;  // the log end and start it was making
   std::vector<std::string> orphan_indexes;  // a crash between a segment's .log and its indexes
   int64_t leo = 0;
   Root& root(RootCheckpoint c) { return roots[static_cast<size_t>(c)]; }
@@ -113,16 +119,22 @@ struct Partition {
   int64_t log_start() { return std::max(first_base(), root(RootCheckpoint::log_start).mine.value_or(0)); }
 };
 
+// The small state files (checkpoints, snapshots, the marker, the journal):
+// read whole, up to a size no Kafka-written one reaches.
 Result<std::vector<uint8_t>> read_small(const std::string& path) {
-  auto f = MappedFile::open(path);
+  constexpr int64_t kMax = 64 << 20;
+  auto f = MappedFile::open(path, kMax + 1);
   if (!f.ok()) return named(path, f.error());
+  if (f->size() > kMax)
+    return fail(Errc::refused, fmt::format("{}: {} bytes, more than any Kafka state file ({} at most)", path,
+                                           f->file_size(), kMax));
   return std::vector<uint8_t>(f->bytes().begin(), f->bytes().end());
 }
 
 int64_t segment_end_from_start(const Segment& s, const MappedFile& f) {
   EntryScanner scanner(f.bytes(), Position{0});
   int64_t end = s.base;
-  while (auto e = scanner.next()) end = std::max(end, last_offset_of(*e) + 1);
+  while (auto e = scanner.next()) end = std::max(end, next_offset(last_offset_of(*e)));
   return end;
 }
 
@@ -148,7 +160,7 @@ Result<int64_t> segment_end(const Segment& s) {
     // An index entry that points at no batch boundary: read the whole file.
     if (first && e->position.value > 0 && last_offset_of(*e) < s.base) return segment_end_from_start(s, *f);
     first = false;
-    end = std::max(end, last_offset_of(*e) + 1);
+    end = std::max(end, next_offset(last_offset_of(*e)));
   }
   return end;
 }
@@ -193,7 +205,6 @@ Result<Partition> load(const std::string& dir) {
   }
   for (RootCheckpoint c : kRootCheckpoints) {
     Root& r = p.root(c);
-    r.which = c;
     r.path = p.log_dir + "/" + root_checkpoint_name(c);
     if (!exists(r.path)) continue;
     auto bytes = read_small(r.path);
@@ -225,6 +236,8 @@ Result<Partition> load(const std::string& dir) {
       return fail(Errc::refused, fmt::format("{}: not the journal kseg-truncate writes; remove it", journal));
     p.journal = true;
     if (j.contains("args") && j["args"].is_string()) p.journal_args = j["args"].get<std::string>();
+    if (j.contains("end") && j["end"].is_number_integer()) p.journal_end = j["end"].get<int64_t>();
+    if (j.contains("start") && j["start"].is_number_integer()) p.journal_start = j["start"].get<int64_t>();
     if (j.contains("recovery_point") && j["recovery_point"].is_number_integer())
       p.journal_recovery_point = j["recovery_point"].get<int64_t>();
     if (!p.marker && j.contains("marker_hex") && j["marker_hex"].is_string()) {
@@ -336,7 +349,9 @@ std::vector<checkpoint::EpochEntry> epochs_below(const std::vector<checkpoint::E
 Result<std::vector<uint8_t>> snapshot_at(const Partition& p, const Builder& b, int64_t end) {
   ProducerState state;
   int64_t from = b.new_start;
-  for (const auto& [offset, name] : b.kept_snapshots()) {
+  const auto kept = b.kept_snapshots();
+  for (auto it = kept.rbegin(); it != kept.rend(); ++it) {  // the newest valid one
+    const auto& [offset, name] = *it;
     if (offset > end || offset < b.new_start) continue;
     auto bytes = read_small(p.dir + "/" + name);
     if (!bytes.ok()) return bytes.error();
@@ -344,6 +359,7 @@ Result<std::vector<uint8_t>> snapshot_at(const Partition& p, const Builder& b, i
     if (!snap.ok()) continue;  // Kafka deletes a corrupt snapshot and uses an older one
     state.load(snap->entries);
     from = offset;
+    break;
   }
   for (size_t i = 0; i < p.segments.size(); ++i) {
     const Segment& s = p.segments[i];
@@ -440,7 +456,7 @@ Status plan_cut(Partition& p, Builder& b, int64_t target) {
                           fmt::format("{}:{}: {} in a batch before the cut point (offsets up to {}); kseg-truncate keeps "
                                       "only batches Kafka's recovery keeps: run kseg-reindex --recover first",
                                       s.path(FileKind::log), e->position.value, segment_end_name(c.fault()), c.last_offset));
-    end = c.last_offset + 1;
+    end = next_offset(c.last_offset);
   }
   if (!found && scanner.end() != SegmentEnd::clean && !(si + 1 == p.segments.size()))
     return Status::fail(Errc::refused, scanner.valid_end(),
@@ -554,6 +570,14 @@ Result<int64_t> segment_largest_timestamp(const Segment& s) {
   return static_cast<int64_t>(sb.st_mtim.tv_sec) * 1000 + sb.st_mtim.tv_nsec / 1000000;
 }
 
+// The empty segment at `base` an interrupted run (or none) left without
+// some of its files: Kafka makes them when it loads, so does a re-run.
+void ensure_empty_segment(const Partition& p, TruncatePlan& out, int64_t base) {
+  for (FileKind k : {FileKind::log, FileKind::timeindex, FileKind::index})
+    if (!exists(p.dir + "/" + seg_name(base, k)))
+      out.main.actions.push_back(safe::Action::write(seg_name(base, k), {}, fmt::format("the empty active segment at {}", base)));
+}
+
 // deleteOldSegments: the contiguous prefix of segments each rule deletes,
 // rules in Kafka's order: log start offset, retention.bytes, retention.ms.
 Result<size_t> retention_prefix(Partition& p, const TruncateOptions& o, int64_t hw, int64_t log_start) {
@@ -591,7 +615,10 @@ Result<size_t> retention_prefix(Partition& p, const TruncateOptions& o, int64_t 
     }
   }
   if (o.retention_ms && *o.retention_ms >= 0) {
-    const int64_t now = o.now_ms.value_or(0);
+    const int64_t now = o.now_ms ? *o.now_ms
+                                 : std::chrono::duration_cast<std::chrono::milliseconds>(
+                                       std::chrono::system_clock::now().time_since_epoch())
+                                       .count();
     auto by_time = prefix([&](size_t i) -> Result<bool> {
       auto ts = segment_largest_timestamp(p.segments[i]);
       if (!ts.ok()) return ts.error();
@@ -609,17 +636,21 @@ Result<size_t> retention_prefix(Partition& p, const TruncateOptions& o, int64_t 
 Status plan_delete_prefix(Partition& p, Builder& b, size_t count, int64_t log_start, const std::string& why) {
   TruncatePlan& out = b.out;
   out.new_end = p.leo;
-  if (p.segments.empty()) return {};
-  int64_t first = p.leo;
-  if (count == p.segments.size()) {
-    // deleteSegments rolls first; an empty active segment at the log end stays.
-    if (p.segments.back().size == 0 && p.segments.back().base == p.leo) --count;
-    else
-      for (FileKind k : {FileKind::log, FileKind::timeindex, FileKind::index})
-        out.main.actions.push_back(safe::Action::write(
-            seg_name(p.leo, k), {}, fmt::format("the empty active segment Kafka rolls when every segment goes")));
+  if (p.segments.empty()) {  // an interrupted run removed them all: the empty segment it rolls
+    b.new_start = std::max(log_start, p.leo);
+    ensure_empty_segment(p, out, p.leo);
+    set_epochs(p, out, epochs_from(p.epochs, b.new_start));
+    return {};
   }
+  int64_t first = p.leo;
+  // deleteSegments rolls first when every segment goes (the rules never
+  // count an empty last segment, so the last one here holds data).
+  if (count == p.segments.size())
+    for (FileKind k : {FileKind::log, FileKind::timeindex, FileKind::index})
+      out.main.actions.push_back(safe::Action::write(
+          seg_name(p.leo, k), {}, fmt::format("the empty active segment Kafka rolls when every segment goes")));
   if (count < p.segments.size()) first = p.segments[count].base;
+  if (count + 1 == p.segments.size() && p.segments.back().size == 0) ensure_empty_segment(p, out, first);
   for (size_t i = 0; i < count; ++i) {
     const Segment& s = p.segments[i];
     b.remove_segment(s, why);
@@ -645,16 +676,17 @@ Result<std::optional<int64_t>> first_record_at(const EntryRef& e, const EntryChe
   v2::RecordReader reader(*records, base, c.header.records_count);
   v2::Record rec;
   while (reader.next(rec)) {
-    const int64_t offset = c.header.base_offset + rec.offset_delta;
+    const int64_t offset = c.header.record_offset(rec.offset_delta);
     if (offset >= start && c.header.record_timestamp(rec.timestamp_delta) >= t) return std::optional<int64_t>(offset);
   }
   if (!reader.status().ok()) return reader.status().error();
   return std::optional<int64_t>();
 }
 
-// Kafka's fetchOffsetByTimestamp, to the batch: the first segment whose
-// largest timestamp is >= t, its time index entry for t, then the first
-// batch from there whose max timestamp is >= t. Its last offset, or none.
+// Kafka's fetchOffsetByTimestamp: the first segment whose largest timestamp
+// is >= t, its time index entry for t, then the first record from there at
+// or above the log start offset whose timestamp is >= t; none when that
+// segment has none.
 Result<std::optional<int64_t>> offset_for_time(Partition& p, int64_t t) {
   const int64_t start = p.log_start();
   for (const auto& s : p.segments) {
@@ -681,11 +713,14 @@ Result<std::optional<int64_t>> offset_for_time(Partition& p, int64_t t) {
       if (!hit.ok()) return named(s.path(FileKind::log), hit.error());
       if (*hit) return hit;
     }
+    break;  // Kafka looks in that segment only
   }
   return std::optional<int64_t>();
 }
 
-std::string mode_text(const TruncateOptions& o) {
+// The cut as its options say; `with_now`: with the clock, which a re-run of
+// the same command line reads anew (so a journal does not hold it).
+std::string mode_text(const TruncateOptions& o, bool with_now = true) {
   switch (o.mode) {
     case TruncateMode::to_offset: return fmt::format("--to-offset {}", o.value);
     case TruncateMode::to_time: return fmt::format("--to-time {}", o.value);
@@ -695,7 +730,7 @@ std::string mode_text(const TruncateOptions& o) {
       std::string s;
       if (o.retention_ms) s += fmt::format("--retention-ms {} ", *o.retention_ms);
       if (o.retention_bytes) s += fmt::format("--retention-bytes {} ", *o.retention_bytes);
-      if (o.now_ms) s += fmt::format("--now {} ", *o.now_ms);
+      if (o.now_ms && with_now) s += fmt::format("--now {} ", *o.now_ms);
       if (!s.empty()) s.pop_back();
       return s;
     }
@@ -719,13 +754,16 @@ Result<TruncatePlan> plan_truncate(const std::string& dir, const TruncateOptions
   // Before a plan (or an interrupted one) armed recovery.
   const auto rp_line = p.journal ? p.journal_recovery_point : p.root(RootCheckpoint::recovery_point).mine;
   const int64_t hw = hw_line.value_or(p.leo);  // no line: as a single replica's leader, the log end
-  const std::string mode = mode_text(o);
-  if (p.journal && p.journal_args != mode)
+  const std::string mode = mode_text(o), identity = mode_text(o, false);
+  if (p.journal && p.journal_args != identity)
     return fail(Errc::refused, fmt::format("{}/{}: an interrupted `kseg-truncate {}` left this: run it again to finish it "
                                            "before another cut", dir, kTruncateJournal, p.journal_args));
+  // A re-run after an interruption makes the cut the journal names: the end
+  // and start it resolved (a time or the clock could resolve anew).
+  const bool resume = p.journal && p.journal_end && p.journal_start;
   std::string what;
   int64_t target = o.value;
-  switch (o.mode) {
+  switch (resume && o.mode == TruncateMode::to_time ? TruncateMode::to_offset : o.mode) {
     case TruncateMode::to_time: {
       if (o.value < 0) return fail(Errc::usage, fmt::format("{}: --to-time must be >= 0", dir));
       auto found = offset_for_time(p, o.value);
@@ -741,8 +779,9 @@ Result<TruncatePlan> plan_truncate(const std::string& dir, const TruncateOptions
       [[fallthrough]];
     }
     case TruncateMode::to_offset: {
+      if (resume) target = *p.journal_end;
       if (target < 0) return fail(Errc::usage, fmt::format("{}: --to-offset must be >= 0, not {}", dir, target));
-      if (p.journal && !p.segments.empty() && target >= p.leo) {
+      if (resume && !p.segments.empty() && target >= p.leo) {
         // The interrupted run cut the .log already: finish its other files.
         if (Status st = plan_cut(p, b, p.leo); !st.ok()) return st.error();
         what += fmt::format("finishing an interrupted cut: the log ends at {}", out.new_end);
@@ -781,7 +820,7 @@ Result<TruncatePlan> plan_truncate(const std::string& dir, const TruncateOptions
                     fmt::format("{}: log start {} is above the {} {}: Kafka's DeleteRecords refuses it "
                                 "(OffsetOutOfRangeException)", dir, o.value,
                                 hw_line ? "high watermark (replication-offset-checkpoint)" : "log end offset", hw));
-      if (o.value <= out.old_start) {
+      if (o.value <= out.old_start && !resume) {
         out.new_end = p.leo;
         what = fmt::format("nothing to do: the log start offset is {} already", out.old_start);
         break;
@@ -798,7 +837,11 @@ Result<TruncatePlan> plan_truncate(const std::string& dir, const TruncateOptions
     case TruncateMode::retention: {
       auto n = retention_prefix(p, o, hw, out.old_start);
       if (!n.ok()) return n.error();
-      if (*n == 0) {
+      if (resume) {  // the segments below the log start the interrupted run made
+        *n = 0;
+        while (*n < p.segments.size() && p.segments[*n].base < *p.journal_start) ++*n;
+      }
+      if (*n == 0 && !resume) {
         out.new_end = p.leo;
         what = "no segment breaches retention";
         break;
@@ -834,15 +877,19 @@ Result<TruncatePlan> plan_truncate(const std::string& dir, const TruncateOptions
       }
     }
     if (o.mode == TruncateMode::full) first_base = o.value;
-    const std::optional<int64_t> lso_line =
-        out.new_start > first_base ? std::optional<int64_t>(out.new_start) : std::nullopt;
-    const auto before = p.root(RootCheckpoint::log_start).mine;
-    set_line(p, out, RootCheckpoint::log_start, lso_line, before && (!lso_line || *lso_line < *before));
+    // A log start that moves is written first, as what it becomes: a crash
+    // before the segments follow then leaves Kafka the right log start (one
+    // lowered: never above the log end, which makes it wipe the partition;
+    // one raised: never back below records deleted; no segment left: the
+    // empty one it makes is at the new start).
+    if (out.new_start != out.old_start) set_line(p, out, RootCheckpoint::log_start, out.new_start, true);
+    set_line(p, out, RootCheckpoint::log_start,
+             out.new_start > first_base ? std::optional<int64_t>(out.new_start) : std::nullopt);
   }
   // The clean-shutdown marker: moved aside first, so that a crash leaves an
   // unclean shutdown (Kafka then recovers from the recovery point and
   // rebuilds producer state), written back once everything is durable.
-  if (out.changes() && (p.marker || !out.first.empty())) {
+  if (out.changes()) {
     nlohmann::json j;
     j["recovery_point"] = rp_line ? nlohmann::json(*rp_line) : nlohmann::json(nullptr);
     // The marker's bytes as they were (any bytes: hex).
@@ -850,7 +897,9 @@ Result<TruncatePlan> plan_truncate(const std::string& dir, const TruncateOptions
     if (p.marker)
       for (uint8_t c : *p.marker) hex += fmt::format("{:02x}", c);
     j["marker_hex"] = p.marker ? nlohmann::json(hex) : nlohmann::json(nullptr);
-    j["args"] = mode;
+    j["args"] = identity;
+    j["end"] = out.new_end;
+    j["start"] = out.new_start;
     const std::string text = j.dump() + "\n";
     out.journal_bytes.assign(text.begin(), text.end());
     if (exists(p.log_dir + "/" + kCleanShutdownFile))

@@ -51,7 +51,10 @@ void report_layout(const std::string& dir, const PartitionLayout& l, Findings& f
         break;
       case Leftover::kseg_tmp:
         f.add(Code::dir_leftover_kseg_tmp, path, std::nullopt,
-              "an interrupted kseg writer's new file: remove it, or re-run the tool, which replaces it");
+              name.ends_with(".kseg-journal")
+                  ? "an interrupted kseg-truncate's journal (it holds the clean-shutdown marker and recovery point "
+                    "it moved aside): run the same kseg-truncate command again to finish the cut"
+                  : "an interrupted kseg writer's new file: remove it, or re-run the tool, which replaces it");
         break;
       case Leftover::unknown: f.add(Code::dir_unknown_file, path, std::nullopt, "unknown file"); break;
       case Leftover::orphan_index: break;

@@ -118,11 +118,12 @@ std::string backup_dir_for(const std::string& partition_dir, const std::string& 
 
 // Keeps `path` reachable as backup/name: a hard link when possible (same
 // file system), else a fsynced copy.
-Status backup_file(const std::string& path, const std::string& backup_path) {
+// `reused`: the directory is an earlier apply()'s of the same run
+// (backup_into), so a copy already there is the file as it was before the
+// run, the one to keep.
+Status backup_file(const std::string& path, const std::string& backup_path, bool reused = false) {
   if (::link(path.c_str(), backup_path.c_str()) == 0) return {};
-  // Already there: an earlier apply() of the same run (backup_into) kept the
-  // file as it was before the run, which is the copy to keep.
-  if (errno == EEXIST) return {};
+  if (reused && errno == EEXIST) return {};
   if (errno != EXDEV) return io_error("cannot link into the backup directory:", path, errno);
   struct stat sb {};
   if (::stat(path.c_str(), &sb) != 0) return io_error("cannot stat", path, errno);
@@ -394,7 +395,7 @@ void remove_tmp_files(const Plan& plan) {
     if (a.replaces()) ::unlink((plan.path_of(a) + kTmpSuffix).c_str());
 }
 
-Status back_up(const Plan& plan, const std::string& backup_dir, bool keep) {
+Status back_up(const Plan& plan, const std::string& backup_dir, bool keep, bool reused) {
   bool first = true;
   for (const auto& a : plan.actions) {
     const std::string target = plan.path_of(a);
@@ -402,7 +403,7 @@ Status back_up(const Plan& plan, const std::string& backup_dir, bool keep) {
     // Removed files are moved, not linked, in remove_files(); a hidden file
     // is backed up by the write action of the same name.
     if (!a.replaces()) continue;
-    if (keep) KSEG_RETURN_IF_ERROR(backup_file(target, backup_dir + "/" + backup_name(a)));
+    if (keep) KSEG_RETURN_IF_ERROR(backup_file(target, backup_dir + "/" + backup_name(a), reused));
     if (first) crash_point("backup-partial");
     first = false;
   }
@@ -494,10 +495,10 @@ Result<std::string> apply(const Plan& plan, const ApplyOptions& options, const D
     return (a.replaces() || a.kind == Action::Kind::remove) && exists(plan.path_of(a));
   });
   if (options.backup && replaces) {
-    if (options.backup_into.empty() && !options.backup_dir.empty() && ::mkdir(options.backup_dir.c_str(), 0755) != 0 &&
-        errno != EEXIST)
+    const bool reuse = !options.backup_into.empty() && exists(options.backup_into);
+    if (!reuse && !options.backup_dir.empty() && ::mkdir(options.backup_dir.c_str(), 0755) != 0 && errno != EEXIST)
       return io_error("cannot create the backup directory", options.backup_dir, errno);
-    if (!options.backup_into.empty() && exists(options.backup_into)) {
+    if (reuse) {
       backup_dir = options.backup_into;
     } else {
       backup_dir = backup_dir_for(plan.partition_dir, options.backup_dir);
@@ -506,7 +507,7 @@ Result<std::string> apply(const Plan& plan, const ApplyOptions& options, const D
     }
   }
   const bool keep = options.backup && replaces;
-  KSEG_RETURN_IF_ERROR(back_up(plan, backup_dir, keep));
+  KSEG_RETURN_IF_ERROR(back_up(plan, backup_dir, keep, backup_dir == options.backup_into));
   g_phase = 2;
   KSEG_RETURN_IF_ERROR(hide_files(plan));
   KSEG_RETURN_IF_ERROR(remove_files(plan, backup_dir, keep));

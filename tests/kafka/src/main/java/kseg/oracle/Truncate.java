@@ -21,7 +21,7 @@ import org.apache.kafka.storage.internals.log.LogStartOffsetIncrementReason;
 import org.apache.kafka.storage.internals.log.UnifiedLog;
 
 /**
- * Kafka's own cuts, for kseg-truncate's oracle (truncate-oracle.sh). One JVM runs many jobs.
+ * Kafka's own cuts, for kseg-truncate's oracle (truncate-oracle.py). One JVM runs many jobs.
  *
  * Usage: Truncate JOBS_FILE, one job a line, tab-separated:
  *   prepare SRC_PARTITION_DIR OUT_LOG_DIR [key=value ...]
