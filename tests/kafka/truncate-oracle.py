@@ -12,6 +12,7 @@ checkpoints, .kafka_cleanshutdown, trimmed active indexes), and for each cut:
   - Kafka loads both (LoadCheck; unclean where there is no marker) and the digests are equal; for
     --to-offset the records are exactly the original's below the new end;
   - a second kseg run with the same arguments changes no file.
+A JVM holding the log dir's .lock as a broker does makes kseg-truncate refuse, changing nothing.
 Cuts: every batch boundary of each case (a sample of 120 where there are more), an offset inside
 a batch, the first and the last offset, below the first segment; --log-start, --to-time, --full,
 --retention-ms and --retention-bytes at several values; some runs without the marker.
@@ -230,6 +231,23 @@ def main():
                                capture_output=True, text=True)
                 load_jobs.append("\t".join([w + ".load", os.path.join(w, part)] + (["--unclean"] if unclean else [])))
                 crash.append(dict(run=r, step=s, dir=w, rc=p.returncode, unclean=unclean))
+
+        # A JVM holding the log dir's .lock as a broker does: refused, nothing changed.
+        w = os.path.join(tmp, "locked")
+        shutil.copytree(os.path.join(tmp, "in", "0"), w, symlinks=True)
+        flags = ["-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"]
+        hold = subprocess.Popen(["java", *flags, "-cp", cp, "kseg.oracle.HoldLock", w], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, text=True)
+        line = hold.stdout.readline().strip()
+        before = tree_sum(w)
+        p = subprocess.run([kseg, "--to-offset", "1", os.path.join(w, CASES[0][1])], capture_output=True, text=True)
+        hold.stdin.close()
+        hold.wait()
+        if line == "locked" and p.returncode == 3 and "is locked by process" in p.stderr and tree_sum(w) == before:
+            ok()
+            print("lock: refused while a JVM held .lock: " + p.stderr.strip().splitlines()[0])
+        else:
+            bad(f"lock: exit {p.returncode} with a JVM holding .lock ({line}): {p.stderr.strip()}")
 
         # 4. Kafka loads everything
         for i, (case, part) in enumerate(CASES):
