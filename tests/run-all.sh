@@ -9,7 +9,8 @@
 #      4.4.0, also killed with SIGKILL; legacy-broker.sh: 2.8.2 writing v0/v1; kseg-verify
 #      must find them healthy, kseg-reindex must match the restart's recovery), and
 #      the reindex oracle (kseg-reindex vs Kafka's own recovery, damaged cases, crash points),
-#      the truncate oracle (kseg-truncate vs Kafka's own cuts, file by file, crash points),
+#      the truncate oracle (kseg-truncate vs Kafka's own cuts, file by file, crash points) and a
+#      4.4.0 broker process started on a log dir kseg-truncate cut,
 #      the encoder oracle (Kafka loading every corpus segment re-encoded by kseg)
 # Set KSEG_SKIP_KAFKA=1 to leave out tier 3 (it needs Maven Central).
 set -uo pipefail
@@ -62,6 +63,7 @@ if [[ "${KSEG_SKIP_KAFKA:-0}" != 1 ]]; then
   tier "kafka reindex oracle" "$top/tests/kafka/reindex-oracle.sh" "$b/main/kseg-reindex"
   tier "kafka truncate oracle" env KSEG_ORACLE_SEED="$RANDOM" python3 "$top/tests/kafka/truncate-oracle.py" \
     "$b/main/kseg-truncate"
+  tier "kafka truncate, then a real broker" "$top/tests/kafka/truncate-broker.sh" "$b/main/kseg-truncate"
   tier "kafka encoder oracle" "$top/tests/kafka/encoder-oracle.sh" "$b/main/kseg_reencode"
 fi
 echo "tiers: $passed passed, $failed failed"

@@ -62,3 +62,39 @@ wait_port() {
     echo "$(basename "$0"): nothing listens on port $1" >&2
     exit 1
 }
+
+# A KRaft broker process on loopback (one node, broker and controller), for live-broker.sh and
+# truncate-broker.sh. The caller sets cp (oracle_classpath), tmp, and bport/cport (free_ports 2).
+# props LOG_DIR [LINE...]: the broker's settings. Small preallocated indexes
+# (log.index.size.max.bytes) keep the corpus small; every other setting is the default.
+props() {
+  local dir="$1"; shift
+  printf '%s\n' process.roles=broker,controller node.id=1 "controller.quorum.voters=1@127.0.0.1:$cport" \
+    "listeners=PLAINTEXT://127.0.0.1:$bport,CONTROLLER://127.0.0.1:$cport" \
+    "advertised.listeners=PLAINTEXT://127.0.0.1:$bport" controller.listener.names=CONTROLLER \
+    inter.broker.listener.name=PLAINTEXT listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT \
+    "log.dirs=$dir" num.partitions=1 offsets.topic.num.partitions=1 offsets.topic.replication.factor=1 \
+    transaction.state.log.num.partitions=1 transaction.state.log.replication.factor=1 \
+    transaction.state.log.min.isr=1 group.initial.rebalance.delay.ms=0 log.index.size.max.bytes=4096 \
+    log.cleaner.backoff.ms=500 log.retention.check.interval.ms=1000 "$@"
+}
+broker_pid=""
+# start_broker PROPERTIES: formats its log dir if new, starts the broker, waits for its port.
+start_broker() {
+  local dir; dir="$(sed -n 's/^log.dirs=//p' "$1")"
+  local java=(java -Xmx512m -XX:+UseSerialGC -cp "$cp")
+  if [[ ! -f "$dir/meta.properties" ]]; then
+    "${java[@]}" kafka.tools.StorageTool format -c "$1" \
+      -t "$("${java[@]}" kafka.tools.StorageTool random-uuid)" >/dev/null
+  fi
+  "${java[@]}" kafka.Kafka "$1" >> "$tmp/broker.out" 2>&1 &
+  broker_pid=$!
+  wait_port "$bport" "$broker_pid" "$tmp/broker.out"
+}
+# stop_broker: a controlled shutdown (SIGTERM), as a service manager does it.
+stop_broker() {
+  kill -TERM "$broker_pid"
+  wait "$broker_pid" || true
+  broker_pid=""
+}
+

@@ -27,37 +27,6 @@ trap cleanup EXIT
 # Two free loopback ports.
 read -r bport cport < <(free_ports 2)
 
-# props LOG_DIR [LINE...]: the broker's settings. Small preallocated indexes
-# (log.index.size.max.bytes) keep the corpus small; every other setting is the default.
-props() {
-  local dir="$1"; shift
-  printf '%s\n' process.roles=broker,controller node.id=1 "controller.quorum.voters=1@127.0.0.1:$cport" \
-    "listeners=PLAINTEXT://127.0.0.1:$bport,CONTROLLER://127.0.0.1:$cport" \
-    "advertised.listeners=PLAINTEXT://127.0.0.1:$bport" controller.listener.names=CONTROLLER \
-    inter.broker.listener.name=PLAINTEXT listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT \
-    "log.dirs=$dir" num.partitions=1 offsets.topic.num.partitions=1 offsets.topic.replication.factor=1 \
-    transaction.state.log.num.partitions=1 transaction.state.log.replication.factor=1 \
-    transaction.state.log.min.isr=1 group.initial.rebalance.delay.ms=0 log.index.size.max.bytes=4096 \
-    log.cleaner.backoff.ms=500 log.retention.check.interval.ms=1000 "$@"
-}
-broker_java=(java -Xmx512m -XX:+UseSerialGC -cp "$cp")
-# start_broker PROPERTIES: formats its log dir if new, starts the broker, waits for its port.
-start_broker() {
-  local dir; dir="$(sed -n 's/^log.dirs=//p' "$1")"
-  if [[ ! -f "$dir/meta.properties" ]]; then
-    "${broker_java[@]}" kafka.tools.StorageTool format -c "$1" \
-      -t "$("${broker_java[@]}" kafka.tools.StorageTool random-uuid)" >/dev/null
-  fi
-  "${broker_java[@]}" kafka.Kafka "$1" >> "$tmp/broker.out" 2>&1 &
-  broker_pid=$!
-  wait_port "$bport" "$broker_pid" "$tmp/broker.out"
-}
-# stop_broker: a controlled shutdown (SIGTERM), as a service manager does it.
-stop_broker() {
-  kill -TERM "$broker_pid"
-  wait "$broker_pid" || true
-  broker_pid=""
-}
 # keep DIR CASE [PARTITION...]: copies the log dir (or its root files and the partitions
 # named) to ROOT/CASE, without the .lock.
 keep() {
