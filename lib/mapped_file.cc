@@ -230,6 +230,16 @@ MappedFile::~MappedFile() {
   if (fd_ >= 0) close(fd_);
 }
 
+Result<std::vector<uint8_t>> MappedFile::read_state_file(const std::string& path) {
+  auto f = open(path, kMaxStateFileBytes + 1);
+  if (!f.ok()) return f.error();
+  if (f->file_size() > kMaxStateFileBytes)
+    return Error{Errc::too_large, std::nullopt,
+                 fmt::format("{} bytes, more than any state file Kafka writes (at most {} read)", f->file_size(),
+                             kMaxStateFileBytes)};
+  return std::vector<uint8_t>(f->bytes().begin(), f->bytes().end());
+}
+
 Result<MappedFile> MappedFile::open(const std::string& path, int64_t max_bytes) {
   MappedFile f;
   // O_NONBLOCK: a FIFO where a file should be must not block the open; it

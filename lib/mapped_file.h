@@ -24,6 +24,11 @@ class MappedFile {
 
   // Maps at most `max_bytes` from the start of the file.
   static Result<MappedFile> open(const std::string& path, int64_t max_bytes = INT64_MAX);
+  // One of Kafka's small state files (checkpoints, snapshots, the shutdown
+  // marker) read whole, or too_large when it is over kMaxStateFileBytes:
+  // a wrong or huge file is never read whole.
+  static constexpr int64_t kMaxStateFileBytes = 64 << 20;
+  static Result<std::vector<uint8_t>> read_state_file(const std::string& path);
 
   Bytes bytes() const { return {data_, size_}; }
   int64_t size() const { return static_cast<int64_t>(size_); }

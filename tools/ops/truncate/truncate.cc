@@ -69,12 +69,7 @@ nlohmann::json to_json(const TruncatePlan& plan, const std::string& status) {
   j["actions"] = nlohmann::json::array();
   for (const safe::Plan* p : {&plan.first, &plan.main})
     for (const auto& a : p->actions) {
-      const char* verb = a.kind == safe::Action::Kind::remove ? "remove"
-                         : a.kind == safe::Action::Kind::hide ? "unlink-first"
-                         : a.truncates()                      ? "truncate"
-                         : a.kind == safe::Action::Kind::copy_ranges ? "rewrite"
-                                                                     : "write";
-      nlohmann::json x{{"path", p->path_of(a)}, {"action", verb}, {"why", a.why}};
+      nlohmann::json x{{"path", p->path_of(a)}, {"action", safe::verb(a)}, {"why", a.why}};
       if (a.kind == safe::Action::Kind::copy_ranges && a.ranges.size() == 1) x["keep_bytes"] = a.ranges[0].size.bytes;
       j["actions"].push_back(std::move(x));
     }

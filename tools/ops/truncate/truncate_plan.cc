@@ -119,16 +119,11 @@ struct Partition {
   int64_t log_start() { return std::max(first_base(), root(RootCheckpoint::log_start).mine.value_or(0)); }
 };
 
-// The small state files (checkpoints, snapshots, the marker, the journal):
-// read whole, up to a size no Kafka-written one reaches.
+// The small state files (checkpoints, snapshots, the marker, the journal).
 Result<std::vector<uint8_t>> read_small(const std::string& path) {
-  constexpr int64_t kMax = 64 << 20;
-  auto f = MappedFile::open(path, kMax + 1);
-  if (!f.ok()) return named(path, f.error());
-  if (f->size() > kMax)
-    return fail(Errc::refused, fmt::format("{}: {} bytes, more than any Kafka state file ({} at most)", path,
-                                           f->file_size(), kMax));
-  return std::vector<uint8_t>(f->bytes().begin(), f->bytes().end());
+  auto bytes = MappedFile::read_state_file(path);
+  if (!bytes.ok()) return named(path, bytes.error());
+  return bytes;
 }
 
 int64_t segment_end_from_start(const Segment& s, const MappedFile& f) {
@@ -415,16 +410,12 @@ time_index::TimestampOffset largest_timestamp(Bytes log, int64_t base, const std
 }
 
 // The live entries (as Kafka wrote them, before any zero tail) of an index
-// file with an offset below `end`, appended to `out`; the file's size, or
-// nullopt when there is no such file.
+// file with an offset below `end`, appended to `out`.
 template <class View, class Entry>
-std::optional<int64_t> entries_below(const std::string& path, int64_t base, int64_t end, std::vector<Entry>& out) {
-  auto f = MappedFile::open(path);
-  if (!f.ok()) return std::nullopt;
-  View v(f->bytes(), Offset{base});
+void entries_below(const MappedFile& f, int64_t base, int64_t end, std::vector<Entry>& out) {
+  View v(f.bytes(), Offset{base});
   for (int64_t i = 0, n = v.live_entry_count(); i < n; ++i)
     if (v.offset(i).value < end) out.push_back(v.entry(i));
-  return f->size();
 }
 
 // Cuts the partition so that it ends at the batch boundary at or below
@@ -486,13 +477,14 @@ Status plan_cut(Partition& p, Builder& b, int64_t target) {
                                          fmt::format("keep bytes [0, {}) of {}: offsets below {}", cut, f->size(), end)));
   }
   std::vector<offset_index::Entry> offsets;
-  const auto index_size = entries_below<offset_index::View>(s.path(FileKind::index), s.base, end, offsets);
-  const bool offsets_changed =
-      cuts_log || (index_size && static_cast<int64_t>(offsets.size()) * offset_index::kEntrySize != *index_size);
+  bool offsets_changed = cuts_log;
+  if (auto idx = MappedFile::open(s.path(FileKind::index)); idx.ok()) {
+    entries_below<offset_index::View>(*idx, s.base, end, offsets);
+    offsets_changed = offsets_changed || static_cast<int64_t>(offsets.size()) * offset_index::kEntrySize != idx->size();
+  }
   std::vector<time_index::Entry> times;
-  bool times_changed = false;
   if (auto tix = MappedFile::open(s.path(FileKind::timeindex)); tix.ok()) {
-    entries_below<time_index::View>(s.path(FileKind::timeindex), s.base, end, times);
+    entries_below<time_index::View>(*tix, s.base, end, times);
     // LogSegment.truncateTo re-reads the largest timestamp of what is left
     // (a broker knows its segments' largest timestamps once it has appended,
     // run retention or answered ListOffsets); the next roll or close appends
@@ -502,9 +494,7 @@ Status plan_cut(Partition& p, Builder& b, int64_t target) {
     if (top.timestamp_ms > (times.empty() ? time_index::kNoTimestamp : times.back().timestamp_ms))
       times.push_back({top.timestamp_ms, static_cast<int32_t>(top.offset.value - s.base)});
     std::vector<uint8_t> want = time_index::encode(times);
-    times_changed = want.size() != static_cast<size_t>(tix->size()) ||
-                    !std::equal(want.begin(), want.end(), tix->bytes().begin());
-    if (times_changed)
+    if (want.size() != static_cast<size_t>(tix->size()) || !std::equal(want.begin(), want.end(), tix->bytes().begin()))
       renames.push_back(safe::Action::write(seg_name(s.base, FileKind::timeindex), std::move(want),
                                             fmt::format("{} entries below {}", times.size(), end)));
   }

@@ -10,20 +10,12 @@
 namespace kseg {
 
 bool read_small_file(const std::string& path, std::string& out, Findings& f) {
-  // Kafka's text state files hold a line per partition or epoch: kilobytes.
-  // The bound keeps a wrong file (or a huge one) from being read whole.
-  constexpr int64_t kMaxStateFileBytes = 64 << 20;
-  auto mf = MappedFile::open(path);
-  if (!mf.ok()) {
-    f.io_error(path, mf.error().message);
+  auto bytes = MappedFile::read_state_file(path);
+  if (!bytes.ok()) {
+    f.io_error(path, bytes.error().message);
     return false;
   }
-  if (mf->file_size() > kMaxStateFileBytes) {
-    f.io_error(path, fmt::format("{} bytes, more than any state file Kafka writes (at most {} read)",
-                                 mf->file_size(), kMaxStateFileBytes));
-    return false;
-  }
-  out.assign(reinterpret_cast<const char*>(mf->bytes().data()), mf->bytes().size());
+  out.assign(bytes->begin(), bytes->end());
   return true;
 }
 

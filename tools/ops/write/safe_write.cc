@@ -352,18 +352,21 @@ Result<std::map<std::string, DirLock>> lock_log_dirs(const std::vector<std::stri
   return locks;
 }
 
+const char* verb(const Action& a) {
+  return a.kind == Action::Kind::remove  ? "remove"
+         : a.kind == Action::Kind::write ? "write"
+         : a.kind == Action::Kind::adopt ? "write"
+         : a.kind == Action::Kind::hide  ? "unlink first"
+         : a.truncates()                 ? "truncate"
+                                         : "rewrite";
+}
+
 void print_plan(const Plan& plan, Sink& out) {
   for (const auto& a : plan.actions) {
-    const char* verb = a.kind == Action::Kind::remove  ? "remove"
-                       : a.kind == Action::Kind::write ? "write"
-                       : a.kind == Action::Kind::adopt ? "write"
-                       : a.kind == Action::Kind::hide  ? "unlink first"
-                       : a.truncates()                 ? "truncate"
-                                                       : "rewrite";
     if (a.scope == Scope::log_dir)
-      out.print("{}: {}: {}\n", plan.path_of(a), verb, a.why);
+      out.print("{}: {}: {}\n", plan.path_of(a), verb(a), a.why);
     else
-      out.print("{}/{}: {}: {}\n", plan.partition_dir, a.name, verb, a.why);
+      out.print("{}/{}: {}: {}\n", plan.partition_dir, a.name, verb(a), a.why);
   }
 }
 

@@ -190,6 +190,10 @@ Result<std::map<std::string, DirLock>> lock_log_dirs(const std::vector<std::stri
 // The canonical log dir of a partition directory (its parent).
 std::string log_dir_of(const std::string& partition_dir);
 
+// What an action does, in one word for the plan ("remove", "write",
+// "truncate", "rewrite", "unlink first").
+const char* verb(const Action& a);
+
 // Prints the plan (one line per action) to `out`.
 void print_plan(const Plan& plan, Sink& out);
 
