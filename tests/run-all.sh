@@ -16,11 +16,13 @@
 set -uo pipefail
 top="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$top/tests/deps.sh" || exit 1
-passed=0 failed=0
+passed=0 failed=0 failed_names=""
 tier() {  # tier NAME COMMAND...
-  echo "=== tier: $1"
+  local name="$1"
+  echo "=== tier: $name"
   shift
-  if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "=== tier FAILED"; fi
+  # The name again at the end: CI shows only the tail of the output.
+  if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); failed_names="$failed_names [$name]"; echo "=== tier FAILED: $name"; fi
 }
 # Every build dir here belongs to this script alone (tests/sample.sh and hand builds use others),
 # and each configure names every option its tier depends on, so nothing another command cached
@@ -64,7 +66,8 @@ if [[ "${KSEG_SKIP_KAFKA:-0}" != 1 ]]; then
   tier "kafka truncate oracle" env KSEG_ORACLE_SEED="$RANDOM" python3 "$top/tests/kafka/truncate-oracle.py" \
     "$b/main/kseg-truncate"
   tier "kafka truncate, then a real broker" "$top/tests/kafka/truncate-broker.sh" "$b/main/kseg-truncate"
+  tier "kafka compact oracle" python3 "$top/tests/kafka/compact-oracle.py" "$b/main/kseg-compact"
   tier "kafka encoder oracle" "$top/tests/kafka/encoder-oracle.sh" "$b/main/kseg_reencode"
 fi
-echo "tiers: $passed passed, $failed failed"
+echo "tiers: $passed passed, $failed failed${failed_names:+ (failed:$failed_names)}"
 [[ $failed -eq 0 ]]

@@ -6,6 +6,7 @@
 #include "tools/cli/dump_cli.h"
 #include "tools/cli/verify_cli.h"
 #include "tools/cli/reindex_cli.h"
+#include "tools/cli/compact_cli.h"
 #include "tools/cli/truncate_cli.h"
 
 namespace {
@@ -20,6 +21,7 @@ constexpr Command kCommands[] = {
     {"dump", kseg::dump_main, "print segment, index and state files (kafka-dump-log compatible, or JSON)"},
     {"verify", kseg::verify_main, "check files, partitions or log dirs for corruption (exit 1 on problems)"},
     {"reindex", kseg::reindex_main, "rebuild .index/.timeindex as Kafka's recovery does; --recover cuts at the first bad batch"},
+    {"compact", kseg::compact_main, "compact a partition as the broker's log cleaner does"},
     {"truncate", kseg::truncate_main, "cut a partition at an offset or time, move its log start, apply retention"},
 };
 

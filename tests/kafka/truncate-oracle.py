@@ -25,7 +25,6 @@ re-run ends with Kafka's result and the marker back.
 Usage: truncate-oracle.py KSEG_TRUNCATE      Prints "N passed, M failed"; exits 1 on failure.
 """
 import contextlib
-import hashlib
 import io
 import json
 import os
@@ -39,6 +38,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 CORPUS = os.path.join(HERE, "..", "..", "testdata", "kafka")
 sys.path.insert(0, HERE)
 import truncate_compare  # noqa: E402
+from oracle_common import (bad, body, check_refused_while_jvm_holds_lock, classpath, java, ok, records,  # noqa: E402
+                           tally, tree_sum)
 
 CASES = [  # (case, partition dir)
     ("v2-none", "orders-0"), ("v2-gzip", "orders-0"), ("v2-snappy", "orders-0"), ("v2-lz4", "orders-0"),
@@ -55,29 +56,13 @@ STEPS = ["tmp-partial", "tmp-written", "backup-partial", "backup-done", "hidden"
          "rename-partial", "renamed", "done"]
 HOUR = 3_600_000
 
-passed = failed = 0
 
 
-def ok():
-    global passed
-    passed += 1
 
 
-def bad(msg):
-    global failed
-    failed += 1
-    print("FAIL: " + msg)
 
 
-def classpath():
-    return subprocess.run(["bash", "-c", f"source {HERE}/lib.sh; oracle_classpath"], check=True,
-                          capture_output=True, text=True).stdout.strip()
 
-
-def java(cp, cls, *args):
-    flags = ["-Xmx1g", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto"]
-    if subprocess.run(["java", *flags, "-cp", cp, cls, *args]).returncode != 0:
-        sys.exit(f"{cls} {' '.join(args)}: the JVM failed")
 
 
 def topic_config(case, part):
@@ -92,25 +77,10 @@ def topic_config(case, part):
     return []
 
 
-def tree_sum(d):
-    h = hashlib.sha256()
-    for root, dirs, files in os.walk(d):
-        dirs[:] = sorted(x for x in dirs if not x.startswith(".kseg-backup-"))
-        for n in sorted(files):
-            p = os.path.join(root, n)
-            h.update(os.path.relpath(p, d).encode())
-            with open(p, "rb") as f:
-                h.update(f.read())
-    return h.hexdigest()
 
 
-def body(path):
-    with open(path) as f:
-        return [l for l in f if not l.startswith("#")]
 
 
-def records(path):
-    return [l for l in body(path) if l.startswith("offset=")]
 
 
 def kseg_args(mode, arg, now):
@@ -235,19 +205,7 @@ def main():
         # A JVM holding the log dir's .lock as a broker does: refused, nothing changed.
         w = os.path.join(tmp, "locked")
         shutil.copytree(os.path.join(tmp, "in", "0"), w, symlinks=True)
-        flags = ["-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"]
-        hold = subprocess.Popen(["java", *flags, "-cp", cp, "kseg.oracle.HoldLock", w], stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, text=True)
-        line = hold.stdout.readline().strip()
-        before = tree_sum(w)
-        p = subprocess.run([kseg, "--to-offset", "1", os.path.join(w, CASES[0][1])], capture_output=True, text=True)
-        hold.stdin.close()
-        hold.wait()
-        if line == "locked" and p.returncode == 3 and "is locked by process" in p.stderr and tree_sum(w) == before:
-            ok()
-            print("lock: refused while a JVM held .lock: " + p.stderr.strip().splitlines()[0])
-        else:
-            bad(f"lock: exit {p.returncode} with a JVM holding .lock ({line}): {p.stderr.strip()}")
+        check_refused_while_jvm_holds_lock(cp, w, [kseg, "--to-offset", "1", os.path.join(w, CASES[0][1])])
 
         # 4. Kafka loads everything
         for i, (case, part) in enumerate(CASES):
@@ -370,8 +328,8 @@ def main():
             print("kept " + tmp)
         else:
             shutil.rmtree(tmp, ignore_errors=True)
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    print(f"{tally['passed']} passed, {tally['failed']} failed")
+    return 1 if tally["failed"] else 0
 
 
 if __name__ == "__main__":

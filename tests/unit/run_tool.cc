@@ -4,7 +4,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -16,6 +18,16 @@ std::string read_text(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+std::vector<std::string> tree_digest(const std::string& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
+    if (!e.is_regular_file()) continue;
+    out.push_back(e.path().string() + ":" + std::to_string(std::hash<std::string>{}(read_text(e.path().string()))));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 std::vector<std::string> read_lines(const std::string& path) {

@@ -45,17 +45,7 @@ struct Scratch {
   std::string dir() const { return (root / part).string(); }
 };
 
-std::vector<std::string> tree(const fs::path& dir) {
-  std::vector<std::string> out;
-  for (const auto& e : fs::recursive_directory_iterator(dir)) {
-    if (!e.is_regular_file()) continue;
-    std::ifstream in(e.path(), std::ios::binary);
-    const std::string body((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    out.push_back(e.path().string() + ":" + std::to_string(std::hash<std::string>{}(body)));
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
+std::vector<std::string> tree(const fs::path& dir) { return kseg::test::tree_digest(dir.string()); }
 
 std::string text(const fs::path& p) {
   std::ifstream in(p);

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "formats/file_names.h"
 #include "tools/ops/partition/log_dir.h"
 
 namespace kseg {
@@ -84,6 +85,36 @@ std::vector<std::string> partition_files(const std::string& dir) {
   std::sort(keyed.begin(), keyed.end());  // 20-digit stems sort as offsets do
   std::vector<std::string> out;
   for (auto& k : keyed) out.push_back(std::get<2>(k));
+  return out;
+}
+
+Result<std::vector<std::string>> partition_dirs_for(const std::vector<std::string>& paths, const std::string& topic,
+                                                    std::optional<int32_t> partition, bool allow_empty) {
+  std::vector<std::string> out;
+  for (const auto& p : paths) {
+    Targets t = expand_targets({p});
+    if (!t.errors.empty()) return Error{Errc::io, std::nullopt, t.errors.front()};
+    const size_t before = out.size();
+    for (const Target& target : t.targets) {
+      if (target.kind == Target::file) {
+        std::error_code ec;
+        if (!fs::exists(target.path, ec))
+          return Error{Errc::io, std::nullopt, fmt::format("{}: no such file or directory", target.path)};
+        return Error{Errc::usage, std::nullopt,
+                     fmt::format("{}: not a directory: give a partition directory or a log directory", target.path)};
+      }
+      if (target.kind != Target::partition) continue;
+      if (!topic.empty() || partition) {
+        auto tp = file_names::parse_partition_dir_name(fs::path(target.path).filename().string());
+        if (!tp.ok() || (!topic.empty() && tp->topic != topic) || (partition && tp->partition != *partition)) continue;
+      }
+      out.push_back(target.path);
+    }
+    if (out.size() == before && !allow_empty)
+      return Error{Errc::io, std::nullopt,
+                   fmt::format("{}: no partition directory{} in it (--allow-empty accepts this)", p,
+                               topic.empty() && !partition ? "" : " matching --topic/--partition")};
+  }
   return out;
 }
 

@@ -11,8 +11,12 @@
 //     not <topic>-<partition> is the partition's problem to report (verify).
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "lib/status.h"
 
 namespace kseg {
 
@@ -32,5 +36,11 @@ Targets expand_targets(const std::vector<std::string>& paths);
 // The files of a partition directory that kseg-dump prints, in offset order
 // and, within a segment, .log, .index, .timeindex, .txnindex, .snapshot.
 std::vector<std::string> partition_files(const std::string& dir);
+
+// The partition directories of the paths a writing tool is given, by the
+// one rule above, filtered by --topic / --partition. A path that is a file,
+// missing, or (unless allow_empty) holds no matching partition is an error.
+Result<std::vector<std::string>> partition_dirs_for(const std::vector<std::string>& paths, const std::string& topic,
+                                                    std::optional<int32_t> partition, bool allow_empty);
 
 }  // namespace kseg

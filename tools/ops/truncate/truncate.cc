@@ -19,38 +19,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Partition directories by the one rule (partition/targets.h), filtered by
-// --topic / --partition.
-Result<std::vector<std::string>> expand(const TruncateOptions& o) {
-  std::vector<std::string> out;
-  for (const auto& p : o.paths) {
-    Targets t = expand_targets({p});
-    if (!t.errors.empty()) return Error{Errc::io, std::nullopt, t.errors.front()};
-    const size_t before = out.size();
-    for (const Target& target : t.targets) {
-      if (target.kind == Target::file) {
-        std::error_code ec;
-        if (!fs::exists(target.path, ec))
-          return Error{Errc::io, std::nullopt, fmt::format("{}: no such file or directory", target.path)};
-        return Error{Errc::usage, std::nullopt,
-                     fmt::format("{}: not a directory: give a partition directory or a log directory", target.path)};
-      }
-      if (target.kind != Target::partition) continue;
-      if (!o.topic.empty() || o.partition) {
-        auto tp = file_names::parse_partition_dir_name(fs::path(target.path).filename().string());
-        if (!tp.ok() || (!o.topic.empty() && tp->topic != o.topic) || (o.partition && tp->partition != *o.partition))
-          continue;
-      }
-      out.push_back(target.path);
-    }
-    if (out.size() == before && !o.allow_empty)
-      return Error{Errc::io, std::nullopt,
-                   fmt::format("{}: no partition directory{} in it (--allow-empty accepts this)", p,
-                               o.topic.empty() && !o.partition ? "" : " matching --topic/--partition")};
-  }
-  return out;
-}
-
 nlohmann::json to_json(const TruncatePlan& plan, const std::string& status) {
   nlohmann::json j;
   j["partition"] = plan.partition_dir;
@@ -170,7 +138,7 @@ int truncate_partition(const std::string& dir, const TruncateOptions& o, const s
 }  // namespace
 
 int run_truncate(const TruncateOptions& o, Sink& out, Sink& err) {
-  auto dirs = expand(o);
+  auto dirs = partition_dirs_for(o.paths, o.topic, o.partition, o.allow_empty);
   if (!dirs.ok()) {
     err.print("kseg-truncate: {}\n", dirs.error().message);
     return exit_code_for(dirs.error().code);

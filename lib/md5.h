@@ -1,0 +1,19 @@
+// MD5 (RFC 1321). Kafka's log cleaner keys its offset map by the MD5 of each
+// record key (SkimpyOffsetMap, log.cleaner hash algorithm "MD5"), so two keys
+// whose digests collide are one key to it; kseg uses the same digest to make
+// the same decisions, including how many distinct keys fill the map.
+//   md5("") == d41d8cd98f00b204e9800998ecf8427e
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "lib/byte_reader.h"
+
+namespace kseg {
+
+using Md5Digest = std::array<uint8_t, 16>;
+
+Md5Digest md5(Bytes data);
+
+}  // namespace kseg

@@ -1,0 +1,160 @@
+// kseg-compact: the offset map's pieces, its command line and refusals.
+// That each round leaves what Kafka's own cleaner leaves, and that Kafka
+// loads it, is tests/kafka/compact-oracle.py (it needs a JVM).
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "formats/offset_map.h"
+#include "lib/md5.h"
+#include "tests/unit/run_tool.h"
+#include "tools/ops/write/safe_write.h"
+
+namespace fs = std::filesystem;
+using kseg::test::run_tool;
+
+namespace {
+const std::string kCompact = std::string(KSEG_BINARY_DIR) + "/kseg-compact";
+const std::string kCorpus = std::string(KSEG_SOURCE_DIR) + "/testdata/kafka/";
+
+kseg::Md5Digest md5_of(const std::string& s) {
+  return kseg::md5(kseg::Bytes(reinterpret_cast<const uint8_t*>(s.data()), s.size()));
+}
+
+std::string hex(const kseg::Md5Digest& d) {
+  std::string out;
+  for (uint8_t b : d) out += fmt::format("{:02x}", b);
+  return out;
+}
+
+struct Scratch {
+  fs::path root;
+  std::string part;
+  Scratch(const std::string& case_name, const std::string& partition) : part(partition) {
+    root = fs::temp_directory_path() / fmt::format("kseg-compact-test-{}-{}", ::getpid(), case_name);
+    fs::remove_all(root);
+    fs::create_directories(root);
+    fs::copy(kCorpus + case_name + "/" + partition, root / partition, fs::copy_options::recursive);
+    std::ofstream(root / ".lock");
+  }
+  ~Scratch() { fs::remove_all(root); }
+  std::string dir() const { return (root / part).string(); }
+};
+
+std::vector<std::string> tree(const fs::path& dir) { return kseg::test::tree_digest(dir.string()); }
+}  // namespace
+
+TEST_CASE("md5: RFC 1321's test suite", "[compact]") {
+  CHECK(hex(md5_of("")) == "d41d8cd98f00b204e9800998ecf8427e");
+  CHECK(hex(md5_of("a")) == "0cc175b9c0f1b6a831c399e269772661");
+  CHECK(hex(md5_of("abc")) == "900150983cd24fb0d6963f7d28e17f72");
+  CHECK(hex(md5_of("message digest")) == "f96b697d7cb7938d525a2f31aaf161d0");
+  CHECK(hex(md5_of("abcdefghijklmnopqrstuvwxyz")) == "c3fcd3d76192e4007dfb496cca67e13b");
+  CHECK(hex(md5_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")) ==
+        "d174ab98d277d9f5a5611c2c9f419d9f");
+  CHECK(hex(md5_of(std::string("12345678901234567890123456789012345678901234567890123456789012345678901234567890"))) ==
+        "57edf4a22be3c955ac49da2e2107b67a");
+}
+
+TEST_CASE("offset map: a full map still finds every key it holds", "[compact]") {
+  // 5 slots hold 4 keys at a load factor of 0.9: later keys probe past the
+  // 13 hashed slots into the linear ones, and must be found there.
+  kseg::OffsetMap m(5 * 24);
+  CHECK(m.slots() == 5);
+  CHECK(m.max_entries(0.9) == 4);
+  const std::vector<std::string> keys = {"key-28", "key-24", "key-36", "key-22"};
+  for (size_t i = 0; i < keys.size(); ++i) m.put(md5_of(keys[i]), 145 + static_cast<int64_t>(i));
+  CHECK(m.size() == 4);
+  for (size_t i = 0; i < keys.size(); ++i) CHECK(m.get(md5_of(keys[i])) == 145 + static_cast<int64_t>(i));
+  CHECK(m.get(md5_of("key-99")) == -1);
+  m.put(md5_of("key-22"), 500);  // an update is no new entry
+  CHECK(m.size() == 4);
+  CHECK(m.get(md5_of("key-22")) == 500);
+  CHECK(m.latest_offset() == 500);
+}
+
+TEST_CASE("kseg-compact: a topic that is not compacted is refused", "[compact]") {
+  Scratch s("v2-none", "orders-0");
+  const auto before = tree(s.dir());
+  auto r = run_tool(kCompact, {s.dir(), "--now", "1700000000000"}, s.root.string());
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("cleanup.policy is 'delete' (default)") != std::string::npos);
+  CHECK(tree(s.dir()) == before);
+  std::ofstream(s.root / "topic.properties") << "# kafka-configs --describe\ncleanup.policy=compact,delete\n";
+  r = run_tool(kCompact, {s.dir(), "--now", "1700000000000", "--topic-config", (s.root / "topic.properties").string(), "--dry-run"},
+               s.root.string());
+  CHECK(r.exit_code == 1);  // a dry run that would change something
+  CHECK(r.out.find("cleanup.policy = compact,delete (topic config") != std::string::npos);
+  CHECK(tree(s.dir()) == before);
+}
+
+TEST_CASE("kseg-compact: a corrupt batch in the section to clean changes nothing", "[compact]") {
+  Scratch s("crc-mismatch", "orders-0");
+  const auto before = tree(s.root);
+  auto r = run_tool(kCompact, {s.dir(), "--now", "1700000000000", "--config", "cleanup.policy=compact"}, s.root.string());
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("00000000000000000000.log: position ") != std::string::npos);
+  CHECK(r.err.find("CRC-32C mismatch") != std::string::npos);
+  CHECK(r.err.find("kseg reindex --salvage") != std::string::npos);
+  CHECK(tree(s.root) == before);
+}
+
+TEST_CASE("kseg-compact: refused while another run holds the log dir", "[compact]") {
+  Scratch s("compacted", "accounts-0");
+  const auto before = tree(s.root);
+  auto held = kseg::safe::DirLock::acquire(s.root.string());
+  REQUIRE(held.ok());
+  auto r = run_tool(kCompact, {s.dir(), "--now", "1700000000000"}, s.root.string());
+  CHECK(r.exit_code == 3);
+  CHECK(r.err.find("is locked by another process") != std::string::npos);
+  CHECK(tree(s.root) == before);
+}
+
+TEST_CASE("kseg-compact: a round, then nothing left to do", "[compact]") {
+  Scratch s("compacted", "accounts-0");
+  auto r = run_tool(kCompact, {s.dir(), "--now", "1700000000000", "--config", "cleanup.policy=compact", "--no-backup"},
+                    s.root.string());
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("compacted in 1 round") != std::string::npos);
+  const auto after = tree(s.root);
+  r = run_tool(kCompact, {s.dir(), "--now", "1700000000000", "--config", "cleanup.policy=compact"}, s.root.string());
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("nothing to change") != std::string::npos);
+  CHECK(tree(s.root) == after);
+  r = run_tool(kCompact, {s.dir(), "--config", "no.such.setting=1"}, s.root.string());
+  CHECK(r.exit_code == 2);
+}
+
+// A write that fails part-way (ENOSPC; here EFBIG under RLIMIT_FSIZE): exit
+// 3 naming the file, no .cleaned file left, the partition as it was.
+TEST_CASE("kseg-compact: a failed write changes nothing and leaves nothing", "[compact]") {
+  Scratch s("v2-none", "orders-0");
+  const auto before = tree(s.dir());
+  const pid_t child = ::fork();
+  if (child == 0) {
+    ::signal(SIGXFSZ, SIG_IGN);
+    struct rlimit lim {1000, 1000};  // the first cleaned segment is several KiB
+    ::setrlimit(RLIMIT_FSIZE, &lim);
+    const int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, 1);
+    ::dup2(null, 2);
+    const std::string dir = s.dir();
+    ::execl(kCompact.c_str(), kCompact.c_str(), dir.c_str(), "--now", "1700000000000", "--config", "cleanup.policy=compact",
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 3);
+  CHECK(tree(s.dir()) == before);
+}

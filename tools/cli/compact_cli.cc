@@ -1,0 +1,74 @@
+// kseg-compact's command line: options into CompactOptions, then run_compact.
+#include <cstdio>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "tools/cli/compact_cli.h"
+#include "tools/cli/writer_cli.h"
+#include "tools/ops/common/exit_codes.h"
+#include "tools/ops/common/sink.h"
+#include "tools/ops/compact/compact.h"
+
+namespace kseg {
+
+int compact_main(int argc, char** argv) {
+  CLI::App app{
+      "Compact Kafka partitions offline as the broker's log cleaner does (Kafka 4.4.0's Cleaner): the dirty\n"
+      "section from cleaner-offset-checkpoint up to the active segment, the last stable offset or\n"
+      "min.compaction.lag.ms; the latest record of each key kept, tombstones and transaction markers until\n"
+      "their delete horizon, aborted transactions removed, empty batches kept for producer state. Cleaned\n"
+      "segments are swapped in through Kafka's own .cleaned/.swap names, so the broker's start-up finishes\n"
+      "or undoes an interrupted run; the originals are kept in a backup directory. Refuses a log dir whose\n"
+      ".lock a running broker holds.",
+      "kseg-compact"};
+  app.set_version_flag("--version", std::string("kseg-compact ") + KSEG_VERSION);
+  CompactOptions o;
+  int64_t now = -1;
+  int32_t partition = -1;
+  std::vector<std::string> configs;
+  std::string delete_retention, min_lag, segment_bytes, map_bytes;
+  BackupFlags backup;
+  app.add_option("paths", o.paths, "Partition directories or log directories")->required();
+  app.add_option("--now", now, "The cleaner's clock, ms since the epoch (default: now); fixes every delete horizon");
+  app.add_option("--topic-config", o.topic_config_file, "The topic's configs, key=value lines (kafka-configs --describe)");
+  app.add_option("--broker-config", o.broker_config_file, "The broker's server.properties: log.* defaults, cleaner settings");
+  app.add_option("--config", configs, "KEY=VALUE: a topic or cleaner setting, over every other source (repeatable)");
+  app.add_option("--delete-retention-ms", delete_retention, "delete.retention.ms: how long tombstones and markers stay");
+  app.add_option("--min-compaction-lag-ms", min_lag, "min.compaction.lag.ms");
+  app.add_option("--segment-bytes", segment_bytes, "segment.bytes: the most one cleaned segment holds");
+  app.add_option("--offset-map-bytes", map_bytes,
+                 "The offset map's memory (default log.cleaner.dedupe.buffer.size / log.cleaner.threads, 128 MiB)");
+  app.add_option("--rounds", o.rounds, "Cleaning rounds to run (default 1)")->check(CLI::PositiveNumber);
+  app.add_flag("--until-clean", o.until_clean, "Run rounds until the dirty section is clean (when the map is too small for it)");
+  app.add_flag("--force", o.force, "Compact a partition whose cleanup.policy has no 'compact'");
+  app.add_option("--topic", o.topic, "With a log directory: only this topic's partitions");
+  app.add_option("--partition", partition, "With a log directory: only this partition number");
+  add_dry_run_flag(app, o.dry_run);
+  app.add_flag("--stats", o.dry_run, "The same as --dry-run: what a round would find, keep and free");
+  app.add_flag("--json", o.json, "Print the plan (and what was done) as JSON on stdout");
+  app.add_flag("--allow-empty", o.allow_empty, "Exit 0, not 3, for a path with no partition to compact");
+  add_backup_flags(app, backup);
+  if (auto rc = parse_command_line(app, argc, argv)) return *rc;
+  for (const auto& kv : configs) {
+    const auto eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      std::fprintf(stderr, "kseg-compact: --config %s: give KEY=VALUE\n", kv.c_str());
+      return kExitUsage;
+    }
+    o.overrides.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
+  }
+  if (!delete_retention.empty()) o.overrides.emplace_back("delete.retention.ms", delete_retention);
+  if (!min_lag.empty()) o.overrides.emplace_back("min.compaction.lag.ms", min_lag);
+  if (!segment_bytes.empty()) o.overrides.emplace_back("segment.bytes", segment_bytes);
+  if (!map_bytes.empty()) o.overrides.emplace_back("offset.map.bytes", map_bytes);
+  if (now >= 0) o.now_ms = now;
+  if (partition >= 0) o.partition = partition;
+  return run_writer("kseg-compact", backup, o.dry_run, [&](bool keep, const std::string& dir, Sink& out, Sink& err) {
+    o.backup = keep;
+    o.backup_dir = dir;
+    return run_compact(o, out, err);
+  });
+}
+
+}  // namespace kseg

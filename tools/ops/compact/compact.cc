@@ -1,0 +1,223 @@
+#include "tools/ops/compact/compact.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "formats/checkpoint_file.h"
+#include "tools/ops/common/exit_codes.h"
+#include "tools/ops/common/sink.h"
+#include "tools/ops/compact/compact_config.h"
+#include "tools/ops/compact/compact_round.h"
+#include "tools/ops/partition/log_dir.h"
+#include "tools/ops/partition/targets.h"
+#include "tools/ops/write/safe_write.h"
+
+namespace kseg {
+
+namespace {
+
+using compact::Partition;
+using compact::RoundStats;
+using compact::Settings;
+
+nlohmann::json round_json(const RoundStats& r) {
+  nlohmann::json j{
+      {"first_dirty_offset", r.first_dirty},
+      {"uncleanable_offset", r.uncleanable},
+      {"first_uncleanable_offset", r.first_uncleanable},
+      {"stopped_by", r.stopped_by},
+      {"last_stable_offset", r.lso},
+      {"active_segment", r.active_base},
+      {"checkpoint_reset", r.reset_checkpoint},
+      {"clean_bytes", r.clean_bytes},
+      {"cleanable_bytes", r.cleanable_bytes},
+      {"dirty_ratio", r.clean_bytes + r.cleanable_bytes ? double(r.cleanable_bytes) / double(r.clean_bytes + r.cleanable_bytes) : 0.0},
+      {"end_offset", r.end_offset},
+      {"offset_map", {{"keys", r.map_keys}, {"capacity", r.map_capacity}, {"records", r.map_records}, {"full", r.map_full}}},
+      {"read", {{"batches", r.read.batches}, {"records", r.read.records}, {"bytes", r.read.bytes}}},
+      {"kept", {{"batches", r.kept.batches}, {"records", r.kept.records}, {"bytes", r.kept.bytes}}},
+      {"bytes_freed", r.read.bytes - r.kept.bytes},
+      {"records_removed", {{"superseded", r.records_superseded}, {"without_key", r.records_unkeyed},
+                           {"aborted", r.records_aborted}, {"tombstones", r.tombstones_removed}}},
+      {"tombstones", {{"kept", r.tombstones_kept}, {"horizon_set", r.tombstones_stamped}, {"removed", r.tombstones_removed}}},
+      {"markers", {{"kept", r.markers_kept}, {"horizon_set", r.markers_stamped}, {"removed", r.markers_removed}}},
+      {"batches_rebuilt", r.batches_rebuilt},
+      {"batches_kept_empty", r.batches_emptied},
+      {"open_transactions", r.open_txns},
+  };
+  j["next_delete_horizon_ms"] = r.next_horizon ? nlohmann::json(*r.next_horizon) : nlohmann::json(nullptr);
+  j["groups"] = nlohmann::json::array();
+  for (const auto& g : r.groups)
+    j["groups"].push_back({{"base_offset", g.bases.front()}, {"segments", g.bases}, {"bytes_in", g.bytes_in}, {"bytes_out", g.bytes_out}});
+  return j;
+}
+
+void round_text(const std::string& dir, int n, const RoundStats& r, bool dry, Sink& out) {
+  out.print("{}: round {}: dirty [{}, {}) of segments below {} (stopped by {}); last stable offset {}\n", dir, n,
+            r.first_dirty, r.first_uncleanable, r.first_uncleanable, r.stopped_by, r.lso);
+  for (const auto& t : r.open_txns) out.print("{}:   open transaction: {}\n", dir, t);
+  if (r.groups.empty()) {
+    out.print("{}:   nothing to clean\n", dir);
+    return;
+  }
+  out.print("{}:   offset map: {} keys of {} ({} records){}; round ends at {}\n", dir, r.map_keys, r.map_capacity,
+            r.map_records, r.map_full ? ", full: the next round goes on from there" : "", r.end_offset);
+  out.print("{}:   read {} batches, {} records, {} bytes; {} {} batches, {} records, {} bytes ({} bytes freed)\n", dir,
+            r.read.batches, r.read.records, r.read.bytes, dry ? "would keep" : "kept", r.kept.batches, r.kept.records,
+            r.kept.bytes, r.read.bytes - r.kept.bytes);
+  out.print("{}:   removed: {} superseded, {} without key, {} aborted, {} tombstones; {} markers removed\n", dir,
+            r.records_superseded, r.records_unkeyed, r.records_aborted, r.tombstones_removed, r.markers_removed);
+  out.print("{}:   kept: {} tombstones ({} given a delete horizon), {} markers ({} given one), {} empty batches for producer state\n",
+            dir, r.tombstones_kept, r.tombstones_stamped, r.markers_kept, r.markers_stamped, r.batches_emptied);
+  if (r.next_horizon) out.print("{}:   the next tombstone or marker expires at {} ms\n", dir, *r.next_horizon);
+  for (const auto& g : r.groups)
+    out.print("{}:   {:020d}.log <- {} segment{} ({} -> {} bytes)\n", dir, g.bases.front(), g.bases.size(),
+              g.bases.size() == 1 ? "" : "s", g.bytes_in, g.bytes_out);
+}
+
+// The partition's line in cleaner-offset-checkpoint set to `end`, every
+// other line kept.
+safe::Plan checkpoint_plan(const Partition& p, int64_t end) {
+  std::vector<checkpoint::TopicPartitionOffset> entries;
+  bool placed = false;
+  for (const auto& e : p.cleaner_entries) {
+    if (e.topic == p.topic && e.partition == p.number) {
+      if (!placed) entries.push_back({p.topic, p.number, end});
+      placed = true;
+    } else {
+      entries.push_back(e);
+    }
+  }
+  if (!placed) entries.push_back({p.topic, p.number, end});
+  const std::string text = checkpoint::serialize_offset_checkpoint(entries);
+  safe::Plan plan{p.dir, {}};
+  plan.actions.push_back(safe::Action::write(root_checkpoint_name(RootCheckpoint::cleaner),
+                                             std::vector<uint8_t>(text.begin(), text.end()),
+                                             fmt::format("{}-{}: cleaned up to {}", p.topic, p.number, end))
+                             .in_log_dir());
+  return plan;
+}
+
+int compact_partition(const std::string& dir, const CompactOptions& o, int64_t now, const safe::DirLock* lock, Sink& out,
+                      Sink& err, nlohmann::json* report) {
+  nlohmann::json j{{"partition", dir}};
+  auto fail = [&](const Error& e) {
+    err.print("kseg-compact: {}\n", e.message);
+    if (report) {
+      j["status"] = "error";
+      j["error"] = e.message;
+      report->push_back(j);
+    }
+    return exit_code_for(e.code);
+  };
+  std::vector<std::string> notes;
+  auto first = compact::load(dir, o.dry_run ? nullptr : lock, notes);
+  if (!first.ok()) return fail(first.error());
+  auto settings = compact::resolve(o, first->topic);
+  if (!settings.ok()) return fail(settings.error());
+  if (report) {
+    for (const auto& [k, v] : settings->all) j["settings"][k] = {{"value", v.value}, {"source", v.source}};
+    j["now_ms"] = now;
+    j["log_start_offset"] = first->log_start;
+    j["log_end_offset"] = first->leo;
+    j["high_watermark"] = first->hw;
+    j["high_watermark_from"] = first->hw_from_checkpoint ? "replication-offset-checkpoint" : "the log end (no checkpoint line)";
+    j["notes"] = notes;
+  } else {
+    for (const auto& n : notes) out.print("{}\n", n);
+    for (const auto& l : compact::describe(*settings)) out.print("{}: {}\n", dir, l);
+    out.print("{}: log [{}, {}), high watermark {}{}, now {}\n", dir, first->log_start, first->leo, first->hw,
+              first->hw_from_checkpoint ? "" : " (no checkpoint line: the log end)", now);
+  }
+  if (!settings->compacts() && !o.force)
+    return fail(Error{Errc::refused, std::nullopt,
+                      fmt::format("{}: cleanup.policy is '{}' ({}): the broker never compacts it (--force does)", dir,
+                                  settings->cleanup_policy, settings->all["cleanup.policy"].source)});
+  std::string backup;
+  compact::RoundOptions ro;
+  ro.now_ms = now;
+  ro.dry_run = o.dry_run;
+  ro.backup = o.backup;
+  ro.backup_dir = o.backup_dir;
+  ro.backup_into = &backup;
+  ro.held = lock;
+  if (!o.dry_run && !lock) return fail(Error{Errc::io, std::nullopt, fmt::format("{}: no lock held on its log dir", dir)});
+  int changed = 0;
+  int64_t freed = 0;
+  std::optional<Partition> p = std::move(*first);
+  j["rounds"] = nlohmann::json::array();
+  const int rounds = o.until_clean ? INT32_MAX : std::max(1, o.rounds);
+  for (int n = 1; n <= rounds; ++n) {
+    if (n > 1) {
+      auto again = compact::load(dir, lock, notes);
+      if (!again.ok()) return fail(again.error());
+      p = std::move(*again);
+    }
+    auto r = compact::clean_round(*p, *settings, ro);
+    if (!r.ok()) return fail(r.error());
+    if (report) j["rounds"].push_back(round_json(*r));
+    else round_text(dir, n, *r, o.dry_run, out);
+    if (r->groups.empty()) break;
+    ++changed;
+    freed += r->read.bytes - r->kept.bytes;
+    if (o.dry_run) {
+      if (!report && (r->map_full || rounds > 1))
+        out.print("{}: dry run: later rounds depend on this one's output; only the first is planned\n", dir);
+      break;
+    }
+    auto applied = safe::apply(checkpoint_plan(*p, r->end_offset),
+                               safe::ApplyOptions{false, o.backup, o.backup_dir, backup}, *lock);
+    if (!applied.ok()) return fail(applied.error());
+    if (!applied->empty()) backup = *applied;
+    safe::crash_point("round-done");
+    if (r->end_offset >= r->first_uncleanable && o.until_clean) break;
+  }
+  const char* status = changed == 0 ? "unchanged" : o.dry_run ? "planned" : "compacted";
+  if (report) {
+    j["status"] = status;
+    if (!backup.empty()) j["backup"] = backup;
+    report->push_back(j);
+  } else if (changed == 0) {
+    out.print("{}: nothing to change\n", dir);
+  } else if (o.dry_run) {
+    out.print("{}: dry run: {} bytes would be freed; nothing written\n", dir, freed);
+  } else {
+    out.print("{}: compacted in {} round{}, {} bytes freed{}\n", dir, changed, changed == 1 ? "" : "s", freed,
+              backup.empty() ? std::string(o.backup ? "" : " (no backup)") : fmt::format("; originals in {}", backup));
+  }
+  return o.dry_run && changed ? kExitProblems : kExitOk;
+}
+
+}  // namespace
+
+int run_compact(const CompactOptions& o, Sink& out, Sink& err) {
+  auto dirs = partition_dirs_for(o.paths, o.topic, o.partition, o.allow_empty);
+  if (!dirs.ok()) {
+    err.print("kseg-compact: {}\n", dirs.error().message);
+    return exit_code_for(dirs.error().code);
+  }
+  auto locks = safe::lock_log_dirs(*dirs, o.dry_run, "kseg-compact", err);
+  if (!locks.ok()) {
+    err.print("kseg-compact: {}\n", locks.error().message);
+    return kExitIo;
+  }
+  const int64_t now = o.now_ms.value_or(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                            std::chrono::system_clock::now().time_since_epoch())
+                                            .count());
+  nlohmann::json report = nlohmann::json::array();
+  int rc = kExitOk;
+  for (const auto& d : *dirs) {
+    const auto held = locks->find(safe::log_dir_of(d));
+    rc = std::max(rc, compact_partition(d, o, now, held == locks->end() ? nullptr : &held->second, out, err,
+                                        o.json ? &report : nullptr));
+  }
+  if (o.json)
+    out.print("{}\n", nlohmann::json{{"tool", "kseg-compact"}, {"partitions", report}}.dump(
+                          2, ' ', false, nlohmann::json::error_handler_t::replace));
+  return rc;
+}
+
+}  // namespace kseg

@@ -1,0 +1,49 @@
+// kseg-compact: one round (or several) of Kafka's log cleaner over a
+// partition directory, offline, with the cleaner's semantics as Kafka 4.4.0
+// has them (../shared/spec/compaction.md; formats/log-cleaning.md says where
+// 4.4.0 differs from that note): the dirty section from
+// cleaner-offset-checkpoint, the uncleanable bound (active segment, last
+// stable offset, min.compaction.lag.ms), the MD5 offset map of a fixed size
+// (a section that does not fit is cleaned over several rounds), segments
+// regrouped by size, records kept or dropped as Cleaner.shouldRetainRecord
+// and the transaction tracker decide, tombstones and markers kept until the
+// delete horizon stored in their batch, empty batches kept for producer
+// state. Cleaned segments are swapped in with Kafka's own .cleaned -> .swap
+// protocol, so an interrupted run is finished (or undone) by the broker's
+// start-up exactly as an interrupted cleaner round is. See man/kseg-compact.1.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lib/status.h"
+
+namespace kseg {
+
+class Sink;
+
+struct CompactOptions {
+  std::vector<std::string> paths;    // partition directories or log directories
+  std::string topic;                 // with a log directory: only this topic's partitions
+  std::optional<int32_t> partition;  // and only this partition
+  std::optional<int64_t> now_ms;     // the cleaner's clock (none: the system clock)
+  std::string topic_config_file;     // key=value lines of the topic's configs
+  std::string broker_config_file;    // server.properties: log.* defaults, cleaner settings
+  std::vector<std::pair<std::string, std::string>> overrides;  // --config and the named options, last wins
+  int rounds = 1;
+  bool until_clean = false;
+  bool force = false;  // compact a partition whose cleanup.policy has no "compact"
+  bool dry_run = false;
+  bool json = false;
+  bool backup = true;
+  std::string backup_dir;
+  bool allow_empty = false;
+};
+
+// Runs a whole compaction; returns the exit code.
+int run_compact(const CompactOptions& options, Sink& out, Sink& err);
+
+}  // namespace kseg

@@ -1,0 +1,43 @@
+// The settings one cleaning round depends on, found rather than guessed, and
+// where each came from: an override on the command line, the topic's config
+// file, Kafka's built-in config of an internal topic, the broker's
+// server.properties (its log.* default), or Kafka's default.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "lib/status.h"
+#include "tools/ops/compact/compact.h"
+
+namespace kseg::compact {
+
+struct Setting {
+  std::string value;
+  std::string source;  // "default", "--config", "topic config <file>", "server.properties <file> (log.x)", ...
+};
+
+struct Settings {
+  std::map<std::string, Setting> all;  // every key the round uses, by its topic (or broker) name
+  std::string cleanup_policy;
+  int64_t delete_retention_ms = 0;
+  int64_t min_compaction_lag_ms = 0;
+  int64_t segment_bytes = 0;  // internal.segment.bytes when set (Kafka's test-only override)
+  int64_t segment_index_bytes = 0;
+  int64_t index_interval_bytes = 0;
+  int64_t max_message_bytes = 0;
+  int64_t offset_map_bytes = 0;  // min(dedupe buffer / cleaner threads, INT32_MAX)
+  double load_factor = 0;
+  bool compacts() const { return cleanup_policy.find("compact") != std::string::npos; }
+};
+
+// Resolves the settings of `topic`. Fails (usage) on an unreadable file or
+// a value that is no number.
+Result<Settings> resolve(const CompactOptions& options, const std::string& topic);
+
+// Lines "key = value (source)" for the plan.
+std::vector<std::string> describe(const Settings& s);
+
+}  // namespace kseg::compact

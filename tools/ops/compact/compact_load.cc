@@ -1,0 +1,247 @@
+// What a cleaning round reads of a partition before it reads any batch: the
+// segments with their sizes, mtimes and index sizes, the log dir's
+// checkpoint lines, the aborted transactions, the producer state at the log
+// end (the newest readable snapshot, then the batches after it), and an
+// interrupted swap, finished first by LogLoader's rule.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "formats/file_names.h"
+#include "formats/log_entry.h"
+#include "formats/batch_v2.h"
+#include "formats/producer_state.h"
+#include "formats/time_index.h"
+#include "lib/mapped_file.h"
+#include "tools/ops/compact/compact_round.h"
+#include "tools/ops/partition/log_dir.h"
+#include "tools/ops/partition/partition_dir.h"
+#include "tools/ops/write/safe_write.h"
+
+namespace kseg::compact {
+
+namespace fs = std::filesystem;
+using file_names::FileKind;
+
+std::string Partition::path(int64_t base, const char* suffix) const {
+  return fmt::format("{}/{:020d}{}", dir, base, suffix);
+}
+
+namespace {
+
+Error fail(Errc c, std::string m) { return Error{c, std::nullopt, std::move(m)}; }
+
+int64_t last_offset_of(const EntryRef& e) {
+  if (e.magic >= 2)
+    if (auto h = v2::decode_header(e); h.ok()) return h->last_offset();
+  return e.offset;
+}
+
+int64_t mtime_ms(const struct stat& sb) {
+  return static_cast<int64_t>(sb.st_mtim.tv_sec) * 1000 + sb.st_mtim.tv_nsec / 1000000;
+}
+
+Result<std::vector<uint8_t>> read_small(const std::string& path) {
+  auto b = MappedFile::read_state_file(path);
+  if (!b.ok()) return Error{b.error().code, b.error().position, fmt::format("{}: {}", path, b.error().message)};
+  return b;
+}
+
+// The offset after the last batch of a .log (its base when empty).
+Result<int64_t> next_offset_of(const std::string& path, int64_t base) {
+  auto f = MappedFile::open(path);
+  if (!f.ok()) return Error{Errc::io, std::nullopt, fmt::format("{}: {}", path, f.error().message)};
+  EntryScanner scanner(f->bytes(), Position{0});
+  int64_t end = base;
+  while (auto e = scanner.next()) {
+    const int64_t last = last_offset_of(*e);
+    end = std::max(end, last == INT64_MAX ? last : last + 1);
+    if ((e->position.value & ((64 << 20) - 1)) == 0) f->release_before(e->position);
+  }
+  return end;
+}
+
+// LogLoader's recovery of an interrupted swap: .cleaned files go, and so do
+// .swap files at or above the lowest .cleaned base; every other file of a
+// segment the remaining swaps cover, [lowest swap base, highest swap end), is
+// deleted (kept in the backup by kseg), then .swap is stripped.
+Status finish_swaps(const std::string& dir, const PartitionLayout& layout, const safe::DirLock* held,
+                    std::vector<std::string>& notes) {
+  std::vector<std::pair<int64_t, std::string>> swaps, cleaned;
+  for (const auto& l : layout.leftovers) {
+    if (l.kind != Leftover::swap && l.kind != Leftover::cleaned) continue;
+    auto n = file_names::parse_segment_file_name(l.name);
+    if (!n.ok()) continue;
+    (l.kind == Leftover::swap ? swaps : cleaned).emplace_back(n->offset.value, l.name);
+  }
+  if (swaps.empty() && cleaned.empty()) return {};
+  if (!held)
+    return fail(Errc::refused, fmt::format("{}/{}: an interrupted clean; a run without --dry-run (or the broker's "
+                                           "start-up) finishes it first", dir, (swaps.empty() ? cleaned : swaps)[0].second));
+  int64_t min_cleaned = INT64_MAX;
+  for (const auto& [b, name] : cleaned) min_cleaned = std::min(min_cleaned, b);
+  safe::Plan drop{dir, {}};
+  for (const auto& [b, name] : cleaned) drop.actions.push_back(safe::Action::remove(name, "an interrupted clean's output (LogLoader deletes it)"));
+  std::vector<std::pair<int64_t, std::string>> keep;
+  for (const auto& [b, name] : swaps) {
+    if (b >= min_cleaned) drop.actions.push_back(safe::Action::remove(name, "a swap above an unfinished clean (LogLoader deletes it)"));
+    else keep.emplace_back(b, name);
+  }
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  for (const auto& [b, name] : keep) {
+    auto n = file_names::parse_segment_file_name(name);
+    if (n->kind != FileKind::log) continue;
+    auto end = next_offset_of(dir + "/" + name, b);
+    if (!end.ok()) return end.error();
+    lo = std::min(lo, b);
+    hi = std::max(hi, *end);
+  }
+  for (const auto& [base, files] : layout.segments)
+    if (base.value >= lo && base.value < hi)
+      for (const auto& [kind, name] : files.names)
+        drop.actions.push_back(safe::Action::remove(name, "covered by an interrupted swap (LogLoader deletes it)"));
+  for (const auto& a : drop.actions) notes.push_back(fmt::format("{}/{}: {}", dir, a.name, a.why));
+  for (const auto& [b, name] : keep) notes.push_back(fmt::format("{}/{}: swap finished, as LogLoader finishes it", dir, name));
+  if (!drop.empty()) {
+    // The interrupted run's backup directory may be gone; these are copies
+    // of data the swap replaces, kept in a backup of their own.
+    auto r = safe::apply(drop, safe::ApplyOptions{}, *held);
+    if (!r.ok()) return r.error();
+  }
+  // Kafka strips .swap in any order: the covered files are gone by now.
+  for (const auto& [b, name] : keep) {
+    const std::string from = dir + "/" + name, to = from.substr(0, from.size() - std::string(".swap").size());
+    if (::rename(from.c_str(), to.c_str()) != 0)
+      return fail(Errc::io, fmt::format("{}: cannot rename to {}", from, to));
+  }
+  return safe::fsync_path(dir);
+}
+
+}  // namespace
+
+Result<Partition> load(const std::string& dir, const safe::DirLock* held, std::vector<std::string>& notes) {
+  Partition p;
+  p.dir = dir;
+  p.log_dir = safe::log_dir_of(dir);
+  auto tp = file_names::parse_partition_dir_name(fs::path(dir).filename().string());
+  if (!tp.ok()) return fail(Errc::usage, fmt::format("{}: not a partition directory name (<topic>-<partition>)", dir));
+  p.topic = tp->topic;
+  p.number = tp->partition;
+  auto layout = read_partition_layout(dir);
+  if (!layout.ok()) return fail(Errc::io, fmt::format("cannot list {}: {}", dir, layout.error().message));
+  if (Status st = finish_swaps(dir, *layout, held, notes); !st.ok()) return st.error();
+  layout = read_partition_layout(dir);
+  if (!layout.ok()) return fail(Errc::io, fmt::format("cannot list {}: {}", dir, layout.error().message));
+  if (!layout->not_files.empty())
+    return fail(Errc::refused, fmt::format("{}/{}: {} (kseg-verify explains)", dir, layout->not_files[0].first,
+                                           layout->not_files[0].second));
+  for (const auto& [base, files] : layout->segments) {
+    if (!files.canonical) continue;
+    Segment s;
+    s.base = base.value;
+    struct stat sb {};
+    const std::string log = p.path(s.base, ".log");
+    if (::stat(log.c_str(), &sb) != 0) return fail(Errc::io, fmt::format("{}: cannot stat", log));
+    s.size = sb.st_size;
+    s.mtime_ms = mtime_ms(sb);
+    s.largest_timestamp = s.mtime_ms;
+    const std::string idx = p.path(s.base, ".index"), tix = p.path(s.base, ".timeindex");
+    if (::stat(idx.c_str(), &sb) == 0) s.index_bytes = sb.st_size / 8 * 8;
+    else s.index_bytes = -1;
+    if (::stat(tix.c_str(), &sb) == 0) {
+      s.timeindex_bytes = sb.st_size / 12 * 12;
+      if (s.timeindex_bytes > 0) {
+        auto f = MappedFile::open(tix);
+        if (!f.ok()) return fail(Errc::io, fmt::format("{}: {}", tix, f.error().message));
+        time_index::View v(f->bytes(), Offset{s.base});
+        const int64_t n = v.slot_count();
+        if (n > 0 && v.entry(n - 1).timestamp_ms >= 0) s.largest_timestamp = v.entry(n - 1).timestamp_ms;
+      }
+    } else {
+      s.timeindex_bytes = -1;
+    }
+    if (files.has(FileKind::txnindex)) {
+      auto bytes = read_small(p.path(s.base, ".txnindex"));
+      if (!bytes.ok()) return bytes.error();
+      auto d = txn_index::decode(txn_index::View(*bytes), p.path(s.base, ".txnindex"));
+      if (!d.ok()) return fail(Errc::refused, fmt::format("{} (kseg reindex rebuilds it)", d.error().message));
+      s.aborted = std::move(*d);
+    }
+    p.segments.push_back(std::move(s));
+  }
+  for (size_t i = 0; i + 1 < p.segments.size(); ++i)
+    if (p.segments[i].index_bytes < 0 || p.segments[i].timeindex_bytes < 0)
+      return fail(Errc::refused, fmt::format("{}: no offset or time index (the broker rebuilds it at start-up; "
+                                             "kseg reindex rebuilds it offline)", p.path(p.segments[i].base, ".log")));
+  for (const auto& [offset, name] : layout->snapshots) p.snapshots.emplace_back(offset.value, name);
+  std::sort(p.snapshots.begin(), p.snapshots.end());
+  // The log dir's checkpoints.
+  std::optional<int64_t> log_start, hw;
+  for (RootCheckpoint c : {RootCheckpoint::log_start, RootCheckpoint::replication, RootCheckpoint::cleaner}) {
+    const std::string path = p.log_dir + "/" + root_checkpoint_name(c);
+    std::error_code ec;
+    if (!fs::exists(path, ec)) continue;
+    auto bytes = read_small(path);
+    if (!bytes.ok()) return bytes.error();
+    auto entries = checkpoint::parse_offset_checkpoint(
+        std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), path);
+    if (!entries.ok())
+      return fail(Errc::refused, fmt::format("{}: {} (the broker takes this log dir offline; fix it first)", path,
+                                             entries.error().message));
+    std::optional<int64_t> mine;
+    for (const auto& e : *entries)
+      if (e.topic == p.topic && e.partition == p.number) mine = e.offset;
+    if (c == RootCheckpoint::log_start) log_start = mine;
+    if (c == RootCheckpoint::replication) hw = mine;
+    if (c == RootCheckpoint::cleaner) {
+      p.cleaner_present = true;
+      p.cleaner_line = mine;
+      p.cleaner_entries = std::move(*entries);
+    }
+  }
+  if (p.segments.empty()) return fail(Errc::refused, fmt::format("{}: no segment", dir));
+  auto end = next_offset_of(p.path(p.segments.back().base, ".log"), p.segments.back().base);
+  if (!end.ok()) return end.error();
+  p.leo = *end;
+  p.log_start = std::max(p.segments.front().base, log_start.value_or(0));
+  // Kafka's leader starts from the checkpointed high watermark, clamped to
+  // the log; with none (a log dir copied without it) the log end is taken.
+  p.hw_from_checkpoint = hw.has_value();
+  p.hw = std::clamp(hw.value_or(p.leo), p.log_start, p.leo);
+  // Producer state at the log end: the newest readable snapshot at or below
+  // it, then every batch after it.
+  ProducerState state;
+  int64_t from = p.log_start;
+  for (auto it = p.snapshots.rbegin(); it != p.snapshots.rend(); ++it) {
+    if (it->first > p.leo || it->first < p.log_start) continue;
+    auto bytes = read_small(dir + "/" + it->second);
+    if (!bytes.ok()) return bytes.error();
+    auto snap = producer_snapshot::read(*bytes);
+    if (!snap.ok()) continue;  // Kafka deletes a corrupt snapshot and uses an older one
+    state.load(snap->entries);
+    from = it->first;
+    break;
+  }
+  for (size_t i = 0; i < p.segments.size(); ++i) {
+    if (i + 1 < p.segments.size() && p.segments[i + 1].base <= from) continue;
+    const std::string log = p.path(p.segments[i].base, ".log");
+    auto f = MappedFile::open(log);
+    if (!f.ok()) return fail(Errc::io, fmt::format("{}: {}", log, f.error().message));
+    EntryScanner scanner(f->bytes(), Position{0});
+    while (auto e = scanner.next()) {
+      if (last_offset_of(*e) < from) continue;
+      if (Status st = state.apply(*e); !st.ok())
+        return Error{st.error().code, st.error().position, fmt::format("{}: {}", log, st.error().message)};
+    }
+  }
+  for (const auto& e : state.entries()) p.producers[e.producer_id] = e;
+  return p;
+}
+
+}  // namespace kseg::compact

@@ -1,0 +1,90 @@
+// One cleaning round over a loaded partition: the plan (sections, bounds,
+// groups), the offset map, and the cleaned segments written and swapped in.
+// Internal to tools/ops/compact.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "formats/checkpoint_file.h"
+#include "formats/producer_snapshot.h"
+#include "formats/txn_index.h"
+#include "lib/status.h"
+#include "tools/ops/compact/compact_config.h"
+#include "tools/ops/write/safe_write.h"
+
+namespace kseg::compact {
+
+struct Segment {
+  int64_t base = 0;
+  int64_t size = 0;          // .log bytes
+  int64_t mtime_ms = 0;      // .log's, as Java's File.lastModified gives it
+  int64_t index_bytes = 0;   // entries x 8 (the files are trimmed when inactive)
+  int64_t timeindex_bytes = 0;
+  int64_t largest_timestamp = -1;  // time index's last entry, else the mtime (LogSegment.largestTimestamp)
+  std::vector<txn_index::AbortedTxn> aborted;  // its .txnindex
+};
+
+struct Partition {
+  std::string dir, log_dir, topic;
+  int32_t number = 0;
+  std::vector<Segment> segments;
+  std::vector<std::pair<int64_t, std::string>> snapshots;
+  int64_t leo = 0, log_start = 0, hw = 0;
+  bool hw_from_checkpoint = false;
+  bool cleaner_present = false;
+  std::optional<int64_t> cleaner_line;
+  std::vector<checkpoint::TopicPartitionOffset> cleaner_entries;
+  std::map<int64_t, producer_snapshot::ProducerEntry> producers;  // at the log end
+  std::string path(int64_t base, const char* suffix) const;
+};
+
+// Reads what a round needs. Refuses (Errc::refused) a missing .index of an
+// inactive segment, and finishes an interrupted swap first as LogLoader does
+// (reported in `notes`) under `held` (none: a dry run, which refuses it).
+Result<Partition> load(const std::string& dir, const safe::DirLock* held, std::vector<std::string>& notes);
+
+struct Counts {
+  int64_t batches = 0, records = 0, bytes = 0;
+};
+
+struct Group {
+  std::vector<int64_t> bases;
+  int64_t bytes_in = 0, bytes_out = 0;
+};
+
+struct RoundStats {
+  int64_t first_dirty = 0, first_uncleanable = 0, uncleanable = 0, active_base = 0, lso = 0;
+  std::string stopped_by;  // what sets the uncleanable offset
+  bool reset_checkpoint = false;  // the checkpoint was below the log start or past the end
+  int64_t clean_bytes = 0, cleanable_bytes = 0;
+  int64_t end_offset = 0;          // the map's latest offset + 1: where this round ends
+  bool map_full = false;           // the dirty section did not fit the map
+  int64_t map_keys = 0, map_capacity = 0, map_records = 0;
+  Counts read, kept;
+  int64_t records_superseded = 0, records_unkeyed = 0, records_aborted = 0;
+  int64_t tombstones_kept = 0, tombstones_removed = 0, tombstones_stamped = 0;
+  int64_t markers_kept = 0, markers_removed = 0, markers_stamped = 0;
+  int64_t batches_emptied = 0, batches_rebuilt = 0;
+  std::optional<int64_t> next_horizon;  // the earliest delete horizon still ahead of `now`
+  std::vector<Group> groups;
+  std::vector<std::string> open_txns;  // producers whose open transaction holds the LSO
+};
+
+struct RoundOptions {
+  int64_t now_ms = 0;
+  bool dry_run = false;
+  bool backup = true;
+  std::string backup_dir;
+  std::string* backup_into = nullptr;  // the run's backup directory, once made
+  const safe::DirLock* held = nullptr;  // the run's lock (none under dry_run)
+};
+
+// Plans and (unless dry_run) runs one round. Nothing dirty: stats with
+// end_offset == first_dirty and no groups.
+Result<RoundStats> clean_round(const Partition& p, const Settings& s, const RoundOptions& o);
+
+}  // namespace kseg::compact
