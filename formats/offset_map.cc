@@ -1,20 +1,23 @@
 #include "formats/offset_map.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 
 namespace kseg {
 
 OffsetMap::OffsetMap(int64_t memory) : slots_(std::max<int64_t>(1, memory / kBytesPerEntry)) {
-  bytes_.assign(static_cast<size_t>(slots_ * kBytesPerEntry), 0);
+  mapped_ = static_cast<size_t>(slots_ * kBytesPerEntry);
+  void* p = ::mmap(nullptr, mapped_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  ::madvise(p, mapped_, MADV_HUGEPAGE);  // advice only: ignored where THP is off
+  bytes_ = static_cast<uint8_t*>(p);
 }
 
-void OffsetMap::clear() {
-  std::fill(bytes_.begin(), bytes_.end(), 0);
-  entries_ = 0;
-  latest_ = -1;
-}
+OffsetMap::~OffsetMap() { ::munmap(bytes_, mapped_); }
 
 int64_t OffsetMap::slot_of(const Md5Digest& key, int attempt) const {
   const int at = std::min(attempt, 12);
@@ -26,10 +29,9 @@ int64_t OffsetMap::slot_of(const Md5Digest& key, int attempt) const {
 }
 
 bool OffsetMap::empty_at(int64_t slot) const {
-  const uint8_t* p = bytes_.data() + slot * kBytesPerEntry;
-  for (int i = 0; i < kBytesPerEntry; ++i)
-    if (p[i]) return false;
-  return true;
+  uint64_t w[3];
+  std::memcpy(w, bytes_ + slot * kBytesPerEntry, sizeof w);
+  return (w[0] | w[1] | w[2]) == 0;
 }
 
 static void put_long(uint8_t* p, int64_t v) {
@@ -46,7 +48,7 @@ void OffsetMap::put(const Md5Digest& key, int64_t offset) {
   // The cleaner never fills every slot (load factor < 1), so a free one is found.
   for (int attempt = 0; attempt < slots_ + 12; ++attempt) {
     const int64_t slot = slot_of(key, attempt);
-    uint8_t* p = bytes_.data() + slot * kBytesPerEntry;
+    uint8_t* p = bytes_ + slot * kBytesPerEntry;
     if (empty_at(slot)) {
       std::memcpy(p, key.data(), key.size());
       put_long(p + 16, offset);
@@ -66,7 +68,7 @@ int64_t OffsetMap::get(const Md5Digest& key) const {
   for (int64_t attempt = 0; attempt < slots_ + 12; ++attempt) {
     const int64_t slot = slot_of(key, static_cast<int>(std::min<int64_t>(attempt, INT32_MAX)));
     if (empty_at(slot)) return -1;
-    const uint8_t* p = bytes_.data() + slot * kBytesPerEntry;
+    const uint8_t* p = bytes_ + slot * kBytesPerEntry;
     if (std::memcmp(p, key.data(), key.size()) == 0) return get_long(p + 16);
   }
   return -1;

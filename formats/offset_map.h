@@ -10,7 +10,7 @@
 #pragma once
 
 #include <cstdint>
-#include <vector>
+
 
 #include "lib/byte_reader.h"
 #include "lib/md5.h"
@@ -30,7 +30,6 @@ class OffsetMap {
   int64_t get(const Md5Digest& key) const;  // -1 when absent
   void update_latest_offset(int64_t offset) { latest_ = offset; }
   int64_t latest_offset() const { return latest_; }
-  void clear();
 
  private:
   int64_t slot_of(const Md5Digest& key, int attempt) const;
@@ -38,7 +37,15 @@ class OffsetMap {
   int64_t slots_;
   int64_t entries_ = 0;
   int64_t latest_ = -1;
-  std::vector<uint8_t> bytes_;
+  // An anonymous mapping: zero pages until touched, so only slots keys land
+  // in become resident, and huge pages where the kernel has them (random
+  // probes over 128 MiB miss the TLB on nearly every put with 4 KiB pages).
+  uint8_t* bytes_ = nullptr;
+  size_t mapped_ = 0;
+ public:
+  ~OffsetMap();
+  OffsetMap(const OffsetMap&) = delete;
+  OffsetMap& operator=(const OffsetMap&) = delete;
 };
 
 }  // namespace kseg

@@ -20,27 +20,41 @@ constexpr int kShift[4][4] = {{7, 12, 17, 22}, {5, 9, 14, 20}, {4, 11, 16, 23}, 
 
 inline uint32_t rotl(uint32_t x, int s) { return (x << s) | (x >> (32 - s)); }
 
+template <int Round>
+inline uint32_t mix(uint32_t b, uint32_t c, uint32_t d) {
+  if constexpr (Round == 0) return (b & c) | (~b & d);
+  if constexpr (Round == 1) return (d & b) | (~d & c);
+  if constexpr (Round == 2) return b ^ c ^ d;
+  return c ^ (b | ~d);
+}
+
+// The message word each step of a round takes (RFC 1321 §3.4).
+constexpr int word(int i) {
+  return i < 16 ? i : i < 32 ? (5 * i + 1) % 16 : i < 48 ? (3 * i + 5) % 16 : (7 * i) % 16;
+}
+
+template <int Round>
+inline void round16(uint32_t& a, uint32_t& b, uint32_t& c, uint32_t& d, const uint32_t* m, const uint32_t* k) {
+  for (int j = 0; j < 16; ++j) {
+    const int i = Round * 16 + j;
+    const uint32_t f = mix<Round>(b, c, d) + a + k[i] + m[word(i)];
+    a = d;
+    d = c;
+    c = b;
+    b += rotl(f, kShift[Round][j % 4]);
+  }
+}
+
 void block(uint32_t h[4], const uint8_t* p) {
   static const Table table;
   uint32_t m[16];
   for (int i = 0; i < 16; ++i)
     m[i] = uint32_t(p[4 * i]) | uint32_t(p[4 * i + 1]) << 8 | uint32_t(p[4 * i + 2]) << 16 | uint32_t(p[4 * i + 3]) << 24;
   uint32_t a = h[0], b = h[1], c = h[2], d = h[3];
-  for (int i = 0; i < 64; ++i) {
-    uint32_t f;
-    int g;
-    switch (i / 16) {
-      case 0: f = (b & c) | (~b & d); g = i; break;
-      case 1: f = (d & b) | (~d & c); g = (5 * i + 1) % 16; break;
-      case 2: f = b ^ c ^ d; g = (3 * i + 5) % 16; break;
-      default: f = c ^ (b | ~d); g = (7 * i) % 16; break;
-    }
-    f += a + table.k[i] + m[g];
-    a = d;
-    d = c;
-    c = b;
-    b += rotl(f, kShift[i / 16][i % 4]);
-  }
+  round16<0>(a, b, c, d, m, table.k);
+  round16<1>(a, b, c, d, m, table.k);
+  round16<2>(a, b, c, d, m, table.k);
+  round16<3>(a, b, c, d, m, table.k);
   h[0] += a;
   h[1] += b;
   h[2] += c;
