@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 
 #include "lib/byte_reader.h"
 
@@ -15,5 +16,8 @@ namespace kseg {
 using Md5Digest = std::array<uint8_t, 16>;
 
 Md5Digest md5(Bytes data);
+// md5 of each of `in` into out[0..in.size()): four short inputs (<= 55
+// bytes: one block) at a time in vector lanes, for the cleaner's keys.
+void md5_many(std::span<const Bytes> in, Md5Digest* out);
 
 }  // namespace kseg

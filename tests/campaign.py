@@ -123,6 +123,9 @@ class Campaign:
         self.run(["kseg-truncate", "--dry-run", "--json", "--to-time", "0", part], work, what)
         self.run(["kseg-truncate", "--dry-run", "--retention-bytes", "0", part], work, what)
         self.run(["kseg-truncate", "--no-backup", "--to-offset", "50", part], work, what)
+        self.run(["kseg-compact", "--dry-run", "--json", "--config", "cleanup.policy=compact", part], work, what)
+        self.run(["kseg-compact", "--no-backup", "--offset-map-bytes", "240", "--until-clean", "--config",
+                  "cleanup.policy=compact", part], work, what)
         self.run(["kseg-reindex", "--no-backup", "--recover", part], work, what)
 
 
@@ -172,7 +175,8 @@ def special_files(c: Campaign, tmp):
     seg = open(os.path.join(src, "00000000000000000000.log"), "rb").read()
     log = os.path.join(big, "big-0", "00000000000000000000.log")
     for argv in (["kseg-dump", "--deep-iteration", "big-0/00000000000000000000.log"], ["kseg-verify", "--deep", "big-0"],
-                 ["kseg-reindex", "--no-backup", "big-0"], ["kseg-truncate", "--no-backup", "--to-offset", "1", "big-0"]):
+                 ["kseg-reindex", "--no-backup", "big-0"], ["kseg-truncate", "--no-backup", "--to-offset", "1", "big-0"],
+                 ["kseg-compact", "--no-backup", "--config", "cleanup.policy=compact", "big-0"]):
         with open(log, "wb") as f:
             for _ in range((64 << 20) // len(seg)):
                 f.write(seg)

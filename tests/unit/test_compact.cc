@@ -158,3 +158,13 @@ TEST_CASE("kseg-compact: a failed write changes nothing and leaves nothing", "[c
   CHECK(WEXITSTATUS(status) == 3);
   CHECK(tree(s.dir()) == before);
 }
+
+TEST_CASE("md5_many: the same digests as md5, four lanes or one", "[compact]") {
+  std::vector<std::string> keys;
+  for (int n = 0; n < 70; ++n) keys.push_back(std::string(static_cast<size_t>(n), static_cast<char>('a' + n % 26)));
+  std::vector<kseg::Bytes> in;
+  for (const auto& k : keys) in.emplace_back(reinterpret_cast<const uint8_t*>(k.data()), k.size());
+  std::vector<kseg::Md5Digest> out(in.size());
+  kseg::md5_many(in, out.data());
+  for (size_t i = 0; i < in.size(); ++i) CHECK(out[i] == kseg::md5(in[i]));
+}

@@ -62,7 +62,7 @@ Result<int64_t> next_offset_of(const std::string& path, int64_t base) {
   while (auto e = scanner.next()) {
     const int64_t last = last_offset_of(*e);
     end = std::max(end, last == INT64_MAX ? last : last + 1);
-    if ((e->position.value & ((64 << 20) - 1)) == 0) f->release_before(e->position);
+    f->release_before(e->position);  // in 2 MiB steps: resident memory stays flat
   }
   return end;
 }
@@ -235,6 +235,7 @@ Result<Partition> load(const std::string& dir, const safe::DirLock* held, std::v
     if (!f.ok()) return fail(Errc::io, fmt::format("{}: {}", log, f.error().message));
     EntryScanner scanner(f->bytes(), Position{0});
     while (auto e = scanner.next()) {
+      f->release_before(e->position);
       if (last_offset_of(*e) < from) continue;
       if (Status st = state.apply(*e); !st.ok())
         return Error{st.error().code, st.error().position, fmt::format("{}: {}", log, st.error().message)};

@@ -336,7 +336,7 @@ class Round {
   Status validate(size_t seg);
   Status build_map(int64_t start, int64_t end);
   Status clean_group(const std::vector<size_t>& group, Tracker& tracker);
-  Status clean_segment(size_t seg, size_t next_in_group, Dest& dest, Tracker& tracker);
+  Status clean_segment(size_t seg, Dest& dest, Tracker& tracker);
   Status emit(const Batch& b, const std::vector<Rec>& kept, std::optional<int64_t> horizon, Dest& dest);
   Status swap_in(const std::vector<size_t>& group, Dest& dest);
   Result<MappedFile> open_log(size_t seg) const {
@@ -344,7 +344,25 @@ class Round {
     if (!f.ok()) return fail(Errc::io, fmt::format("{}: {}", p_.path(p_.segments[seg].base, ".log"), f.error().message));
     return f;
   }
-  bool retain_record(const Batch& b, const Rec& r, bool retain_legacy_deletes);
+  bool retain_record(const Batch& b, const Rec& r, const Md5Digest& digest, bool retain_legacy_deletes);
+  // digests_[k] = MD5 of recs_[k]'s key where `wanted(recs_[k])`, those slots prefetched.
+  template <class Wanted>
+  void digest_keys(Wanted&& wanted) {
+    keys_.clear();
+    which_.clear();
+    for (size_t k = 0; k < recs_.size(); ++k)
+      if (wanted(recs_[k])) {
+        keys_.push_back(recs_[k].key.bytes);
+        which_.push_back(k);
+      }
+    hashed_.resize(keys_.size());
+    md5_many(keys_, hashed_.data());
+    digests_.resize(recs_.size());
+    for (size_t j = 0; j < which_.size(); ++j) {
+      digests_[which_[j]] = hashed_[j];
+      map_.prefetch(hashed_[j]);
+    }
+  }
 
   const Partition& p_;
   const Settings& s_;
@@ -355,6 +373,9 @@ class Round {
   std::map<int64_t, LastRecord> last_records_;
   std::vector<uint8_t> scratch_, out_;
   std::vector<Rec> recs_, kept_;
+  std::vector<Bytes> keys_;
+  std::vector<size_t> which_;
+  std::vector<Md5Digest> hashed_, digests_;
 };
 
 // Every batch of a segment the round reads must be one Kafka's reader
@@ -365,8 +386,8 @@ Status Round::validate(size_t seg) {
   if (!f.ok()) return f.error();
   const std::string file = p_.path(p_.segments[seg].base, ".log");
   EntryScanner scanner(f->bytes(), Position{0});
-  int64_t released = 0;
   while (auto e = scanner.next()) {
+    f->release_before(e->position);  // in 2 MiB steps: resident memory stays flat
     const EntryCheck c = check_entry(*e);
     if (c.fault() == SegmentEnd::too_small) return at(file, e->position, too_small_text(*e));
     if (c.fault() == SegmentEnd::bad_crc) return at(file, e->position, crc_mismatch_text(c));
@@ -375,10 +396,6 @@ Status Round::validate(size_t seg) {
     if (needs_marker_check(c))
       if (Status m = check_control_marker(*e, c.header, kMaxDecompressed); !m.ok())
         return at(file, e->position, m.error().message);
-    if (e->position.value - released > (64 << 20)) {
-      f->release_before(e->position);
-      released = e->position.value;
-    }
   }
   if (scanner.end() != SegmentEnd::clean) return at(file, scanner.valid_end(), segment_end_detail(scanner));
   return {};
@@ -406,6 +423,7 @@ Status Round::build_map(int64_t start, int64_t end) {
     }
     EntryScanner scanner(f->bytes().subspan(static_cast<size_t>(from)), Position{from});
     while (auto e = scanner.next()) {
+      f->release_before(e->position);
       const Batch b = batch_of(*e);
       if (b.control) {
         auto type = control_type(b, scratch_);
@@ -414,13 +432,15 @@ Status Round::build_map(int64_t start, int64_t end) {
       } else if (!tracker.on_batch(b)) {
         if (Status r = records_of(b, scratch_, recs_); !r.ok())
           return at(p_.path(p_.segments[i].base, ".log"), e->position, r.error().message);
-        for (const Rec& r : recs_) {
+        digest_keys([&](const Rec& r) { return !r.key.null && r.offset >= start; });
+        for (size_t k = 0; k < recs_.size(); ++k) {
+          const Rec& r = recs_[k];
           if (r.key.null || r.offset < start) continue;
           if (map_.size() >= max_entries) {
             st_.map_full = true;
             return {};
           }
-          map_.put(md5(r.key.bytes), r.offset);
+          map_.put(digests_[k], r.offset);
           ++st_.map_records;
         }
       }
@@ -431,13 +451,13 @@ Status Round::build_map(int64_t start, int64_t end) {
   return {};
 }
 
-bool Round::retain_record(const Batch& b, const Rec& r, bool retain_legacy_deletes) {
+bool Round::retain_record(const Batch& b, const Rec& r, const Md5Digest& digest, bool retain_legacy_deletes) {
   if (r.offset > map_.latest_offset()) return true;
   if (r.key.null) {
     ++st_.records_unkeyed;
     return false;
   }
-  const int64_t found = map_.get(md5(r.key.bytes));
+  const int64_t found = map_.get(digest);
   const bool latest = r.offset >= found;
   const bool retain_deletes = b.magic >= 2 ? (!b.horizon || o_.now_ms < *b.horizon) : retain_legacy_deletes;
   if (latest && (!r.value.null || retain_deletes)) return true;
@@ -502,28 +522,21 @@ Status Round::emit(const Batch& b, const std::vector<Rec>& kept, std::optional<i
   return dest.append(out_, h.last_offset(), h.max_timestamp);
 }
 
-Status Round::clean_segment(size_t seg, size_t next_in_group, Dest& dest, Tracker& tracker) {
+Status Round::clean_segment(size_t seg, Dest& dest, Tracker& tracker) {
   const Segment& s = p_.segments[seg];
   const std::string file = p_.path(s.base, ".log");
   auto f = open_log(seg);
   if (!f.ok()) return f.error();
-  int64_t upper = 0;
-  if (next_in_group < p_.segments.size()) {
-    upper = p_.segments[next_in_group].base;
-  } else {
-    upper = s.base;
-    EntryScanner scan(f->bytes(), Position{0});
-    while (auto e = scan.next()) upper = std::max(upper, batch_of(*e).last + 1);
-  }
+  // Kafka bounds the aborted transactions it adds by the next segment of the
+  // group, else this segment's next offset; the next segment's base (there
+  // is one: the active segment is never cleaned) selects the same entries,
+  // as no batch lies between the two.
+  const int64_t upper = p_.segments[seg + 1].base;
   tracker.add(collect_aborted(p_, s.base, upper));
   const bool retain_legacy = s.mtime_ms > legacy_horizon_;
   EntryScanner scanner(f->bytes(), Position{0});
-  int64_t released = 0;
   while (auto e = scanner.next()) {
-    if (e->position.value - released > (64 << 20)) {
-      f->release_before(e->position);
-      released = e->position.value;
-    }
+    f->release_before(e->position);
     const Batch b = batch_of(*e);
     ++st_.read.batches;
     st_.read.bytes += e->total().bytes;
@@ -557,8 +570,11 @@ Status Round::clean_segment(size_t seg, size_t next_in_group, Dest& dest, Tracke
     st_.read.records += static_cast<int64_t>(recs_.size());
     kept_.clear();
     bool original = b.magic >= 2, tombstones = false;
-    for (const Rec& r : recs_) {
-      const bool keep = discard_records ? false : b.control ? true : retain_record(b, r, retain_legacy);
+    const int64_t latest = map_.latest_offset();
+    if (!discard_records && !b.control) digest_keys([&](const Rec& r) { return !r.key.null && r.offset <= latest; });
+    for (size_t k = 0; k < recs_.size(); ++k) {
+      const Rec& r = recs_[k];
+      const bool keep = discard_records ? false : b.control ? true : retain_record(b, r, digests_[k], retain_legacy);
       if (keep) {
         kept_.push_back(r);
         if (r.value.null && !b.control) tombstones = true;
@@ -606,8 +622,7 @@ Status Round::clean_group(const std::vector<size_t>& group, Tracker& tracker) {
   for (size_t k = 0; k < group.size(); ++k) {
     g.bases.push_back(p_.segments[group[k]].base);
     g.bytes_in += p_.segments[group[k]].size;
-    const size_t next = k + 1 < group.size() ? group[k + 1] : p_.segments.size();
-    KSEG_RETURN_IF_ERROR(clean_segment(group[k], next, dest, tracker));
+    KSEG_RETURN_IF_ERROR(clean_segment(group[k], dest, tracker));
   }
   tracker.cleaned_index = nullptr;
   KSEG_RETURN_IF_ERROR(dest.finish(p_.segments[group.back()].mtime_ms));
