@@ -204,12 +204,13 @@ class ExaminePool {
 // why if every entry was consumed.
 template <class R, class Examine, class Consume, class Consumed>
 void examine_entries(EntryScanner& scanner, unsigned threads, Examine&& examine, Consume&& consume,
-                     Consumed&& consumed) {
+                     Consumed&& consumed, int64_t chunk_bytes = 8 << 20) {
   // Chunks bound memory. Three are mapped at once: the one examined, the one
   // scanned (or consumed) beside it, and the one consumed last until
-  // `consumed` releases it.
+  // `consumed` releases it. A reader whose results hold much per entry asks
+  // for smaller chunks.
   constexpr size_t kChunkEntries = 4096;
-  constexpr int64_t kChunkBytes = 8 << 20;
+  const int64_t kChunkBytes = chunk_bytes;
   auto fill = [&](std::vector<Examined<R>>& chunk) {
     chunk.clear();
     int64_t bytes = 0;
@@ -246,7 +247,7 @@ void examine_entries(EntryScanner& scanner, unsigned threads, Examine&& examine,
 // the calling thread; `consumed` as for examine_entries.
 template <class R, class Examine, class Consume, class Consumed>
 WalkEnd walk_entries(EntryScanner& scanner, unsigned threads, Examine&& examine, Consume&& consume,
-                     Consumed&& consumed) {
+                     Consumed&& consumed, int64_t chunk_bytes = 8 << 20) {
   WalkEnd w;
   w.valid_end = scanner.valid_end();
   examine_entries<R>(
@@ -256,7 +257,7 @@ WalkEnd walk_entries(EntryScanner& scanner, unsigned threads, Examine&& examine,
           if (!detail::take_step(consume(entry, result), entry.ref(), w)) return false;
         return true;
       },
-      consumed);
+      consumed, chunk_bytes);
   if (!w.stopped) w.end = scanner.end();
   return w;
 }

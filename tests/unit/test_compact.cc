@@ -168,3 +168,23 @@ TEST_CASE("md5_many: the same digests as md5, four lanes or one", "[compact]") {
   kseg::md5_many(in, out.data());
   for (size_t i = 0; i < in.size(); ++i) CHECK(out[i] == kseg::md5(in[i]));
 }
+
+TEST_CASE("kseg-compact: the topic's configs from the KRaft metadata log beside it", "[compact]") {
+  // The live 4.4.0 broker's log dir: topic accounts was created compacted,
+  // and the controller wrote its configs to __cluster_metadata.
+  Scratch s("live-broker", "accounts-0");
+  fs::copy(kCorpus + "live-broker/__cluster_metadata-0", s.root / "__cluster_metadata-0", fs::copy_options::recursive);
+  const auto before = tree(s.dir());
+  auto r = run_tool(kCompact, {s.dir(), "--now", "1800000000000", "--dry-run"}, s.root.string());
+  CHECK(r.exit_code != 2);
+  CHECK(r.err.find("cleanup.policy is") == std::string::npos);
+  CHECK(r.out.find("cleanup.policy = compact (KRaft metadata " + (s.root / "__cluster_metadata-0").string() + ")") !=
+        std::string::npos);
+  CHECK(r.out.find("min.compaction.lag.ms = 0 (KRaft metadata") != std::string::npos);
+  CHECK(tree(s.dir()) == before);
+  // Without the metadata log the same partition is a topic of the default policy.
+  fs::remove_all(s.root / "__cluster_metadata-0");
+  r = run_tool(kCompact, {s.dir(), "--now", "1800000000000", "--dry-run"}, s.root.string());
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("cleanup.policy is 'delete' (default)") != std::string::npos);
+}

@@ -116,7 +116,7 @@ int compact_partition(const std::string& dir, const CompactOptions& o, int64_t n
   std::vector<std::string> notes;
   auto first = compact::load(dir, o.dry_run ? nullptr : lock, notes);
   if (!first.ok()) return fail(first.error());
-  auto settings = compact::resolve(o, first->topic);
+  auto settings = compact::resolve(o, first->topic, first->log_dir);
   if (!settings.ok()) return fail(settings.error());
   if (report) {
     for (const auto& [k, v] : settings->all) j["settings"][k] = {{"value", v.value}, {"source", v.source}};

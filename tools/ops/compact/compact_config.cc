@@ -5,10 +5,88 @@
 #include <fstream>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "formats/batch_v2.h"
+#include "formats/log_entry.h"
+#include "formats/metadata_records.h"
+#include "lib/mapped_file.h"
+#include "tools/ops/partition/partition_dir.h"
 
 namespace kseg::compact {
 
 namespace {
+
+// The topic configs and the cluster-wide broker defaults that the KRaft
+// metadata log in `log_dir` (its __cluster_metadata-0: the newest snapshot,
+// then the records after it) holds at its end, as ConfigurationControlManager
+// replays them: a ConfigRecord sets (or with a null value removes) one key of
+// a resource, and removing a topic removes its configs.
+struct KraftConfigs {
+  std::string source;  // the metadata partition, "" when there is none
+  std::map<std::string, std::string> topic, broker_defaults;
+};
+
+Result<KraftConfigs> kraft_configs(const std::string& log_dir, const std::string& topic) {
+  KraftConfigs out;
+  const std::string dir = log_dir + "/__cluster_metadata-0";
+  auto layout = read_partition_layout(dir);
+  if (!layout.ok()) return out;  // no metadata log here
+  out.source = dir;
+  std::vector<std::pair<int64_t, std::string>> files;  // (first offset read, path)
+  int64_t from = 0;
+  if (!layout->kraft_snapshots.empty()) {
+    std::string newest;
+    for (const auto& n : layout->kraft_snapshots)
+      if (auto k = file_names::parse_kraft_snapshot_name(n); k.ok() && k->end_offset.value >= from) {
+        from = k->end_offset.value;
+        newest = n;
+      }
+    if (!newest.empty()) files.emplace_back(0, dir + "/" + newest);
+  }
+  for (const auto& [base, f] : layout->segments) files.emplace_back(from, dir + "/" + f.names.at(file_names::FileKind::log));
+  std::map<std::string, std::string> topic_ids;  // topicId -> name
+  std::map<std::string, std::map<std::string, std::string>> topics;
+  std::vector<uint8_t> scratch;
+  for (const auto& [min_offset, path] : files) {
+    auto f = MappedFile::open(path);
+    if (!f.ok()) return Error{Errc::io, std::nullopt, fmt::format("{}: {}", path, f.error().message)};
+    EntryScanner scanner(f->bytes(), Position{0});
+    while (auto e = scanner.next()) {
+      if (e->magic < 2) continue;
+      auto h = v2::decode_header(*e);
+      if (!h.ok() || h->is_control() || h->last_offset() < min_offset) continue;
+      auto bytes = v2::records_bytes(*e, *h, scratch, 256u << 20);
+      if (!bytes.ok()) continue;
+      v2::RecordReader reader(*bytes, Position{0}, h->records_count);
+      v2::Record r;
+      while (reader.next(r)) {
+        if (h->record_offset(r.offset_delta) < min_offset || r.value.null) continue;
+        const auto t = metadata::parse(r.value.bytes);
+        if (t.outcome != metadata::Outcome::ok) continue;
+        const auto j = nlohmann::json::parse(t.text, nullptr, false);
+        if (!j.is_object() || !j.contains("data")) continue;
+        const auto& d = j["data"];
+        const std::string type = j.value("type", "");
+        if (type == "TOPIC_RECORD") {
+          topic_ids[d.value("topicId", "")] = d.value("name", "");
+        } else if (type == "REMOVE_TOPIC_RECORD") {
+          auto it = topic_ids.find(d.value("topicId", ""));
+          if (it != topic_ids.end()) topics.erase(it->second);
+        } else if (type == "CONFIG_RECORD") {
+          const int type_id = d.value("resourceType", 0);
+          const std::string name = d.value("resourceName", ""), key = d.value("name", "");
+          auto& m = type_id == 2 ? topics[name] : out.broker_defaults;
+          if (type_id != 2 && !(type_id == 4 && name.empty())) continue;
+          if (d.contains("value") && d["value"].is_string()) m[key] = d["value"].get<std::string>();
+          else m.erase(key);
+        }
+      }
+    }
+  }
+  if (topics.count(topic)) out.topic = topics[topic];
+  return out;
+}
 
 // A topic config, the broker setting that is its default, and Kafka's default.
 struct Key {
@@ -79,7 +157,7 @@ Result<int64_t> number(const Settings& s, const std::string& key) {
 
 }  // namespace
 
-Result<Settings> resolve(const CompactOptions& o, const std::string& topic) {
+Result<Settings> resolve(const CompactOptions& o, const std::string& topic, const std::string& log_dir) {
   std::map<std::string, std::string> topic_file, broker_file;
   if (!o.topic_config_file.empty()) {
     auto t = read_properties(o.topic_config_file);
@@ -91,6 +169,8 @@ Result<Settings> resolve(const CompactOptions& o, const std::string& topic) {
     if (!b.ok()) return b.error();
     broker_file = std::move(*b);
   }
+  auto kraft = kraft_configs(log_dir, topic);
+  if (!kraft.ok()) return kraft.error();
   const Internal* internal = nullptr;
   for (const auto& i : kInternal)
     if (topic == i.topic) internal = &i;
@@ -99,6 +179,8 @@ Result<Settings> resolve(const CompactOptions& o, const std::string& topic) {
     Setting v{k.fallback, "default"};
     if (k.broker && broker_file.count(k.broker))
       v = {broker_file[k.broker], fmt::format("{} ({})", o.broker_config_file, k.broker)};
+    if (k.broker && kraft->broker_defaults.count(k.broker))
+      v = {kraft->broker_defaults[k.broker], fmt::format("KRaft metadata {} (cluster default {})", kraft->source, k.broker)};
     if (topic_level && internal) {
       if (std::string(k.topic) == "cleanup.policy") v = {"compact", fmt::format("{} is compacted by Kafka", topic)};
       if (std::string(k.topic) == "segment.bytes") {
@@ -107,6 +189,8 @@ Result<Settings> resolve(const CompactOptions& o, const std::string& topic) {
           v = {broker_file[internal->segment_key], fmt::format("{} ({})", o.broker_config_file, internal->segment_key)};
       }
     }
+    if (topic_level && kraft->topic.count(k.topic))
+      v = {kraft->topic[k.topic], fmt::format("KRaft metadata {}", kraft->source)};
     if (topic_level && topic_file.count(k.topic))
       v = {topic_file[k.topic], fmt::format("topic config {}", o.topic_config_file)};
     for (const auto& [key, value] : o.overrides)

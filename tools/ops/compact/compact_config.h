@@ -1,7 +1,8 @@
 // The settings one cleaning round depends on, found rather than guessed, and
 // where each came from: an override on the command line, the topic's config
-// file, Kafka's built-in config of an internal topic, the broker's
-// server.properties (its log.* default), or Kafka's default.
+// file, the topic's configs in the KRaft metadata log, Kafka's built-in
+// config of an internal topic, the broker's server.properties (its log.*
+// default) or the cluster's dynamic broker defaults, or Kafka's default.
 #pragma once
 
 #include <cstdint>
@@ -33,9 +34,13 @@ struct Settings {
   bool compacts() const { return cleanup_policy.find("compact") != std::string::npos; }
 };
 
-// Resolves the settings of `topic`. Fails (usage) on an unreadable file or
-// a value that is no number.
-Result<Settings> resolve(const CompactOptions& options, const std::string& topic);
+// Resolves the settings of `topic` of log dir `log_dir`, from (last wins)
+// Kafka's defaults, --broker-config, the cluster-wide broker defaults and the
+// topic's configs in a KRaft metadata log held by log_dir
+// (__cluster_metadata-0), an internal topic's own config, --topic-config and
+// the command line. Fails (usage) on an unreadable file or a value that is no
+// number.
+Result<Settings> resolve(const CompactOptions& options, const std::string& topic, const std::string& log_dir);
 
 // Lines "key = value (source)" for the plan.
 std::vector<std::string> describe(const Settings& s);

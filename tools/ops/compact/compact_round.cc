@@ -9,10 +9,12 @@
 #include <map>
 #include <queue>
 #include <set>
+#include <thread>
 
 #include <fmt/format.h>
 
 #include "formats/batch_check.h"
+#include "formats/batch_walk.h"
 #include "formats/batch_v2.h"
 #include "formats/control.h"
 #include "formats/legacy.h"
@@ -20,6 +22,7 @@
 #include "formats/offset_index.h"
 #include "formats/offset_map.h"
 #include "formats/time_index.h"
+#include "lib/cpus.h"
 #include "lib/mapped_file.h"
 #include "tools/ops/compact/compact_round.h"
 #include "tools/ops/partition/log_dir.h"
@@ -31,6 +34,11 @@ namespace {
 // A compressed batch's records are read up to this much (kseg-dump's and
 // kseg-verify's default --max-decompressed-bytes).
 constexpr size_t kMaxDecompressed = 256u << 20;
+
+// The parallel walks' chunks: an examined entry holds its records (about as
+// many bytes again as the batch): 2 MiB chunks keep that, and the mapped
+// pages of three chunks, to a few MiB beside the offset map.
+constexpr int64_t kChunkBytes = 2 << 20;
 
 Error fail(Errc c, std::string m) { return Error{c, std::nullopt, std::move(m)}; }
 
@@ -94,6 +102,7 @@ Status records_of(const Batch& b, std::vector<uint8_t>& scratch, std::vector<Rec
     auto bytes = v2::records_bytes(b.ref, h, scratch, kMaxDecompressed);
     if (!bytes.ok()) return bytes.error();
     v2::RecordReader reader(*bytes, Position{0}, h.records_count);
+    out.reserve(static_cast<size_t>(std::clamp(h.records_count, 0, 1 << 16)));
     v2::Record r;
     while (reader.next(r))
       out.push_back({h.record_offset(r.offset_delta), h.record_timestamp(r.timestamp_delta), 2, r.key, r.value,
@@ -121,6 +130,59 @@ Result<std::optional<int16_t>> control_type(const Batch& b, std::vector<uint8_t>
   auto k = control::decode_key(recs[0].key);
   if (!k.ok()) return k.error();
   return std::optional<int16_t>{k->type};
+}
+
+// What the parallel walk's examining threads make of one entry before the
+// calling thread consumes it in order: the batch decoded, its records (their
+// bytes owned here when decompressed), and for each record the key's offset
+// in the map where asked (-1: absent; -2: not looked up). The map is only
+// read while entries are examined; puts happen in consume, in file order.
+struct Examined {
+  Batch b;
+  Status status;
+  std::optional<int16_t> control_type;
+  std::vector<uint8_t> buf;
+  std::vector<Rec> recs;
+  std::vector<Md5Digest> digests;  // of recs[k]'s key where hashed[k]
+  std::vector<char> hashed;
+  std::vector<int64_t> found;
+};
+
+// Decodes `e` into `x`; hashes the keys `wanted(rec)` selects, and looks
+// them up in `lookup` when given.
+template <class Wanted>
+void examine(const EntryRef& e, Examined& x, Wanted&& wanted, const OffsetMap* lookup) {
+  x.b = batch_of(e);
+  if (x.b.control) {
+    auto t = control_type(x.b, x.buf);
+    if (!t.ok()) x.status = t.error();
+    else x.control_type = *t;
+    return;
+  }
+  if (Status r = records_of(x.b, x.buf, x.recs); !r.ok()) {
+    x.status = r;
+    return;
+  }
+  std::vector<Bytes> keys;
+  std::vector<size_t> which;
+  x.hashed.assign(x.recs.size(), 0);
+  for (size_t k = 0; k < x.recs.size(); ++k)
+    if (!x.recs[k].key.null && wanted(x.recs[k])) {
+      keys.push_back(x.recs[k].key.bytes);
+      which.push_back(k);
+      x.hashed[k] = 1;
+    }
+  std::vector<Md5Digest> d(keys.size());
+  md5_many(keys, d.data());
+  x.digests.resize(x.recs.size());
+  for (size_t j = 0; j < which.size(); ++j) x.digests[which[j]] = d[j];
+  if (!lookup) return;
+  for (const auto& h : d) lookup->prefetch(h);
+  x.found.assign(x.recs.size(), -2);
+  for (size_t j = 0; j < which.size(); ++j) x.found[which[j]] = lookup->get(d[j]);
+  // Two chunks of entries wait to be consumed: keep each small.
+  std::vector<Md5Digest>().swap(x.digests);
+  std::vector<char>().swap(x.hashed);
 }
 
 // Kafka's CleanedTransactionMetadata (§5).
@@ -344,25 +406,8 @@ class Round {
     if (!f.ok()) return fail(Errc::io, fmt::format("{}: {}", p_.path(p_.segments[seg].base, ".log"), f.error().message));
     return f;
   }
-  bool retain_record(const Batch& b, const Rec& r, const Md5Digest& digest, bool retain_legacy_deletes);
-  // digests_[k] = MD5 of recs_[k]'s key where `wanted(recs_[k])`, those slots prefetched.
-  template <class Wanted>
-  void digest_keys(Wanted&& wanted) {
-    keys_.clear();
-    which_.clear();
-    for (size_t k = 0; k < recs_.size(); ++k)
-      if (wanted(recs_[k])) {
-        keys_.push_back(recs_[k].key.bytes);
-        which_.push_back(k);
-      }
-    hashed_.resize(keys_.size());
-    md5_many(keys_, hashed_.data());
-    digests_.resize(recs_.size());
-    for (size_t j = 0; j < which_.size(); ++j) {
-      digests_[which_[j]] = hashed_[j];
-      map_.prefetch(hashed_[j]);
-    }
-  }
+  bool retain_record(const Batch& b, const Rec& r, int64_t found, bool retain_legacy_deletes);
+
 
   const Partition& p_;
   const Settings& s_;
@@ -372,10 +417,8 @@ class Round {
   int64_t legacy_horizon_ = 0;
   std::map<int64_t, LastRecord> last_records_;
   std::vector<uint8_t> scratch_, out_;
-  std::vector<Rec> recs_, kept_;
-  std::vector<Bytes> keys_;
-  std::vector<size_t> which_;
-  std::vector<Md5Digest> hashed_, digests_;
+  std::vector<Rec> kept_;
+  unsigned threads_ = std::min(2u, usable_cpus());  // decode, hash and look up beside the caller
 };
 
 // Every batch of a segment the round reads must be one Kafka's reader
@@ -422,42 +465,56 @@ Status Round::build_map(int64_t start, int64_t end) {
       if (from < 0 || from > f->size()) from = 0;
     }
     EntryScanner scanner(f->bytes().subspan(static_cast<size_t>(from)), Position{from});
-    while (auto e = scanner.next()) {
-      f->release_before(e->position);
-      const Batch b = batch_of(*e);
-      if (b.control) {
-        auto type = control_type(b, scratch_);
-        if (!type.ok()) return at(p_.path(p_.segments[i].base, ".log"), e->position, type.error().message);
-        tracker.on_control(b, *type);
-      } else if (!tracker.on_batch(b)) {
-        if (Status r = records_of(b, scratch_, recs_); !r.ok())
-          return at(p_.path(p_.segments[i].base, ".log"), e->position, r.error().message);
-        digest_keys([&](const Rec& r) { return !r.key.null && r.offset >= start; });
-        for (size_t k = 0; k < recs_.size(); ++k) {
-          const Rec& r = recs_[k];
-          if (r.key.null || r.offset < start) continue;
-          if (map_.size() >= max_entries) {
-            st_.map_full = true;
-            return {};
+    Status failed;
+    bool full = false;
+    const std::string file = p_.path(p_.segments[i].base, ".log");
+    walk_entries<Examined>(
+        scanner, threads_,
+        [&](const WalkEntry& w, unsigned) {
+          Examined x;
+          examine(w.ref(), x, [&](const Rec& r) { return r.offset >= start; }, nullptr);
+          return x;
+        },
+        [&](const WalkEntry& w, Examined& x) {
+          const Batch& b = x.b;
+          if (!x.status.ok()) {
+            failed = at(file, w.ref().position, x.status.error().message);
+            return Step::stop;
           }
-          map_.put(digests_[k], r.offset);
-          ++st_.map_records;
-        }
-      }
-      if (b.last >= start) map_.update_latest_offset(b.last);
+          if (b.control) {
+            tracker.on_control(b, x.control_type);
+          } else if (!tracker.on_batch(b)) {
+            for (size_t k = 0; k < x.recs.size(); ++k) {
+              if (!x.hashed[k]) continue;
+              if (map_.size() >= max_entries) {
+                full = true;
+                return Step::stop;
+              }
+              map_.put(x.digests[k], x.recs[k].offset);
+              ++st_.map_records;
+            }
+          }
+          if (b.last >= start) map_.update_latest_offset(b.last);
+          x = Examined{};
+          return Step::accept;
+        },
+        [&](Position consumed) { f->release_before(consumed); }, kChunkBytes);
+    if (!failed.ok()) return failed;
+    if (full) {
+      st_.map_full = true;
+      return {};
     }
     map_.update_latest_offset(next - 1);
   }
   return {};
 }
 
-bool Round::retain_record(const Batch& b, const Rec& r, const Md5Digest& digest, bool retain_legacy_deletes) {
+bool Round::retain_record(const Batch& b, const Rec& r, int64_t found, bool retain_legacy_deletes) {
   if (r.offset > map_.latest_offset()) return true;
   if (r.key.null) {
     ++st_.records_unkeyed;
     return false;
   }
-  const int64_t found = map_.get(digest);
   const bool latest = r.offset >= found;
   const bool retain_deletes = b.magic >= 2 ? (!b.horizon || o_.now_ms < *b.horizon) : retain_legacy_deletes;
   if (latest && (!r.value.null || retain_deletes)) return true;
@@ -535,17 +592,14 @@ Status Round::clean_segment(size_t seg, Dest& dest, Tracker& tracker) {
   tracker.add(collect_aborted(p_, s.base, upper));
   const bool retain_legacy = s.mtime_ms > legacy_horizon_;
   EntryScanner scanner(f->bytes(), Position{0});
-  while (auto e = scanner.next()) {
-    f->release_before(e->position);
-    const Batch b = batch_of(*e);
+  const int64_t latest = map_.latest_offset();
+  Status failed;
+  auto consume = [&](const EntryRef* e, Examined& x) -> Status {
+    const Batch& b = x.b;
     ++st_.read.batches;
     st_.read.bytes += e->total().bytes;
-    std::optional<int16_t> type;
-    if (b.control) {
-      auto t = control_type(b, scratch_);
-      if (!t.ok()) return at(file, e->position, t.error().message);
-      type = *t;
-    }
+    if (!x.status.ok()) return at(file, e->position, x.status.error().message);
+    const std::optional<int16_t> type = x.control_type;
     const bool can_discard = b.control ? tracker.on_control(b, type) : tracker.on_batch(b);
     const bool discard_records =
         b.control ? can_discard && b.horizon && *b.horizon <= o_.now_ms : can_discard;
@@ -564,17 +618,19 @@ Status Round::clean_segment(size_t seg, Dest& dest, Tracker& tracker) {
       else {
         if (b.txn && can_discard) st_.records_aborted += b.check.v2() ? b.check.header.records_count : 1;
       }
-      continue;
+      return {};
     }
-    if (Status r = records_of(b, scratch_, recs_); !r.ok()) return at(file, e->position, r.error().message);
-    st_.read.records += static_cast<int64_t>(recs_.size());
+    if (b.control) {  // its records were read for the marker type only
+      x.recs.clear();
+      if (Status r = records_of(b, x.buf, x.recs); !r.ok()) return at(file, e->position, r.error().message);
+    }
+    const std::vector<Rec>& recs = x.recs;
+    st_.read.records += static_cast<int64_t>(recs.size());
     kept_.clear();
     bool original = b.magic >= 2, tombstones = false;
-    const int64_t latest = map_.latest_offset();
-    if (!discard_records && !b.control) digest_keys([&](const Rec& r) { return !r.key.null && r.offset <= latest; });
-    for (size_t k = 0; k < recs_.size(); ++k) {
-      const Rec& r = recs_[k];
-      const bool keep = discard_records ? false : b.control ? true : retain_record(b, r, digests_[k], retain_legacy);
+    for (size_t k = 0; k < recs.size(); ++k) {
+      const Rec& r = recs[k];
+      const bool keep = discard_records ? false : b.control ? true : retain_record(b, r, x.found.empty() ? -1 : x.found[k], retain_legacy);
       if (keep) {
         kept_.push_back(r);
         if (r.value.null && !b.control) tombstones = true;
@@ -610,8 +666,22 @@ Status Round::clean_segment(size_t seg, Dest& dest, Tracker& tracker) {
       ++st_.kept.batches;
       KSEG_RETURN_IF_ERROR(emit(b, {}, std::nullopt, dest));
     }
-  }
-  return {};
+    return {};
+  };
+  walk_entries<Examined>(
+      scanner, threads_,
+      [&](const WalkEntry& w, unsigned) {
+        Examined x;
+        examine(w.ref(), x, [&](const Rec& r) { return r.offset <= latest; }, &map_);
+        return x;
+      },
+      [&](const WalkEntry& w, Examined& x) {
+        failed = consume(&w.ref(), x);
+        x = Examined{};  // freed as consumed, not when the chunk goes
+        return failed.ok() ? Step::accept : Step::stop;
+      },
+      [&](Position consumed) { f->release_before(consumed); }, kChunkBytes);
+  return failed;
 }
 
 Status Round::clean_group(const std::vector<size_t>& group, Tracker& tracker) {
@@ -734,12 +804,20 @@ Result<RoundStats> Round::run() {
   }
   st_.end_offset = first_dirty;
   if (first_dirty >= first_uncleanable) return st_;
-  // Nothing is written before every batch the round reads is known good.
-  for (size_t i = 0; i < segs.size() && segs[i].base < first_uncleanable; ++i) KSEG_RETURN_IF_ERROR(validate(i));
+  // Nothing is written before every batch the round reads is known good:
+  // checked on a second thread while this one builds the offset map (both
+  // only read), joined before the first write.
+  Status valid;
+  std::thread checker([&] {
+    for (size_t i = 0; i < segs.size() && segs[i].base < first_uncleanable && valid.ok(); ++i) valid = validate(i);
+  });
   // §3.1: the legacy (v0/v1) tombstone horizon.
   for (const auto& s : segs)
     if (s.base < first_dirty) legacy_horizon_ = s.mtime_ms - s_.delete_retention_ms;
-  KSEG_RETURN_IF_ERROR(build_map(first_dirty, first_uncleanable));
+  Status built = build_map(first_dirty, first_uncleanable);
+  checker.join();
+  KSEG_RETURN_IF_ERROR(valid);  // a damaged batch is named before whatever the map met
+  KSEG_RETURN_IF_ERROR(built);
   st_.map_keys = map_.size();
   st_.end_offset = map_.latest_offset() + 1;
   // §6: groups of the segments below the round's end.
