@@ -124,7 +124,7 @@ class Campaign:
         self.run(["kseg-truncate", "--dry-run", "--retention-bytes", "0", part], work, what)
         self.run(["kseg-truncate", "--no-backup", "--to-offset", "50", part], work, what)
         self.run(["kseg-compact", "--dry-run", "--json", "--config", "cleanup.policy=compact", part], work, what)
-        self.run(["kseg-compact", "--no-backup", "--offset-map-bytes", "240", "--until-clean", "--config",
+        self.run(["kseg-compact", "--no-backup", "--offset-map-bytes", "2400", "--until-clean", "--config",
                   "cleanup.policy=compact", part], work, what)
         self.run(["kseg-reindex", "--no-backup", "--recover", part], work, what)
 

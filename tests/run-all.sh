@@ -10,7 +10,8 @@
 #      must find them healthy, kseg-reindex must match the restart's recovery), and
 #      the reindex oracle (kseg-reindex vs Kafka's own recovery, damaged cases, crash points),
 #      the truncate oracle (kseg-truncate vs Kafka's own cuts, file by file, crash points) and a
-#      4.4.0 broker process started on a log dir kseg-truncate cut,
+#      4.4.0 broker process started on a log dir kseg-truncate cut, the compact oracle
+#      (kseg-compact vs Kafka's own Cleaner, file by file, crash points), benchmark smoke runs,
 #      the encoder oracle (Kafka loading every corpus segment re-encoded by kseg)
 # Set KSEG_SKIP_KAFKA=1 to leave out tier 3 (it needs Maven Central).
 set -uo pipefail
@@ -62,6 +63,8 @@ if [[ "${KSEG_SKIP_KAFKA:-0}" != 1 ]]; then
     --out "$(mktemp -d)" --build "$b/main"
   tier "benchmark smoke (truncate)" "$top/tests/bench/truncate.sh" --sizes 20000000,60000000 --segment 8000000 \
     --runs 1 --out "$(mktemp -d)" --build "$b/main"
+  tier "benchmark smoke (compact)" "$top/tests/bench/compact.sh" --size 20000000 --workloads 90pct-none,10pct-zstd \
+    --out "$(mktemp -d)" --build "$b/main"
   tier "kafka reindex oracle" "$top/tests/kafka/reindex-oracle.sh" "$b/main/kseg-reindex"
   tier "kafka truncate oracle" env KSEG_ORACLE_SEED="$RANDOM" python3 "$top/tests/kafka/truncate-oracle.py" \
     "$b/main/kseg-truncate"

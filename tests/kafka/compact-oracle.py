@@ -246,6 +246,32 @@ def main():
         shutil.copytree(os.path.join(tmp, "in", "0"), w, symlinks=True)
         check_refused_while_jvm_holds_lock(cp, w, [kseg, os.path.join(w, CASES[0][1]), "--config=cleanup.policy=compact"])
 
+        # A full disk (a small tmpfs, filled up to a few KiB): exit 3 naming the file, nothing changed
+        # and nothing left behind. Needs mount(2) (root); skipped, and said so, without it.
+        full = os.path.join(tmp, "full")
+        os.makedirs(full)
+        if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", full], capture_output=True).returncode == 0:
+            try:
+                shutil.copytree(os.path.join(tmp, "in", "0"), os.path.join(full, "d"), symlinks=True)
+                st = os.statvfs(full)
+                with open(os.path.join(full, "filler"), "wb") as f:
+                    f.write(b"\0" * max(0, st.f_bavail * st.f_frsize - 4096))
+                d = os.path.join(full, "d")
+                before = tree_sum(os.path.join(d, CASES[0][1]), mtimes=True)
+                p = subprocess.run([kseg, os.path.join(d, CASES[0][1]), "--config=cleanup.policy=compact", "--now",
+                                    "1800000000000"], capture_output=True, text=True)
+                after = tree_sum(os.path.join(d, CASES[0][1]), mtimes=True)
+                if p.returncode == 3 and "No space left on device" in p.stderr and before == after:
+                    ok()
+                    print("full disk: " + p.stderr.strip().splitlines()[-1])
+                else:
+                    bad(f"full disk: exit {p.returncode}, partition {'unchanged' if before == after else 'changed'}: "
+                        f"{p.stderr.strip()}")
+            finally:
+                subprocess.run(["umount", full])
+        else:
+            print("full disk: skipped (mount -t tmpfs refused: not root)")
+
         # crash injection
         crash_runs = [r for r in runs if r["name"] == "two rounds" and not r["kafka_refused"]
                       and CASES[r["case"]][0] in ("compacted", "transactions", "v2-zstd", "consumer-offsets")]
