@@ -49,7 +49,7 @@ CASES = [
     ("legacy-broker", "compacted-v1-0"), ("legacy-broker", "__consumer_offsets-0"),
 ]
 KSEG_KEYS = ("delete.retention.ms", "min.compaction.lag.ms", "segment.bytes", "internal.segment.bytes",
-             "segment.index.bytes", "index.interval.bytes", "max.message.bytes", "cleanup.policy")
+             "segment.index.bytes", "index.interval.bytes", "cleanup.policy")
 CRASH_STEPS = ["cleaned-partial", "cleaned-written", "swap-partial", "swapped", "backup-partial", "backup-done",
                "remove-partial", "removed", "group-done", "tmp-written", "rename-partial", "renamed", "done",
                "round-done"]

@@ -104,11 +104,15 @@ safe::Plan checkpoint_plan(const Partition& p, int64_t end) {
 int compact_partition(const std::string& dir, const CompactOptions& o, int64_t now, const safe::DirLock* lock, Sink& out,
                       Sink& err, nlohmann::json* report) {
   nlohmann::json j{{"partition", dir}};
+  std::string backup;  // the run's backup directory, once a round has made it
   auto fail = [&](const Error& e) {
     err.print("kseg-compact: {}\n", e.message);
+    if (!backup.empty())
+      err.print("kseg-compact: {}: what earlier groups replaced is in {}\n", dir, backup);
     if (report) {
       j["status"] = "error";
       j["error"] = e.message;
+      if (!backup.empty()) j["backup"] = backup;
       report->push_back(j);
     }
     return exit_code_for(e.code);
@@ -136,7 +140,6 @@ int compact_partition(const std::string& dir, const CompactOptions& o, int64_t n
     return fail(Error{Errc::refused, std::nullopt,
                       fmt::format("{}: cleanup.policy is '{}' ({}): the broker never compacts it (--force does)", dir,
                                   settings->cleanup_policy, settings->all["cleanup.policy"].source)});
-  std::string backup;
   compact::RoundOptions ro;
   ro.now_ms = now;
   ro.dry_run = o.dry_run;

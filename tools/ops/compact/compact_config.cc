@@ -102,7 +102,6 @@ constexpr Key kTopicKeys[] = {
     {"segment.bytes", "log.segment.bytes", "1073741824"},
     {"segment.index.bytes", "log.index.size.max.bytes", "10485760"},
     {"index.interval.bytes", "log.index.interval.bytes", "4096"},
-    {"max.message.bytes", "message.max.bytes", "1048588"},
 };
 
 // Cleaner settings (broker-wide only).
@@ -218,7 +217,7 @@ Result<Settings> resolve(const CompactOptions& o, const std::string& topic, cons
   };
   for (Field f : {Field{"delete.retention.ms", &s.delete_retention_ms}, Field{"min.compaction.lag.ms", &s.min_compaction_lag_ms},
                   Field{"segment.bytes", &s.segment_bytes}, Field{"segment.index.bytes", &s.segment_index_bytes},
-                  Field{"index.interval.bytes", &s.index_interval_bytes}, Field{"max.message.bytes", &s.max_message_bytes}}) {
+                  Field{"index.interval.bytes", &s.index_interval_bytes}}) {
     auto n = number(s, f.key);
     if (!n.ok()) return n.error();
     *f.to = *n;
@@ -253,6 +252,8 @@ Result<Settings> resolve(const CompactOptions& o, const std::string& topic, cons
                  fmt::format("an offset map of {} bytes holds no more than one key (Kafka refuses it too)", s.offset_map_bytes)};
   if (s.load_factor >= 1 || s.load_factor <= 0)
     return Error{Errc::usage, std::nullopt, "log.cleaner.io.buffer.load.factor must be above 0 and below 1"};
+  if (s.delete_retention_ms < 0 || s.min_compaction_lag_ms < 0)
+    return Error{Errc::usage, std::nullopt, "delete.retention.ms and min.compaction.lag.ms must be at least 0 (as Kafka requires)"};
   if (s.index_interval_bytes < 0 || s.segment_bytes < 1 || s.segment_index_bytes < 8)
     return Error{Errc::usage, std::nullopt, "segment.bytes, segment.index.bytes and index.interval.bytes must be positive"};
   return s;

@@ -28,7 +28,6 @@ struct Settings {
   int64_t segment_bytes = 0;  // internal.segment.bytes when set (Kafka's test-only override)
   int64_t segment_index_bytes = 0;
   int64_t index_interval_bytes = 0;
-  int64_t max_message_bytes = 0;
   int64_t offset_map_bytes = 0;  // min(dedupe buffer / cleaner threads, INT32_MAX)
   double load_factor = 0;
   bool compacts() const { return cleanup_policy.find("compact") != std::string::npos; }

@@ -100,12 +100,20 @@ Status finish_swaps(const std::string& dir, const PartitionLayout& layout, const
     auto end = next_offset_of(dir + "/" + name, b);
     if (!end.ok()) return end.error();
     lo = std::min(lo, b);
-    hi = std::max(hi, *end);
+    // An emptied segment ends where it starts; its own base is still
+    // replaced (Kafka's rename overwrites it), so it is covered too.
+    hi = std::max(hi, std::max(*end, b == INT64_MAX ? b : b + 1));
   }
+  auto covered = [&](const std::string& name) {
+    auto n = file_names::parse_segment_file_name(name);
+    return n.ok() && n->transient == file_names::TransientSuffix::none && n->offset.value >= lo && n->offset.value < hi;
+  };
   for (const auto& [base, files] : layout.segments)
-    if (base.value >= lo && base.value < hi)
-      for (const auto& [kind, name] : files.names)
-        drop.actions.push_back(safe::Action::remove(name, "covered by an interrupted swap (LogLoader deletes it)"));
+    for (const auto& [kind, name] : files.names)
+      if (covered(name)) drop.actions.push_back(safe::Action::remove(name, "covered by an interrupted swap (LogLoader deletes it)"));
+  for (const auto& l : layout.leftovers)  // an index whose .log an interrupted removal took first
+    if (l.kind == Leftover::orphan_index && covered(l.name))
+      drop.actions.push_back(safe::Action::remove(l.name, "covered by an interrupted swap (LogLoader deletes it)"));
   for (const auto& a : drop.actions) notes.push_back(fmt::format("{}/{}: {}", dir, a.name, a.why));
   for (const auto& [b, name] : keep) notes.push_back(fmt::format("{}/{}: swap finished, as LogLoader finishes it", dir, name));
   if (!drop.empty()) {

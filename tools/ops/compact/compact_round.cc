@@ -146,6 +146,8 @@ struct Examined {
   std::vector<Md5Digest> digests;  // of recs[k]'s key where hashed[k]
   std::vector<char> hashed;
   std::vector<int64_t> found;
+  std::vector<std::pair<int64_t, Md5Digest>> keyed;  // the map pass: (offset, key digest), in order
+  bool redecode = false;  // records too large to hold while waiting: decoded again when consumed
 };
 
 // Decodes `e` into `x`; hashes the keys `wanted(rec)` selects, and looks
@@ -176,13 +178,27 @@ void examine(const EntryRef& e, Examined& x, Wanted&& wanted, const OffsetMap* l
   md5_many(keys, d.data());
   x.digests.resize(x.recs.size());
   for (size_t j = 0; j < which.size(); ++j) x.digests[which[j]] = d[j];
-  if (!lookup) return;
+  if (!lookup) {  // the map pass keeps only what a put needs
+    for (size_t j = 0; j < which.size(); ++j) x.keyed.emplace_back(x.recs[which[j]].offset, d[j]);
+    std::vector<Rec>().swap(x.recs);
+    std::vector<uint8_t>().swap(x.buf);
+    std::vector<Md5Digest>().swap(x.digests);
+    std::vector<char>().swap(x.hashed);
+    return;
+  }
   for (const auto& h : d) lookup->prefetch(h);
   x.found.assign(x.recs.size(), -2);
   for (size_t j = 0; j < which.size(); ++j) x.found[which[j]] = lookup->get(d[j]);
-  // Two chunks of entries wait to be consumed: keep each small.
+  // Two chunks of entries wait to be consumed: keep each small. Records that
+  // decompressed to much more than the batch (a hostile ratio) are dropped
+  // and decoded again in order, so a chunk holds a few times its bytes.
   std::vector<Md5Digest>().swap(x.digests);
   std::vector<char>().swap(x.hashed);
+  if (x.buf.size() > 4 * e.bytes.size() + (64u << 10)) {
+    std::vector<Rec>().swap(x.recs);
+    std::vector<uint8_t>().swap(x.buf);
+    x.redecode = true;
+  }
 }
 
 // Kafka's CleanedTransactionMetadata (§5).
@@ -484,13 +500,12 @@ Status Round::build_map(int64_t start, int64_t end) {
           if (b.control) {
             tracker.on_control(b, x.control_type);
           } else if (!tracker.on_batch(b)) {
-            for (size_t k = 0; k < x.recs.size(); ++k) {
-              if (!x.hashed[k]) continue;
+            for (const auto& [offset, digest] : x.keyed) {
               if (map_.size() >= max_entries) {
                 full = true;
                 return Step::stop;
               }
-              map_.put(x.digests[k], x.recs[k].offset);
+              map_.put(digest, offset);
               ++st_.map_records;
             }
           }
@@ -588,7 +603,7 @@ Status Round::clean_segment(size_t seg, Dest& dest, Tracker& tracker) {
   // group, else this segment's next offset; the next segment's base (there
   // is one: the active segment is never cleaned) selects the same entries,
   // as no batch lies between the two.
-  const int64_t upper = p_.segments[seg + 1].base;
+  const int64_t upper = seg + 1 < p_.segments.size() ? p_.segments[seg + 1].base : INT64_MAX;
   tracker.add(collect_aborted(p_, s.base, upper));
   const bool retain_legacy = s.mtime_ms > legacy_horizon_;
   EntryScanner scanner(f->bytes(), Position{0});
@@ -620,7 +635,7 @@ Status Round::clean_segment(size_t seg, Dest& dest, Tracker& tracker) {
       }
       return {};
     }
-    if (b.control) {  // its records were read for the marker type only
+    if (b.control || x.redecode) {  // read for the marker type only, or too large to hold
       x.recs.clear();
       if (Status r = records_of(b, x.buf, x.recs); !r.ok()) return at(file, e->position, r.error().message);
     }
@@ -642,7 +657,7 @@ Status Round::clean_segment(size_t seg, Dest& dest, Tracker& tracker) {
     if (!kept_.empty()) {
       const bool stamp = (tombstones || marker_for_empty_txn) && !b.horizon;
       std::optional<int64_t> horizon = b.horizon;
-      if (stamp) horizon = o_.now_ms + s_.delete_retention_ms;
+      if (stamp) horizon = o_.now_ms > INT64_MAX - s_.delete_retention_ms ? INT64_MAX : o_.now_ms + s_.delete_retention_ms;
       if (b.control) ++st_.markers_kept, st_.markers_stamped += stamp;
       for (const Rec& r : kept_)
         if (r.value.null && !b.control) ++st_.tombstones_kept, st_.tombstones_stamped += stamp;
@@ -776,7 +791,7 @@ Result<RoundStats> Round::run() {
     size_t i = 0;
     while (i + 1 < segs.size() && segs[i + 1].base <= first_dirty) ++i;
     for (; i + 1 < segs.size(); ++i)
-      if (segs[i].largest_timestamp > o_.now_ms - s_.min_compaction_lag_ms) {
+      if (segs[i].largest_timestamp > (o_.now_ms < INT64_MIN + s_.min_compaction_lag_ms ? INT64_MIN : o_.now_ms - s_.min_compaction_lag_ms)) {
         if (segs[i].base < bound) {
           bound = segs[i].base;
           st_.stopped_by = fmt::format("min.compaction.lag.ms: segment {} has a record newer than now - {} ms", segs[i].base,
@@ -819,7 +834,10 @@ Result<RoundStats> Round::run() {
   KSEG_RETURN_IF_ERROR(valid);  // a damaged batch is named before whatever the map met
   KSEG_RETURN_IF_ERROR(built);
   st_.map_keys = map_.size();
-  st_.end_offset = map_.latest_offset() + 1;
+  // The map's latest offset + 1; a batch reaching past its segment (offsets
+  // overlapping the next one) must not carry the round into the segments it
+  // may not touch.
+  st_.end_offset = std::min(map_.latest_offset() + 1, first_uncleanable);
   // §6: groups of the segments below the round's end.
   std::vector<size_t> below;
   for (size_t i = 0; i < segs.size() && segs[i].base < st_.end_offset; ++i) below.push_back(i);

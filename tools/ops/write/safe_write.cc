@@ -135,6 +135,25 @@ Status rename_to(const std::string& from, const std::string& to) {
   return {};
 }
 
+// Moves a removed file into the backup: a rename, or on another file system
+// (--backup-dir elsewhere) a fsynced copy, then the unlink. `reused`: as for
+// backup_file, a file of that name already there is the run's original (a
+// later plan of the run removes what an earlier one wrote), so it is kept
+// and this one is only removed.
+Status move_into_backup(const std::string& path, const std::string& backup_path, bool reused) {
+  if (reused && exists(backup_path)) {
+    if (::unlink(path.c_str()) != 0) return io_error("cannot remove", path, errno);
+    return {};
+  }
+  if (::rename(path.c_str(), backup_path.c_str()) == 0) return {};
+  if (errno != EXDEV) return io_error("cannot rename " + path + " to", backup_path, errno);
+  struct stat sb {};
+  if (::stat(path.c_str(), &sb) != 0) return io_error("cannot stat", path, errno);
+  KSEG_RETURN_IF_ERROR(copy_ranges(path, backup_path, {{Position{0}, Length{static_cast<int64_t>(sb.st_size)}}}, false));
+  if (::unlink(path.c_str()) != 0) return io_error("cannot remove", path, errno);
+  return {};
+}
+
 // A root file's name in the backup directory (which sits in the partition
 // directory): prefixed, so it cannot meet a partition file of the same name.
 std::string backup_name(const Action& a) { return a.scope == Scope::log_dir ? "log-dir." + a.name : a.name; }
@@ -428,13 +447,13 @@ Status hide_files(const Plan& plan) {
   return {};
 }
 
-Status remove_files(const Plan& plan, const std::string& backup_dir, bool keep) {
+Status remove_files(const Plan& plan, const std::string& backup_dir, bool keep, bool reused) {
   bool first = true;
   for (const auto& a : plan.actions) {
     if (a.kind != Action::Kind::remove) continue;
     const std::string target = plan.path_of(a);
     if (!exists(target)) continue;
-    if (keep) KSEG_RETURN_IF_ERROR(rename_to(target, backup_dir + "/" + backup_name(a)));
+    if (keep) KSEG_RETURN_IF_ERROR(move_into_backup(target, backup_dir + "/" + backup_name(a), reused));
     else if (::unlink(target.c_str()) != 0) return io_error("cannot remove", target, errno);
     if (first) crash_point("remove-partial");
     first = false;
@@ -513,7 +532,7 @@ Result<std::string> apply(const Plan& plan, const ApplyOptions& options, const D
   KSEG_RETURN_IF_ERROR(back_up(plan, backup_dir, keep, backup_dir == options.backup_into));
   g_phase = 2;
   KSEG_RETURN_IF_ERROR(hide_files(plan));
-  KSEG_RETURN_IF_ERROR(remove_files(plan, backup_dir, keep));
+  KSEG_RETURN_IF_ERROR(remove_files(plan, backup_dir, keep, backup_dir == options.backup_into));
   KSEG_RETURN_IF_ERROR(rename_into_place(plan));
   return backup_dir;
 }
