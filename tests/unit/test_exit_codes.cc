@@ -84,6 +84,12 @@ TEST_CASE("exit status contract: every tool over good, damaged, empty and wrong 
       {"kseg-dump", {"--no-such-option", "good/orders-0"}, 2},
       {"kseg-verify", {"--no-such-option", "good/orders-0"}, 2},
       {"kseg-reindex", {"--no-such-option", "good/orders-0"}, 2},
+      {"kseg-compact", {"good/orders-0"}, 1},  // cleanup.policy delete: refused
+      {"kseg-compact", {"--dry-run", "--config", "cleanup.policy=compact", "good/orders-0"}, 1},
+      {"kseg-compact", {"empty"}, 3},
+      {"kseg-compact", {"--allow-empty", "empty"}, 0},
+      {"kseg-compact", {"good/orders-9"}, 3},
+      {"kseg-compact", {"--no-such-option", "good/orders-0"}, 2},
   };
   for (const auto& r : rows) {
     const int got = r.tool == "kseg-reindex" ? reindex(r.args) : run_tool(bin + r.tool, r.args, root.string()).exit_code;
