@@ -35,6 +35,12 @@ int32_t BatchHeader::last_sequence() const {
   return base_sequence == -1 ? -1 : increment_sequence(base_sequence, last_offset_delta);
 }
 
+int64_t last_offset_of(const EntryRef& entry) {
+  if (entry.magic >= 2)
+    if (auto h = decode_header(entry); h.ok()) return h->last_offset();
+  return entry.offset;
+}
+
 Result<BatchHeader> decode_header(const EntryRef& entry) {
   ByteReader r(entry.bytes, entry.position);
   BatchHeader h;

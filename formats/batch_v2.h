@@ -94,6 +94,9 @@ int32_t increment_sequence(int32_t sequence, int32_t increment);
 
 // Decodes the 61-byte header of an entry; checks bounds only.
 Result<BatchHeader> decode_header(const EntryRef& entry);
+// The last offset Kafka reads from an entry's header (no checksum): a v2
+// batch's base + lastOffsetDelta, a v0/v1 entry's offset.
+int64_t last_offset_of(const EntryRef& entry);
 // CRC-32C over bytes 21..end of the entry, as stored in the crc field.
 uint32_t compute_crc(Bytes entry);
 

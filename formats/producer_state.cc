@@ -1,5 +1,7 @@
 #include "formats/producer_state.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "formats/batch_v2.h"
@@ -9,7 +11,53 @@ namespace kseg {
 
 void ProducerState::load(std::span<const producer_snapshot::ProducerEntry> entries) {
   producers_.clear();
-  for (const auto& e : entries) producers_[e.producer_id] = e;
+  inserted_.clear();
+  open_.clear();
+  for (const auto& e : entries) {
+    if (producers_.insert_or_assign(e.producer_id, e).second) inserted_.push_back(e.producer_id);
+    if (e.has_open_txn()) open_[e.current_txn_first_offset] = e.producer_id;
+  }
+}
+
+void ProducerState::load(std::span<const producer_snapshot::ProducerEntry> entries, int64_t now_ms,
+                         int64_t expiration_ms) {
+  std::vector<producer_snapshot::ProducerEntry> live;
+  for (const auto& e : entries)
+    if (e.has_open_txn() || now_ms - e.timestamp_ms < expiration_ms) live.push_back(e);
+  load(live);
+}
+
+std::vector<size_t> java_hash_order(std::span<const int64_t> keys) {
+  uint32_t cap = 16;
+  while (keys.size() > cap / 4 * 3) cap *= 2;
+  std::vector<uint32_t> bucket(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const auto v = static_cast<uint64_t>(keys[i]);
+    const auto h = static_cast<uint32_t>(v ^ (v >> 32));  // Long.hashCode
+    bucket[i] = (h ^ (h >> 16)) & (cap - 1);              // HashMap.hash, then the index
+  }
+  std::vector<size_t> order(keys.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return bucket[a] < bucket[b]; });
+  return order;
+}
+
+void ProducerState::begin_read() {
+  reading_ = true;
+  read_first_new_ = inserted_.size();
+  read_seen_.clear();
+  read_seen_set_.clear();
+}
+
+void ProducerState::end_read() {
+  reading_ = false;
+  std::vector<int64_t> fresh(inserted_.begin() + static_cast<std::ptrdiff_t>(read_first_new_), inserted_.end());
+  std::sort(fresh.begin(), fresh.end());
+  inserted_.resize(read_first_new_);
+  for (size_t i : java_hash_order(read_seen_))
+    if (std::binary_search(fresh.begin(), fresh.end(), read_seen_[i])) inserted_.push_back(read_seen_[i]);
+  read_seen_.clear();
+  read_seen_set_.clear();
 }
 
 namespace {
@@ -24,7 +72,12 @@ void set_epoch(producer_snapshot::ProducerEntry& p, int16_t epoch) {
   p.offset_delta = 0;
 }
 
-Result<control::EndTxnMarker> first_marker(const EntryRef& e, const v2::BatchHeader& h) {
+struct Marker {
+  control::EndTxnMarker marker;
+  bool abort = false;
+};
+
+Result<Marker> first_marker(const EntryRef& e, const v2::BatchHeader& h) {
   std::vector<uint8_t> scratch;
   auto records = v2::records_bytes(e, h, scratch, size_t{1} << 20);
   if (!records.ok()) return records.error();
@@ -40,12 +93,15 @@ Result<control::EndTxnMarker> first_marker(const EntryRef& e, const v2::BatchHea
     return Error{Errc::refused, e.position,
                  fmt::format("control batch of producer {} holds a {} record, not a transaction marker", h.producer_id,
                              control::type_name(key->type))};
-  return control::decode_end_txn_marker(rec.value);
+  auto marker = control::decode_end_txn_marker(rec.value);
+  if (!marker.ok()) return marker.error();
+  return Marker{*marker, key->type == static_cast<int16_t>(control::Type::abort)};
 }
 
 }  // namespace
 
-Status ProducerState::apply(const EntryRef& e) {
+Status ProducerState::apply(const EntryRef& e, Applied* applied) {
+  if (applied) *applied = {};
   if (e.magic < 2) return {};
   auto h = v2::decode_header(e);
   if (!h.ok()) return h.status();
@@ -62,14 +118,30 @@ Status ProducerState::apply(const EntryRef& e) {
   if (fresh) {
     p.producer_id = h->producer_id;
     p.producer_epoch = -1;
+    inserted_.push_back(h->producer_id);
   }
+  if (reading_ && read_seen_set_.insert(h->producer_id).second) read_seen_.push_back(h->producer_id);
   if (h->is_control()) {
     if (h->records_count < 1) return {};
     auto marker = first_marker(e, *h);
     if (!marker.ok()) return marker.status();
     set_epoch(p, h->producer_epoch);
-    p.coordinator_epoch = marker->coordinator_epoch;
+    p.coordinator_epoch = marker->marker.coordinator_epoch;
     p.timestamp_ms = h->max_timestamp;
+    if (p.current_txn_first_offset >= 0) {
+      if (applied && marker->abort) {
+        // ProducerStateManager.lastStableOffset: ongoingTxns by first offset.
+        int64_t lso = h->base_offset + 1;
+        for (const auto& [first, pid] : open_)
+          if (pid != h->producer_id) {
+            lso = first;
+            break;
+          }
+        applied->aborted = txn_index::AbortedTxn{txn_index::kCurrentVersion, h->producer_id,
+                                                 p.current_txn_first_offset, h->base_offset, lso};
+      }
+      open_.erase(p.current_txn_first_offset);
+    }
     p.current_txn_first_offset = -1;
     return {};
   }
@@ -78,7 +150,10 @@ Status ProducerState::apply(const EntryRef& e) {
   p.last_offset = h->last_offset();
   p.offset_delta = h->last_offset_delta;
   p.timestamp_ms = h->max_timestamp;
-  if (h->is_transactional() && p.current_txn_first_offset < 0) p.current_txn_first_offset = h->base_offset;
+  if (h->is_transactional() && p.current_txn_first_offset < 0) {
+    p.current_txn_first_offset = h->base_offset;
+    open_[h->base_offset] = h->producer_id;
+  }
   return {};
 }
 
@@ -86,6 +161,13 @@ std::vector<producer_snapshot::ProducerEntry> ProducerState::entries() const {
   std::vector<producer_snapshot::ProducerEntry> out;
   out.reserve(producers_.size());
   for (const auto& [id, p] : producers_) out.push_back(p);
+  return out;
+}
+
+std::vector<producer_snapshot::ProducerEntry> ProducerState::kafka_order() const {
+  std::vector<producer_snapshot::ProducerEntry> out;
+  out.reserve(inserted_.size());
+  for (size_t i : java_hash_order(inserted_)) out.push_back(producers_.at(inserted_[i]));
   return out;
 }
 

@@ -9,6 +9,8 @@
 #      4.4.0, also killed with SIGKILL; legacy-broker.sh: 2.8.2 writing v0/v1; kseg-verify
 #      must find them healthy, kseg-reindex must match the restart's recovery), and
 #      the reindex oracle (kseg-reindex vs Kafka's own recovery, damaged cases, crash points),
+#      the producer-state oracle (kseg-reindex --producer-state's .txnindex and snapshots vs
+#      Kafka's recovery of every segment, byte for byte; Kafka loading them without replay),
 #      the truncate oracle (kseg-truncate vs Kafka's own cuts, file by file, crash points) and a
 #      4.4.0 broker process started on a log dir kseg-truncate cut, the compact oracle
 #      (kseg-compact vs Kafka's own Cleaner, file by file, crash points), benchmark smoke runs,
@@ -66,6 +68,8 @@ if [[ "${KSEG_SKIP_KAFKA:-0}" != 1 ]]; then
   tier "benchmark smoke (compact)" "$top/tests/bench/compact.sh" --size 20000000 --workloads 90pct-none,10pct-zstd \
     --out "$(mktemp -d)" --build "$b/main"
   tier "kafka reindex oracle" "$top/tests/kafka/reindex-oracle.sh" "$b/main/kseg-reindex"
+  tier "kafka producer-state oracle" env KSEG_ORACLE_SEED="$RANDOM" "$top/tests/kafka/producer-oracle.sh" \
+    "$b/main/kseg-reindex"
   tier "kafka truncate oracle" env KSEG_ORACLE_SEED="$RANDOM" python3 "$top/tests/kafka/truncate-oracle.py" \
     "$b/main/kseg-truncate"
   tier "kafka truncate, then a real broker" "$top/tests/kafka/truncate-broker.sh" "$b/main/kseg-truncate"

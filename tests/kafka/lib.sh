@@ -98,3 +98,14 @@ stop_broker() {
   broker_pid=""
 }
 
+
+# The tally every oracle script keeps: ok, bad "what", then "N passed, M failed".
+passed=0 failed=0
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
+
+# topic_config CASE_DIR PARTITION_DIR_NAME > properties (from case.json, as the case was written)
+topic_config() {
+  jq -r --arg d "$2" '.partitions[] | select(.dir == $d) | .topic_config | to_entries[] | "\(.key)=\(.value)"' \
+    "$1/case.json"
+}

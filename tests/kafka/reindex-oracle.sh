@@ -27,15 +27,6 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 kseg="$(realpath "$1")"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-passed=0 failed=0
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
-
-# topic_config CASE PARTITION_DIR_NAME > properties (from case.json, as the corpus was written)
-topic_config() {
-  jq -r --arg d "$2" '.partitions[] | select(.dir == $d) | .topic_config | to_entries[] | "\(.key)=\(.value)"' \
-    "$CORPUS_DIR/$1/case.json"
-}
 
 # ---- 1. byte identity over the corpus -------------------------------------------------------
 oracle_java kseg.oracle.RebuildIndexes "$CORPUS_DIR" "$tmp/kafka"
@@ -46,7 +37,7 @@ for part in "$tmp"/kafka/*/*/; do
   mkdir -p "$(dirname "$work")"
   cp -r "$CORPUS_DIR/$case_name/$name" "$work"
   rm -f "$work"/*.index "$work"/*.timeindex
-  topic_config "$case_name" "$name" > "$tmp/kseg/$case_name/$name.properties"
+  topic_config "$CORPUS_DIR/$case_name" "$name" > "$tmp/kseg/$case_name/$name.properties"
   "$kseg" --no-backup --topic-config "$tmp/kseg/$case_name/$name.properties" "$work" > "$work.out" 2>&1 || true
   while read -r base _; do
     f="$(printf '%020d' "$base")"
@@ -83,7 +74,7 @@ jobs="$tmp/jobs.tsv"; : > "$jobs"
 add_job() { printf '%s\t%s%s\n' "$1" "$2" "${3:+	$3}" >> "$jobs"; }   # add_job OUT DIR [--unclean]
 mkcase() {  # mkcase NAME SOURCE_CASE: a private log dir holding a copy of the case's partition
   mkdir -p "$tmp/d/$1"; cp -r "$CORPUS_DIR/$2/orders-0" "$tmp/d/$1/"
-  topic_config "$2" orders-0 > "$tmp/d/$1.properties"
+  topic_config "$CORPUS_DIR/$2" orders-0 > "$tmp/d/$1.properties"
 }
 damaged=(torn-tail torn-header zero-tail zero-appended corrupt-size crc-mismatch)
 for c in "${damaged[@]}"; do mkcase "$c" "$c"; done

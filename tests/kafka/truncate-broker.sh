@@ -19,9 +19,6 @@ cleanup() {
   rm -rf "$tmp"
 }
 trap cleanup EXIT
-passed=0 failed=0
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
 
 data="$tmp/data"
 mkdir -p "$data"

@@ -35,12 +35,22 @@ int reindex_main(int argc, char** argv) {
                "Beyond Kafka: remove only the invalid bytes of each segment, keep every later valid batch and segment, "
                "report the gaps")
       ->excludes(recover_flag);
+  app.add_flag("--producer-state", o.producer_state,
+               "Also rebuild each .txnindex and the producer .snapshot files as Kafka's recovery of every segment "
+               "writes them (implied when --recover or --salvage changes a .log)");
+  int64_t now = -1;
+  app.add_option("--now", now,
+                 "Kafka's clock for producer expiration when it loads a snapshot, ms since the epoch (default: now)");
+  app.add_option("--producer-id-expiration-ms", o.producer_id_expiration_ms,
+                 "The broker's producer.id.expiration.ms (default 86400000)")
+      ->check(CLI::NonNegativeNumber);
   add_dry_run_flag(app, o.dry_run);
   app.add_flag("--allow-empty", o.allow_empty, "Exit 0, not 3, for a path with nothing to reindex");
   app.add_option("--threads", o.threads, "Threads that check batches while one reads ahead (default: one per CPU)");
   add_backup_flags(app, backup);
   if (auto rc = parse_command_line(app, argc, argv)) return *rc;
   o.repair = salvage ? Repair::salvage : recover ? Repair::recover : Repair::none;
+  if (now >= 0) o.now_ms = now;
   if (interval >= 0) o.index_interval_bytes = interval;
   if (index_bytes >= 0) o.segment_index_bytes = index_bytes;
   return run_writer("kseg-reindex", backup, o.dry_run, [&](bool keep, const std::string& dir, Sink& out, Sink& err) {

@@ -37,12 +37,6 @@ namespace {
 
 Error fail(Errc c, std::string m) { return Error{c, std::nullopt, std::move(m)}; }
 
-int64_t last_offset_of(const EntryRef& e) {
-  if (e.magic >= 2)
-    if (auto h = v2::decode_header(e); h.ok()) return h->last_offset();
-  return e.offset;
-}
-
 int64_t mtime_ms(const struct stat& sb) {
   return static_cast<int64_t>(sb.st_mtim.tv_sec) * 1000 + sb.st_mtim.tv_nsec / 1000000;
 }
@@ -60,7 +54,7 @@ Result<int64_t> next_offset_of(const std::string& path, int64_t base) {
   EntryScanner scanner(f->bytes(), Position{0});
   int64_t end = base;
   while (auto e = scanner.next()) {
-    const int64_t last = last_offset_of(*e);
+    const int64_t last = v2::last_offset_of(*e);
     end = std::max(end, last == INT64_MAX ? last : last + 1);
     f->release_before(e->position);  // in 2 MiB steps: resident memory stays flat
   }
@@ -244,7 +238,7 @@ Result<Partition> load(const std::string& dir, const safe::DirLock* held, std::v
     EntryScanner scanner(f->bytes(), Position{0});
     while (auto e = scanner.next()) {
       f->release_before(e->position);
-      if (last_offset_of(*e) < from) continue;
+      if (v2::last_offset_of(*e) < from) continue;
       if (Status st = state.apply(*e); !st.ok())
         return Error{st.error().code, st.error().position, fmt::format("{}: {}", log, st.error().message)};
     }

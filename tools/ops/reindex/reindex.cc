@@ -1,6 +1,7 @@
 #include "tools/ops/reindex/reindex.h"
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <map>
 
@@ -65,7 +66,12 @@ Result<recover::Config> resolve_config(const ReindexOptions& o) {
 // Plans, prints and applies one partition; returns its exit code.
 int reindex_partition(const Job& t, const recover::Config& config, const ReindexOptions& o, const safe::DirLock* lock,
                       Sink& out, Sink& err) {
-  auto plan = plan_partition(t.partition_dir, config, o.repair, t.only_base);
+  ProducerStateOptions producers{o.producer_state, o.now_ms.value_or(0), o.producer_id_expiration_ms};
+  if (!o.now_ms)
+    producers.now_ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count();
+  auto plan = plan_partition(t.partition_dir, config, o.repair, t.only_base, producers);
   if (!plan.ok()) {
     err.print("kseg-reindex: {}\n", plan.error().message);
     return exit_code_for(plan.error().code);

@@ -27,6 +27,13 @@ enum class Repair {
   salvage,  // cut out only the invalid bytes, keep later batches and segments
 };
 
+// Producer state: --producer-state, or a repair that changes a .log.
+struct ProducerStateOptions {
+  bool rebuild = false;
+  int64_t now_ms = 0;                  // Kafka's clock when it loads a snapshot (producer expiration)
+  int64_t expiration_ms = 86400000;    // producer.id.expiration.ms
+};
+
 struct ReindexOptions {
   std::vector<std::string> paths;  // .log files, partition directories or log directories
   std::optional<int32_t> index_interval_bytes;
@@ -38,6 +45,9 @@ struct ReindexOptions {
   std::string backup_dir;
   unsigned threads = 0;  // batches judged in parallel; 0: usable_cpus()
   bool allow_empty = false;  // a path with nothing to reindex is not an error
+  bool producer_state = false;           // also rebuild .txnindex and producer snapshots
+  std::optional<int64_t> now_ms;         // default: the clock
+  int64_t producer_id_expiration_ms = 86400000;
 };
 
 // The plan for one partition directory, and what it cannot fix.
@@ -56,9 +66,24 @@ struct PartitionPlan {
 std::optional<recover::SegmentRecovery> recover_clean(MappedFile& log, Offset base, const recover::Config& config,
                                                       size_t block = 2u << 20);
 
-// `only_base`: plan just that segment (a .log path was given).
+// `only_base`: plan just that segment (a .log path was given; producer
+// state is then left alone).
 Result<PartitionPlan> plan_partition(const std::string& dir, const recover::Config& config, Repair repair,
-                                     std::optional<Offset> only_base = std::nullopt);
+                                     std::optional<Offset> only_base = std::nullopt,
+                                     const ProducerStateOptions& producers = {});
+
+// A segment as the plan leaves it: its .log is `ranges` of the file at `path`.
+struct KeptLog {
+  Offset base;
+  std::string path;
+  std::vector<safe::ByteRange> ranges;
+};
+
+// reindex_producers.cc: the .txnindex of each of `logs` (the partition's
+// segments in order, ending at `log_end`) and the producer snapshots, as
+// Kafka's recovery of every segment leaves them; plans what differs.
+Status plan_producer_state(const std::string& dir, const std::vector<KeptLog>& logs, int64_t log_end,
+                           const ProducerStateOptions& o, safe::Plan& plan);
 
 // Reads index.interval.bytes and segment.index.bytes from a Java properties
 // file into `config` (keys absent: unchanged).

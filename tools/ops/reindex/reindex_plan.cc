@@ -172,11 +172,10 @@ Result<recover::Salvage> salvage(const std::string& dir, Segment& s, const recov
 // A segment that stays: its rebuilt indexes, and under a repair its .log cut
 // at the first invalid batch (recover) or cut around its invalid bytes (salvage).
 Status plan_kept(const std::string& dir, Segment& s, Bytes log, Repair repair, const recover::Config& config,
-                 PartitionPlan& out) {
+                 PartitionPlan& out, std::optional<recover::Salvage>& sv) {
   const std::string index_name = file_name(s.base, file_names::FileKind::index);
   const bool rewrite = repair != Repair::none && s.recovery.truncates();
   const Length old_size = s.recovery.file_size;
-  std::optional<recover::Salvage> sv;
   if (rewrite && repair == Repair::salvage) {
     auto found = salvage(dir, s, config);
     if (!found.ok()) return found.error();
@@ -233,12 +232,15 @@ void plan_stale_tmp(const std::string& dir, safe::Plan& plan) {
 }  // namespace
 
 Result<PartitionPlan> plan_partition(const std::string& dir, const recover::Config& config, Repair repair,
-                                     std::optional<Offset> only_base) {
+                                     std::optional<Offset> only_base, const ProducerStateOptions& producers) {
   PartitionPlan out;
   out.plan.partition_dir = dir;
   auto bases = list_segments(dir);
   if (!bases.ok()) return bases.error();
   std::optional<Offset> cut_base;  // the segment --recover truncated; later ones go
+  std::vector<KeptLog> kept;
+  int64_t log_end = 0;
+  bool log_changed = false;
   for (Offset base : *bases) {
     if (only_base && base != *only_base) continue;
     Segment s{base, file_name(base, file_names::FileKind::log), {}, base == bases->back()};
@@ -266,17 +268,31 @@ Result<PartitionPlan> plan_partition(const std::string& dir, const recover::Conf
     out.segments++;
     if (cut_base) {
       plan_removal(dir, s, *cut_base, out.plan);
+      log_changed = true;
       continue;
     }
-    if (Status st = plan_kept(dir, s, log->bytes(), repair, config, out); !st.ok()) {
+    std::optional<recover::Salvage> sv;
+    const bool damaged = s.recovery.truncates();  // salvage replaces s.recovery by the new layout's
+    if (Status st = plan_kept(dir, s, log->bytes(), repair, config, out, sv); !st.ok()) {
       if (st.error().code != Errc::refused) return st.error();
       out.problems.push_back(refusal(dir + "/" + s.log_name, st.error()));
       out.refused = true;
       out.plan.actions.clear();
       return out;
     }
+    KeptLog k{base, dir + "/" + s.log_name, {}};
+    if (sv) {
+      for (const auto& p : sv->kept) k.ranges.push_back({p.begin, p.end - p.begin});
+    } else if (s.recovery.valid_end.value > 0) {
+      k.ranges.push_back({Position{0}, Length{s.recovery.valid_end.value}});
+    }
+    if (repair != Repair::none && damaged) log_changed = true;
+    log_end = s.recovery.last_offset ? s.recovery.last_offset->value + 1 : base.value;
+    kept.push_back(std::move(k));
     if (repair == Repair::recover && s.recovery.truncates()) cut_base = base;
   }
+  if (!only_base && !kept.empty() && (producers.rebuild || log_changed))
+    KSEG_RETURN_IF_ERROR(plan_producer_state(dir, kept, log_end, producers, out.plan));
   plan_stale_tmp(dir, out.plan);
   return out;
 }

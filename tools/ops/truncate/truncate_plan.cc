@@ -73,15 +73,6 @@ bool exists(const std::string& p) {
 // The offset after `last`, without overflow on a hostile INT64_MAX.
 int64_t next_offset(int64_t last) { return last == INT64_MAX ? last : last + 1; }
 
-// The last offset Kafka reads from an entry's header (no checksum).
-int64_t last_offset_of(const EntryRef& e) {
-  if (e.magic >= 2) {
-    auto h = v2::decode_header(e);
-    if (h.ok()) return h->last_offset();
-  }
-  return e.offset;
-}
-
 // A root checkpoint file and this partition's line in it.
 struct Root {
   std::string path;
@@ -129,7 +120,7 @@ Result<std::vector<uint8_t>> read_small(const std::string& path) {
 int64_t segment_end_from_start(const Segment& s, const MappedFile& f) {
   EntryScanner scanner(f.bytes(), Position{0});
   int64_t end = s.base;
-  while (auto e = scanner.next()) end = std::max(end, next_offset(last_offset_of(*e)));
+  while (auto e = scanner.next()) end = std::max(end, next_offset(v2::last_offset_of(*e)));
   return end;
 }
 
@@ -153,9 +144,9 @@ Result<int64_t> segment_end(const Segment& s) {
   while (auto e = scanner.next()) {
     release.at(e->position);
     // An index entry that points at no batch boundary: read the whole file.
-    if (first && e->position.value > 0 && last_offset_of(*e) < s.base) return segment_end_from_start(s, *f);
+    if (first && e->position.value > 0 && v2::last_offset_of(*e) < s.base) return segment_end_from_start(s, *f);
     first = false;
-    end = std::max(end, next_offset(last_offset_of(*e)));
+    end = std::max(end, next_offset(v2::last_offset_of(*e)));
   }
   return end;
 }
@@ -366,7 +357,7 @@ Result<std::vector<uint8_t>> snapshot_at(const Partition& p, const Builder& b, i
     Releaser release(*f);
     while (auto e = scanner.next()) {
       release.at(e->position);
-      const int64_t last = last_offset_of(*e);
+      const int64_t last = v2::last_offset_of(*e);
       if (last < from) continue;
       if (last >= end) break;
       if (Status st = state.apply(*e); !st.ok()) return named(s.path(FileKind::log), st.error());

@@ -29,9 +29,18 @@ import org.apache.kafka.storage.internals.log.UnifiedLog;
  */
 public final class RebuildIndexes {
     public static void main(String[] args) throws Exception {
-        Path corpus = Path.of(args[0]), out = Path.of(args[1]);
-        List<String> cases = args.length > 2 ? Arrays.asList(args).subList(2, args.length)
-                : Arrays.stream(corpus.toFile().list()).sorted().toList();
+        eachPartition(Path.of(args[0]), Path.of(args[1]), Arrays.asList(args).subList(2, args.length),
+                RebuildIndexes::rebuild);
+    }
+
+    interface PartitionJob {
+        void run(Path src, Map<String, Object> topicConfig, Path outDir) throws Exception;
+    }
+
+    /** Runs `job` on every partition of the named cases of a corpus (all when none is named),
+     *  with the topic config its case.json gives and OUT/CASE/PARTITION as its output dir. */
+    static void eachPartition(Path corpus, Path out, List<String> only, PartitionJob job) throws Exception {
+        List<String> cases = !only.isEmpty() ? only : Arrays.stream(corpus.toFile().list()).sorted().toList();
         for (String c : cases) {
             File json = corpus.resolve(c).resolve("case.json").toFile();
             if (!json.exists()) continue;
@@ -40,7 +49,7 @@ public final class RebuildIndexes {
                 if (!Files.isDirectory(src)) continue;
                 Map<String, Object> config = new LinkedHashMap<>();
                 p.get("topic_config").fields().forEachRemaining(e -> config.put(e.getKey(), e.getValue().asText()));
-                rebuild(src, config, out.resolve(c).resolve(src.getFileName()));
+                job.run(src, config, out.resolve(c).resolve(src.getFileName()));
             }
         }
     }

@@ -1,0 +1,284 @@
+// kseg-reindex --producer-state: the .txnindex files and producer snapshots
+// Kafka 4.4's LogLoader leaves when it recovers every segment of a partition
+// (each .index missing), replayed step by step as Kafka takes them:
+//   per segment, in offset order, LogLoader.recoverSegment: a fresh
+//     ProducerStateManager, UnifiedLog.rebuildProducerState up to the
+//     segment's base (snapshots above it or at/below the log start deleted,
+//     the newest left loaded, expired producers dropped, the segments loaded
+//     so far replayed from it), LogSegment.recover (every v2 batch applied,
+//     each ABORT of a transaction with data appended to the .txnindex with
+//     the LSO), a snapshot at the map end;
+//   removeStraySnapshots over the segment bases; the loader's own
+//     rebuildProducerState up to the log end, as after a clean shutdown.
+// Snapshot contents depend on the clock (expiration at each load: --now) and
+// on producer.id.expiration.ms; entry order is Kafka's HashMap's.
+#include <algorithm>
+#include <filesystem>
+#include <map>
+
+#include "formats/batch_v2.h"
+#include "formats/checkpoint_file.h"
+#include "formats/file_names.h"
+#include "formats/partition_layout.h"
+#include "formats/producer_state.h"
+#include "formats/txn_index.h"
+#include "lib/mapped_file.h"
+#include "tools/ops/partition/log_dir.h"
+#include "tools/ops/partition/partition_dir.h"
+#include "tools/ops/reindex/reindex.h"
+
+namespace kseg {
+
+namespace fs = std::filesystem;
+using file_names::FileKind;
+using producer_snapshot::ProducerEntry;
+
+namespace {
+
+Error named(const std::string& path, const Error& e) {
+  return Error{e.code, e.position, fmt::format("{}: {}", path, e.message)};
+}
+
+// The partition's line of the log dir's log-start-offset-checkpoint, 0
+// without one (LogManager's default).
+Result<int64_t> log_start_checkpoint(const std::string& dir) {
+  const fs::path part = fs::absolute(dir).lexically_normal();
+  auto name = file_names::parse_partition_dir_name(part.filename().string());
+  if (!name.ok()) return int64_t{0};
+  const std::string path = (part.parent_path() / root_checkpoint_name(RootCheckpoint::log_start)).string();
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return int64_t{0};
+  auto bytes = MappedFile::read_state_file(path);
+  if (!bytes.ok()) return named(path, bytes.error());
+  auto entries = checkpoint::parse_offset_checkpoint(
+      std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), path);
+  if (!entries.ok()) return named(path, entries.error());
+  for (const auto& e : *entries)
+    if (e.topic == name->topic && e.partition == name->partition) return e.offset;
+  return int64_t{0};
+}
+
+// A snapshot file as the managers see the directory: read (nullopt when
+// Kafka's reader rejects it), or written by this replay.
+struct Snap {
+  std::optional<std::vector<ProducerEntry>> entries;
+  std::optional<std::vector<uint8_t>> disk;  // the file's bytes, when it is on disk
+};
+
+// One ProducerStateManager: its map and its two offsets.
+struct Manager {
+  ProducerState state;
+  int64_t last_map = 0, last_snap = 0;
+};
+
+class Replay {
+ public:
+  Replay(const std::vector<KeptLog>& logs, const ProducerStateOptions& o) : logs_(logs), o_(o) {}
+
+  Status run(const std::string& dir, int64_t log_start_ck, int64_t log_end) {
+    auto layout = read_partition_layout(dir);
+    if (!layout.ok()) return named(dir, layout.error());
+    for (const auto& [offset, name] : layout->snapshots) {
+      const std::string path = dir + "/" + name;
+      auto bytes = MappedFile::read_state_file(path);
+      if (!bytes.ok()) return named(path, bytes.error());
+      Snap s;
+      if (auto r = producer_snapshot::read(*bytes); r.ok()) s.entries = std::move(r->entries);
+      s.disk = std::move(*bytes);
+      snaps_[offset.value] = std::move(s);
+      names_[offset.value] = name;
+    }
+    txns_.resize(logs_.size());
+    for (size_t i = 0; i < logs_.size(); ++i) {
+      Manager m;
+      KSEG_RETURN_IF_ERROR(rebuild(m, i, logs_[i].base.value, log_start_ck, false));
+      KSEG_RETURN_IF_ERROR(recover(m, i));
+      take_snapshot(m);
+    }
+    remove_strays();
+    Manager m;
+    const int64_t start = logs_.empty() ? log_start_ck : std::max(log_start_ck, logs_.front().base.value);
+    return rebuild(m, logs_.size(), log_end, start, true);
+  }
+
+  const std::vector<std::vector<txn_index::AbortedTxn>>& txns() const { return txns_; }
+  const std::map<int64_t, Snap>& snaps() const { return snaps_; }
+  const std::map<int64_t, std::string>& names() const { return names_; }
+
+ private:
+  void take_snapshot(Manager& m) {
+    if (m.last_map <= m.last_snap) return;
+    snaps_[m.last_map] = Snap{m.state.kafka_order(), std::nullopt};
+    m.last_snap = m.last_map;
+  }
+
+  // ProducerStateManager.loadFromSnapshot: the newest readable snapshot;
+  // an unreadable one is deleted and the next tried.
+  void load_newest(Manager& m, int64_t log_start) {
+    while (!snaps_.empty()) {
+      auto it = std::prev(snaps_.end());
+      if (!it->second.entries) {
+        snaps_.erase(it);
+        continue;
+      }
+      m.state.load(*it->second.entries, o_.now_ms, o_.expiration_ms);
+      m.last_snap = m.last_map = it->first;
+      return;
+    }
+    m.last_snap = m.last_map = log_start;
+  }
+
+  // UnifiedLog.rebuildProducerState over the first `loaded` segments, on a
+  // fresh manager (map end 0, empty).
+  Status rebuild(Manager& m, size_t loaded, int64_t target, int64_t log_start, bool clean_shutdown) {
+    std::vector<int64_t> snapshot_at;
+    if (loaded >= 2) snapshot_at.push_back(logs_[loaded - 2].base.value);
+    if (loaded >= 1) snapshot_at.push_back(logs_[loaded - 1].base.value);
+    snapshot_at.push_back(target);
+    auto wanted = [&](int64_t o) { return std::find(snapshot_at.begin(), snapshot_at.end(), o) != snapshot_at.end(); };
+    if (clean_shutdown && snaps_.empty()) {  // the upgrade shortcut: empty snapshots, no scan
+      for (int64_t o : snapshot_at) {
+        m.last_map = o;
+        take_snapshot(m);
+      }
+      return {};
+    }
+    const bool empty_before = target <= 0;
+    std::erase_if(snaps_, [&](const auto& kv) { return kv.first > target || kv.first <= log_start; });
+    if (target != 0) load_newest(m, log_start);
+    if (target > m.last_map && !empty_before) {
+      // LogSegments.values(mapEnd, target): from the segment holding the
+      // map end (every one when none does) to the last below the target.
+      std::vector<size_t> read;
+      for (size_t j = 0; j < loaded; ++j) {
+        const int64_t base = logs_[j].base.value;
+        const bool floor = j + 1 == loaded || logs_[j + 1].base.value > m.last_map;
+        if (base < target && (base >= m.last_map || floor)) read.push_back(j);
+      }
+      for (size_t j : read) {
+        const int64_t base = logs_[j].base.value;
+        const int64_t from = std::max({base, m.last_map, log_start});
+        m.last_map = from;
+        if (wanted(base)) take_snapshot(m);
+        m.state.begin_read();
+        Status st = for_each_batch(j, [&](const EntryRef& e) -> Result<bool> {
+          const int64_t last = v2::last_offset_of(e);
+          if (last < from) return true;
+          if (last >= target && j + 1 == loaded) return false;  // at maxPosition
+          if (Status applied = m.state.apply(e); !applied.ok()) return applied.error();
+          return true;
+        });
+        m.state.end_read();
+        KSEG_RETURN_IF_ERROR(st);
+      }
+    }
+    m.last_map = target;
+    take_snapshot(m);
+    return {};
+  }
+
+  // LogSegment.recover's producer part.
+  Status recover(Manager& m, size_t i) {
+    return for_each_batch(i, [&](const EntryRef& e) -> Result<bool> {
+      if (e.magic < 2) return true;
+      Applied a;
+      if (Status st = m.state.apply(e, &a); !st.ok()) return st.error();
+      if (a.aborted) txns_[i].push_back(*a.aborted);
+      m.last_map = v2::last_offset_of(e) + 1;
+      return true;
+    });
+  }
+
+  // ProducerStateManager.removeStraySnapshots: only snapshots at segment
+  // bases stay, and the newest other one if it is above every base.
+  void remove_strays() {
+    std::optional<int64_t> stray;
+    auto is_base = [&](int64_t o) {
+      return std::any_of(logs_.begin(), logs_.end(), [&](const KeptLog& l) { return l.base.value == o; });
+    };
+    for (auto it = snaps_.begin(); it != snaps_.end();) {
+      if (is_base(it->first)) {
+        ++it;
+        continue;
+      }
+      if (stray) snaps_.erase(*stray);
+      stray = it->first;
+      it = snaps_.upper_bound(it->first);
+    }
+    if (stray && !logs_.empty() && *stray < logs_.back().base.value) snaps_.erase(*stray);
+  }
+
+  // Every entry of segment `i` as the plan leaves it, until `fn` says false.
+  template <typename Fn>
+  Status for_each_batch(size_t i, Fn&& fn) {
+    const KeptLog& l = logs_[i];
+    auto f = MappedFile::open(l.path);
+    if (!f.ok()) return named(l.path, f.error());
+    for (const auto& r : l.ranges) {
+      if (r.begin.value + r.size.bytes > f->size()) return Status::fail(Errc::io, r.begin, l.path + ": shrank");
+      const Bytes part = f->bytes().subspan(static_cast<size_t>(r.begin.value), static_cast<size_t>(r.size.bytes));
+      EntryScanner scanner(part, r.begin);
+      while (auto e = scanner.next()) {
+        f->release_before(e->position);
+        Result<bool> more = fn(*e);
+        if (!more.ok()) return named(l.path, more.error());
+        if (!*more) return {};
+      }
+    }
+    return {};
+  }
+
+  const std::vector<KeptLog>& logs_;
+  const ProducerStateOptions& o_;
+  std::map<int64_t, Snap> snaps_;
+  std::map<int64_t, std::string> names_;  // of the snapshot files on disk
+  std::vector<std::vector<txn_index::AbortedTxn>> txns_;
+};
+
+}  // namespace
+
+Status plan_producer_state(const std::string& dir, const std::vector<KeptLog>& logs, int64_t log_end,
+                           const ProducerStateOptions& o, safe::Plan& plan) {
+  auto ck = log_start_checkpoint(dir);
+  if (!ck.ok()) return ck.status();
+  Replay r(logs, o);
+  KSEG_RETURN_IF_ERROR(r.run(dir, *ck, log_end));
+  for (size_t i = 0; i < logs.size(); ++i) {
+    const std::string name = file_names::segment_file_name(logs[i].base, FileKind::txnindex);
+    std::vector<uint8_t> want = txn_index::encode(r.txns()[i]);
+    std::error_code ec;
+    const bool exists = fs::exists(dir + "/" + name, ec);
+    if (!exists && want.empty()) continue;  // Kafka creates the file at its first entry
+    if (exists) {
+      auto have = MappedFile::read_state_file(dir + "/" + name);
+      if (!have.ok()) return named(dir + "/" + name, have.error());
+      if (*have == want) continue;
+    }
+    const size_t n = r.txns()[i].size();
+    plan.actions.push_back(safe::Action::write(
+        name, std::move(want),
+        fmt::format("rebuilt as Kafka's recovery writes it: {} aborted transaction{}{}", n, n == 1 ? "" : "s",
+                    exists ? "" : " (was missing)")));
+  }
+  for (const auto& [offset, name] : r.names())
+    if (!r.snaps().count(offset))
+      plan.actions.push_back(safe::Action::remove(
+          name, "producer snapshot Kafka's recovery does not keep (past the log end, at or below the log start, "
+                "unreadable, or not at a segment base)"));
+  for (const auto& [offset, s] : r.snaps()) {
+    if (s.disk) continue;  // a file on disk Kafka leaves as it is
+    std::vector<uint8_t> bytes = producer_snapshot::encode(*s.entries);
+    auto on_disk = r.names().find(offset);
+    if (on_disk != r.names().end()) {
+      auto have = MappedFile::read_state_file(dir + "/" + on_disk->second);
+      if (have.ok() && *have == bytes) continue;
+    }
+    plan.actions.push_back(safe::Action::write(
+        file_names::segment_file_name(Offset{offset}, FileKind::snapshot), std::move(bytes),
+        fmt::format("producer state at offset {} as Kafka's recovery writes it: {} producer{}", offset,
+                    s.entries->size(), s.entries->size() == 1 ? "" : "s")));
+  }
+  return {};
+}
+
+}  // namespace kseg
