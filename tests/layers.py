@@ -7,7 +7,7 @@ import re
 import sys
 
 OPS = "tools/ops/"
-READ_ONLY = ("dump", "verify")
+READ_ONLY = ("dump", "verify", "txn")
 WRITERS = ("reindex", "truncate", "compact")
 
 

@@ -10,7 +10,9 @@
 #      must find them healthy, kseg-reindex must match the restart's recovery), and
 #      the reindex oracle (kseg-reindex vs Kafka's own recovery, damaged cases, crash points),
 #      the producer-state oracle (kseg-reindex --producer-state's .txnindex and snapshots vs
-#      Kafka's recovery of every segment, byte for byte; Kafka loading them without replay),
+#      Kafka's recovery of every segment, byte for byte; Kafka loading them without replay), the
+#      txn oracle (kseg-txn's producer state vs Kafka's, no false alarm, a hanging transaction
+#      made by Kafka's own truncation found),
 #      the truncate oracle (kseg-truncate vs Kafka's own cuts, file by file, crash points) and a
 #      4.4.0 broker process started on a log dir kseg-truncate cut, the compact oracle
 #      (kseg-compact vs Kafka's own Cleaner, file by file, crash points), benchmark smoke runs,
@@ -70,6 +72,7 @@ if [[ "${KSEG_SKIP_KAFKA:-0}" != 1 ]]; then
   tier "kafka reindex oracle" "$top/tests/kafka/reindex-oracle.sh" "$b/main/kseg-reindex"
   tier "kafka producer-state oracle" env KSEG_ORACLE_SEED="$RANDOM" "$top/tests/kafka/producer-oracle.sh" \
     "$b/main/kseg-reindex"
+  tier "kafka txn oracle" env KSEG_ORACLE_SEED="$RANDOM" "$top/tests/kafka/txn-oracle.sh" "$b/main/kseg-txn"
   tier "kafka truncate oracle" env KSEG_ORACLE_SEED="$RANDOM" python3 "$top/tests/kafka/truncate-oracle.py" \
     "$b/main/kseg-truncate"
   tier "kafka truncate, then a real broker" "$top/tests/kafka/truncate-broker.sh" "$b/main/kseg-truncate"

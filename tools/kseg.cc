@@ -8,6 +8,7 @@
 #include "tools/cli/reindex_cli.h"
 #include "tools/cli/compact_cli.h"
 #include "tools/cli/truncate_cli.h"
+#include "tools/cli/txn_cli.h"
 
 namespace {
 
@@ -23,6 +24,7 @@ constexpr Command kCommands[] = {
     {"reindex", kseg::reindex_main, "rebuild .index/.timeindex as Kafka's recovery does; --recover cuts at the first bad batch"},
     {"compact", kseg::compact_main, "compact a partition as the broker's log cleaner does"},
     {"truncate", kseg::truncate_main, "cut a partition at an offset or time, move its log start, apply retention"},
+    {"txn", kseg::txn_main, "producer state, open and hanging transactions, aborted ranges (exit 1 if one hangs)"},
 };
 
 void usage(std::FILE* f) {

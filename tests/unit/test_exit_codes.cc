@@ -90,6 +90,12 @@ TEST_CASE("exit status contract: every tool over good, damaged, empty and wrong 
       {"kseg-compact", {"--allow-empty", "empty"}, 0},
       {"kseg-compact", {"good/orders-9"}, 3},
       {"kseg-compact", {"--no-such-option", "good/orders-0"}, 2},
+      {"kseg-txn", {"good/orders-0"}, 0},
+      {"kseg-txn", {"--format", "json", "good/orders-0"}, 0},
+      {"kseg-txn", {"empty"}, 3},
+      {"kseg-txn", {"--allow-empty", "empty"}, 0},
+      {"kseg-txn", {"good/orders-9"}, 3},
+      {"kseg-txn", {"--no-such-option", "good/orders-0"}, 2},
   };
   for (const auto& r : rows) {
     const int got = r.tool == "kseg-reindex" ? reindex(r.args) : run_tool(bin + r.tool, r.args, root.string()).exit_code;

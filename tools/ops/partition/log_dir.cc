@@ -2,6 +2,10 @@
 
 #include <filesystem>
 
+#include "formats/checkpoint_file.h"
+#include "formats/file_names.h"
+#include "lib/mapped_file.h"
+
 namespace kseg {
 
 namespace fs = std::filesystem;
@@ -43,6 +47,21 @@ LogDirFiles log_dir_files(const std::string& dir) {
 bool parent_shut_down_cleanly(const std::string& partition_dir) {
   const fs::path parent = fs::path(partition_dir).parent_path();
   return present((parent.empty() ? fs::path(".") : parent) / kCleanShutdownFile);
+}
+
+Result<std::optional<int64_t>> partition_checkpoint(const std::string& partition_dir, RootCheckpoint which) {
+  const fs::path part = fs::absolute(partition_dir).lexically_normal();
+  auto name = file_names::parse_partition_dir_name(part.filename().string());
+  const fs::path path = part.parent_path() / root_checkpoint_name(which);
+  if (!name.ok() || !present(path)) return std::optional<int64_t>();
+  auto bytes = MappedFile::read_state_file(path.string());
+  if (!bytes.ok()) return Error{bytes.error().code, bytes.error().position, path.string() + ": " + bytes.error().message};
+  auto entries = checkpoint::parse_offset_checkpoint(
+      std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), path.string());
+  if (!entries.ok()) return Error{entries.error().code, entries.error().position, path.string() + ": " + entries.error().message};
+  for (const auto& e : *entries)
+    if (e.topic == name->topic && e.partition == name->partition) return std::optional<int64_t>(e.offset);
+  return std::optional<int64_t>();
 }
 
 }  // namespace kseg

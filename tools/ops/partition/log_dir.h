@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "lib/status.h"
+
 namespace kseg {
 
 // LogManager's checkpoints, "<topic> <partition> <offset>" lines each.
@@ -38,6 +40,10 @@ struct LogDirFiles {
   bool clean_shutdown = false;
 };
 LogDirFiles log_dir_files(const std::string& dir);
+
+// This partition's line of a root checkpoint of the log dir holding
+// `partition_dir`: nullopt without the file, the line or a partition name.
+Result<std::optional<int64_t>> partition_checkpoint(const std::string& partition_dir, RootCheckpoint which);
 
 // Whether the log dir holding partition directory `partition_dir` was shut
 // down cleanly (Kafka then skips recovery of its partitions).

@@ -17,7 +17,6 @@
 #include <map>
 
 #include "formats/batch_v2.h"
-#include "formats/checkpoint_file.h"
 #include "formats/file_names.h"
 #include "formats/partition_layout.h"
 #include "formats/producer_state.h"
@@ -37,25 +36,6 @@ namespace {
 
 Error named(const std::string& path, const Error& e) {
   return Error{e.code, e.position, fmt::format("{}: {}", path, e.message)};
-}
-
-// The partition's line of the log dir's log-start-offset-checkpoint, 0
-// without one (LogManager's default).
-Result<int64_t> log_start_checkpoint(const std::string& dir) {
-  const fs::path part = fs::absolute(dir).lexically_normal();
-  auto name = file_names::parse_partition_dir_name(part.filename().string());
-  if (!name.ok()) return int64_t{0};
-  const std::string path = (part.parent_path() / root_checkpoint_name(RootCheckpoint::log_start)).string();
-  std::error_code ec;
-  if (!fs::exists(path, ec)) return int64_t{0};
-  auto bytes = MappedFile::read_state_file(path);
-  if (!bytes.ok()) return named(path, bytes.error());
-  auto entries = checkpoint::parse_offset_checkpoint(
-      std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), path);
-  if (!entries.ok()) return named(path, entries.error());
-  for (const auto& e : *entries)
-    if (e.topic == name->topic && e.partition == name->partition) return e.offset;
-  return int64_t{0};
 }
 
 // A snapshot file as the managers see the directory: read (nullopt when
@@ -239,10 +219,10 @@ class Replay {
 
 Status plan_producer_state(const std::string& dir, const std::vector<KeptLog>& logs, int64_t log_end,
                            const ProducerStateOptions& o, safe::Plan& plan) {
-  auto ck = log_start_checkpoint(dir);
+  auto ck = partition_checkpoint(dir, RootCheckpoint::log_start);  // LogManager's default: 0
   if (!ck.ok()) return ck.status();
   Replay r(logs, o);
-  KSEG_RETURN_IF_ERROR(r.run(dir, *ck, log_end));
+  KSEG_RETURN_IF_ERROR(r.run(dir, ck->value_or(0), log_end));
   for (size_t i = 0; i < logs.size(); ++i) {
     const std::string name = file_names::segment_file_name(logs[i].base, FileKind::txnindex);
     std::vector<uint8_t> want = txn_index::encode(r.txns()[i]);

@@ -9,6 +9,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.record.internal.FileRecords;
+import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.storage.internals.log.ProducerStateEntry;
 import org.apache.kafka.storage.internals.log.UnifiedLog;
 
@@ -21,21 +23,37 @@ import org.apache.kafka.storage.internals.log.UnifiedLog;
  *   shutdown (so every segment is recovered, producer state included) at FixedTime.START_MS,
  *   then closed. OUT_DIR/CASE/PARTITION/ gets every .txnindex and .snapshot the directory then
  *   holds, and producers.txt: the loaded log's producer state, one line per producer.
- * load (PARTITION_DIR CONFIG_JSON)...: opens each partition directory (a log dir's child, its
- *   checkpoints beside it) after a clean shutdown at FixedTime.START_MS, and prints "== DIR", a line
+ * load [--unclean] (PARTITION_DIR CONFIG_JSON)...: opens each partition directory (a log dir's child, its
+ *   checkpoints beside it) after a clean (or an unclean) shutdown at FixedTime.START_MS, and prints "== DIR", a line
+ *   (or "error ..." where Kafka throws)
  *   "leo L snapshot S written W removed R", S the newest snapshot offset after loading, W and R
  *   the snapshot files the load and close wrote or removed, then producers.txt's lines.
+ * hang PARTITION_DIR PRODUCER_ID: the classic cause of a hanging transaction, made with Kafka's
+ *   own truncation: the partition is cut (UnifiedLog.truncateTo) at the producer's last
+ *   transaction marker, so its last transaction stays open while the coordinator (its
+ *   __transaction_state, left as it is) has ended it. Prints the offset of the marker cut.
  *   With S == L and W == R == 0 Kafka's loader replayed no batch: it loaded the snapshot at
  *   the log end (rebuildProducerState reads segments only below its target).
  */
 public final class RebuildProducerState {
     public static void main(String[] args) throws Exception {
+        if (args[0].equals("hang")) {
+            System.out.println(hang(new File(args[1]), Long.parseLong(args[2])));
+            return;
+        }
         if (args[0].equals("load")) {
-            for (int i = 1; i + 1 < args.length; i += 2) {
+            boolean unclean = args.length > 1 && args[1].equals("--unclean");
+            for (int i = unclean ? 2 : 1; i + 1 < args.length; i += 2) {
                 Map<String, Object> config = new LinkedHashMap<>();
                 new ObjectMapper().readTree(args[i + 1]).fields()
                         .forEachRemaining(e -> config.put(e.getKey(), e.getValue().asText()));
-                System.out.print("== " + args[i] + "\n" + load(new File(args[i]), config));
+                String result;
+                try {
+                    result = load(new File(args[i]), config, !unclean);
+                } catch (Exception e) {
+                    result = "error " + e + "\n";
+                }
+                System.out.print("== " + args[i] + "\n" + result);
             }
             return;
         }
@@ -71,12 +89,12 @@ public final class RebuildProducerState {
         }
     }
 
-    static String load(File dir, Map<String, Object> config) throws Exception {
+    static String load(File dir, Map<String, Object> config, boolean clean) throws Exception {
         Map<String, byte[]> before = snapshots(dir);
         TopicPartition tp = UnifiedLog.parseTopicPartitionName(dir);
         long logStart = LoadCheck.checkpoint(dir, "log-start-offset-checkpoint", tp, 0L);
         long recoveryPoint = LoadCheck.checkpoint(dir, "recovery-point-offset-checkpoint", tp, 0L);
-        UnifiedLog log = Kafka.open(dir, config, new FixedTime(FixedTime.START_MS), logStart, recoveryPoint, true, null);
+        UnifiedLog log = Kafka.open(dir, config, new FixedTime(FixedTime.START_MS), logStart, recoveryPoint, clean, null);
         long snapshot = log.producerStateManager().latestSnapshotOffset().orElse(-1L);
         long leo = log.logEndOffset();
         String producers = producers(log);
@@ -88,6 +106,24 @@ public final class RebuildProducerState {
         for (String name : before.keySet())
             if (!after.containsKey(name)) removed++;
         return "leo " + leo + " snapshot " + snapshot + " written " + written + " removed " + removed + "\n" + producers;
+    }
+
+    static long hang(File dir, long producerId) throws Exception {
+        long marker = -1;
+        File[] logs = dir.listFiles((d, n) -> n.endsWith(".log"));
+        Arrays.sort(logs);
+        for (File f : logs)
+            try (FileRecords fr = FileRecords.open(f)) {
+                for (RecordBatch b : fr.batches())
+                    if (b.isControlBatch() && b.producerId() == producerId) marker = b.baseOffset();
+            }
+        if (marker < 0) throw new IllegalStateException("no marker of producer " + producerId + " in " + dir);
+        TopicPartition tp = UnifiedLog.parseTopicPartitionName(dir);
+        long logStart = LoadCheck.checkpoint(dir, "log-start-offset-checkpoint", tp, 0L);
+        UnifiedLog log = Kafka.open(dir, new LinkedHashMap<>(), new FixedTime(FixedTime.START_MS), logStart, 0L, true, null);
+        log.truncateTo(marker);
+        log.close();
+        return marker;
     }
 
     static Map<String, byte[]> snapshots(File dir) throws Exception {

@@ -1,0 +1,49 @@
+// kseg-txn's command line: options into TxnOptions, then run_txn.
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "tools/cli/txn_cli.h"
+#include "tools/cli/writer_cli.h"
+#include "tools/ops/common/exit_codes.h"
+#include "tools/ops/common/sink.h"
+#include "tools/ops/txn/txn.h"
+
+namespace kseg {
+
+int txn_main(int argc, char** argv) {
+  CLI::App app{
+      "Producer state and transactions of Kafka partitions, from their logs and snapshots alone, as the broker's\n"
+      "loader rebuilds them: every producer at the log end, every open transaction with its first offset, age and\n"
+      "what it holds back (the last stable offset), the aborted ranges; with __transaction_state partitions in the\n"
+      "same log dir, the coordinator's view of each, and the transactions the partition shows open while the\n"
+      "coordinator has ended them (hanging). Reads only. Exit 1 when a transaction is hanging.",
+      "kseg-txn"};
+  app.set_version_flag("--version", std::string("kseg-txn ") + KSEG_VERSION);
+  TxnOptions o;
+  int64_t now = -1;
+  std::string format = "text";
+  app.add_option("paths", o.paths, "Partition directories or log directories")->required();
+  app.add_option("--topic", o.topic, "Only this topic's partitions (in log directories)");
+  app.add_option("--now", now, "The clock, ms since the epoch (default: now): ages, producer expiration");
+  app.add_option("--producer-id-expiration-ms", o.producer_id_expiration_ms,
+                 "The broker's producer.id.expiration.ms (default 86400000): producers idle that long are dropped "
+                 "when a snapshot is loaded")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  app.add_option("--max-aborted", o.max_aborted, "Aborted ranges listed per partition (default 1000; the rest counted)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_flag("--allow-empty", o.allow_empty, "Exit 0, not 3, for a path with no partition");
+  if (auto rc = parse_command_line(app, argc, argv)) return *rc;
+  o.json = format == "json";
+  o.now_ms = now >= 0 ? now
+                      : std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count();
+  Sink out(stdout), err(stderr);
+  return exit_after_run("kseg-txn", run_txn(o, out, err));
+}
+
+}  // namespace kseg

@@ -1,0 +1,408 @@
+#include "tools/ops/txn/txn.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <optional>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "formats/batch_v2.h"
+#include "formats/coordinator_records.h"
+#include "formats/file_names.h"
+#include "formats/producer_state.h"
+#include "formats/txn_index.h"
+#include "lib/byte_reader.h"
+#include "lib/mapped_file.h"
+#include "tools/ops/common/exit_codes.h"
+#include "tools/ops/common/sink.h"
+#include "tools/ops/partition/log_dir.h"
+#include "tools/ops/partition/partition_dir.h"
+#include "tools/ops/partition/targets.h"
+
+namespace kseg {
+
+namespace fs = std::filesystem;
+using file_names::FileKind;
+using nlohmann::json;
+using producer_snapshot::ProducerEntry;
+
+namespace {
+
+Error named(const std::string& path, const Error& e) {
+  return Error{e.code, e.position, fmt::format("{}: {}", path, e.message)};
+}
+
+// Every entry of a .log, until `fn` says false.
+template <typename Fn>
+Status each_entry(const std::string& path, Fn&& fn) {
+  auto f = MappedFile::open(path);
+  if (!f.ok()) return named(path, f.error());
+  EntryScanner scanner(f->bytes(), Position{0});
+  while (auto e = scanner.next()) {
+    f->release_before(e->position);
+    Result<bool> more = fn(*e);
+    if (!more.ok()) return named(path, more.error());
+    if (!*more) break;
+  }
+  return {};
+}
+
+// The coordinator's last word on a transactional id (TransactionLogValue).
+struct CoordinatorTxn {
+  std::string id;
+  int64_t producer_id = -1, previous_producer_id = -1;
+  int16_t producer_epoch = -1;
+  int8_t status = -1;
+  int32_t timeout_ms = 0;
+  int64_t last_update_ms = -1, start_ms = -1;
+  std::vector<std::pair<std::string, int32_t>> partitions;
+  std::string source;  // the __transaction_state partition
+  bool ended() const { return status == 0 || status >= 4; }  // Empty, Complete*, Dead, PrepareEpochFence
+  bool includes(const std::string& topic, int32_t p) const {
+    return std::find(partitions.begin(), partitions.end(), std::make_pair(topic, p)) != partitions.end();
+  }
+};
+
+// The __transaction_state partitions beside `log_dir`'s partitions, read to
+// their ends: the newest value of each key wins, a tombstone removes it.
+Result<std::map<std::string, CoordinatorTxn>> read_coordinator(const std::string& log_dir, bool& present) {
+  std::map<std::string, CoordinatorTxn> out;
+  const auto types = coordinator::transaction_record_types();
+  std::error_code ec;
+  std::vector<fs::path> dirs;
+  for (const auto& e : fs::directory_iterator(log_dir, ec))
+    if (e.path().filename().string().starts_with("__transaction_state-") && e.is_directory(ec)) dirs.push_back(e.path());
+  std::sort(dirs.begin(), dirs.end());
+  present = !dirs.empty();
+  for (const auto& d : dirs) {
+    auto layout = read_partition_layout(d.string());
+    if (!layout.ok()) return named(d.string(), layout.error());
+    for (const auto& [base, files] : layout->segments) {
+      const std::string path = (d / file_names::segment_file_name(base, FileKind::log)).string();
+      std::vector<uint8_t> scratch;
+      KSEG_RETURN_IF_ERROR(each_entry(path, [&](const EntryRef& e) -> Result<bool> {
+        if (e.magic < 2) return true;
+        auto h = v2::decode_header(e);
+        if (!h.ok() || h->is_control() || v2::compute_crc(e.bytes) != h->crc) return true;  // kseg verify says why
+        auto records = v2::records_bytes(e, *h, scratch, size_t{64} << 20);
+        if (!records.ok()) return true;
+        v2::RecordReader reader(*records, Position{0}, h->records_count);
+        v2::Record rec;
+        while (reader.next(rec)) {
+          if (rec.key.null || rec.key.bytes.size() < 2) continue;
+          ByteReader kr(rec.key.bytes, Position{0});
+          if (kr.i16() != types[0].id) continue;
+          auto key = schema::decode(*types[0].key, 0, rec.key.bytes.subspan(2));
+          if (!key.ok()) continue;
+          const std::string id = json::parse(key->json, nullptr, false).value("transactionalId", "");
+          if (rec.value.null) {
+            out.erase(id);
+            continue;
+          }
+          if (rec.value.bytes.size() < 2) continue;
+          ByteReader vr(rec.value.bytes, Position{0});
+          const int16_t version = vr.i16();
+          auto value = schema::decode(*types[0].value, version, rec.value.bytes.subspan(2));
+          if (!value.ok()) continue;
+          const json v = json::parse(value->json, nullptr, false);
+          if (!v.is_object()) continue;
+          CoordinatorTxn t;
+          t.id = id;
+          t.producer_id = v.value("producerId", int64_t{-1});
+          t.previous_producer_id = v.value("previousProducerId", int64_t{-1});
+          t.producer_epoch = v.value("producerEpoch", int16_t{-1});
+          t.status = v.value("transactionStatus", int8_t{-1});
+          t.timeout_ms = v.value("transactionTimeoutMs", int32_t{0});
+          t.last_update_ms = v.value("transactionLastUpdateTimestampMs", int64_t{-1});
+          t.start_ms = v.value("transactionStartTimestampMs", int64_t{-1});
+          if (v.contains("transactionPartitions") && v["transactionPartitions"].is_array())
+            for (const auto& tp : v["transactionPartitions"])
+              for (const auto& n : tp.value("partitionIds", json::array()))
+                t.partitions.emplace_back(tp.value("topic", ""), n.get<int32_t>());
+          t.source = d.filename().string();
+          out[id] = std::move(t);
+        }
+        return true;
+      }));
+    }
+  }
+  return out;
+}
+
+struct Open {
+  ProducerEntry producer;
+  const CoordinatorTxn* coordinator = nullptr;
+  std::string verdict;  // ongoing, completing, hanging, unverified
+  std::string why;
+};
+
+struct Partition {
+  std::string dir, topic;
+  int32_t number = 0;
+  int64_t log_start = 0, leo = 0, hw = 0, lso = 0;
+  bool hw_from_checkpoint = false;
+  std::optional<int64_t> snapshot;  // the one the state starts from
+  int64_t replayed_batches = 0;
+  std::vector<ProducerEntry> producers;  // by producer id
+  std::vector<Open> open;                // by first offset
+  std::vector<txn_index::AbortedTxn> aborted;
+  int64_t aborted_total = 0;
+};
+
+Result<Partition> read_partition(const std::string& dir, const TxnOptions& o) {
+  Partition p;
+  p.dir = dir;
+  auto name = file_names::parse_partition_dir_name(fs::path(dir).filename().string());
+  if (name.ok()) {
+    p.topic = name->topic;
+    p.number = name->partition;
+  }
+  auto layout = read_partition_layout(dir);
+  if (!layout.ok()) return named(dir, layout.error());
+  std::vector<std::pair<int64_t, std::string>> logs;
+  for (const auto& [base, files] : layout->segments)
+    if (files.canonical) logs.emplace_back(base.value, dir + "/" + file_names::segment_file_name(base, FileKind::log));
+  if (logs.empty()) return p;  // nothing to say (Kafka creates a segment at load)
+  p.leo = logs.back().first;
+  KSEG_RETURN_IF_ERROR(each_entry(logs.back().second, [&](const EntryRef& e) -> Result<bool> {
+    p.leo = std::max(p.leo, v2::last_offset_of(e) + 1);
+    return true;
+  }));
+  auto start = partition_checkpoint(dir, RootCheckpoint::log_start);
+  if (!start.ok()) return start.error();
+  p.log_start = std::max(logs.front().first, start->value_or(0));
+  auto hw = partition_checkpoint(dir, RootCheckpoint::replication);
+  if (!hw.ok()) return hw.error();
+  p.hw_from_checkpoint = hw->has_value();
+  p.hw = std::clamp(hw->value_or(p.leo), p.log_start, p.leo);
+  // The loader's rebuild: the newest readable snapshot in (log start, log end],
+  // producers expired at --now dropped, then every batch up to the log end.
+  ProducerState state;
+  int64_t from = p.log_start;
+  for (auto it = layout->snapshots.rbegin(); it != layout->snapshots.rend(); ++it) {
+    if (it->first.value > p.leo || it->first.value <= p.log_start) continue;
+    auto bytes = MappedFile::read_state_file(dir + "/" + it->second);
+    if (!bytes.ok()) return named(dir + "/" + it->second, bytes.error());
+    auto snap = producer_snapshot::read(*bytes);
+    if (!snap.ok()) continue;  // Kafka deletes it and tries the next
+    state.load(snap->entries, o.now_ms, o.producer_id_expiration_ms);
+    from = it->first.value;
+    p.snapshot = from;
+    break;
+  }
+  for (size_t i = 0; i < logs.size(); ++i) {
+    if (i + 1 < logs.size() && logs[i + 1].first <= from) continue;
+    KSEG_RETURN_IF_ERROR(each_entry(logs[i].second, [&](const EntryRef& e) -> Result<bool> {
+      if (v2::last_offset_of(e) < from) return true;
+      if (Status st = state.apply(e); !st.ok()) return st.error();
+      p.replayed_batches++;
+      return true;
+    }));
+  }
+  p.producers = state.entries();
+  p.lso = p.hw;
+  for (const auto& e : p.producers)
+    if (e.has_open_txn()) {
+      p.open.push_back(Open{e, nullptr, "", ""});
+      p.lso = std::min(p.lso, e.current_txn_first_offset);
+    }
+  std::sort(p.open.begin(), p.open.end(), [](const Open& a, const Open& b) {
+    return a.producer.current_txn_first_offset < b.producer.current_txn_first_offset;
+  });
+  for (const auto& [base, files] : layout->segments) {
+    if (!files.has(FileKind::txnindex)) continue;
+    const std::string path = dir + "/" + files.names.at(FileKind::txnindex);
+    auto bytes = MappedFile::open(path);
+    if (!bytes.ok()) return named(path, bytes.error());
+    auto entries = txn_index::decode(txn_index::View(bytes->bytes()), path);
+    if (!entries.ok()) return entries.error();
+    p.aborted_total += static_cast<int64_t>(entries->size());
+    for (const auto& t : *entries)
+      if (static_cast<int64_t>(p.aborted.size()) < o.max_aborted) p.aborted.push_back(t);
+  }
+  return p;
+}
+
+// The coordinator's view of an open transaction, and the verdict.
+void judge(Open& t, const Partition& p, const std::map<std::string, CoordinatorTxn>& coord, bool coord_present) {
+  const CoordinatorTxn* best = nullptr;
+  for (const auto& [id, c] : coord)
+    if ((c.producer_id == t.producer.producer_id || c.previous_producer_id == t.producer.producer_id) &&
+        (!best || c.last_update_ms > best->last_update_ms))
+      best = &c;
+  t.coordinator = best;
+  if (!coord_present) {
+    t.verdict = "unverified";
+    t.why = "no __transaction_state partition in this log dir";
+  } else if (!best) {
+    t.verdict = "unverified";
+    t.why = "no transactional id of the __transaction_state partitions here has this producer id (its coordinator "
+            "partition may be on another broker, or the id expired)";
+  } else if (best->status == 1 && best->producer_id == t.producer.producer_id &&
+             best->producer_epoch == t.producer.producer_epoch && best->includes(p.topic, p.number)) {
+    t.verdict = "ongoing";
+    t.why = "the coordinator has it ongoing with this partition";
+  } else if ((best->status == 2 || best->status == 3) && best->includes(p.topic, p.number)) {
+    t.verdict = "completing";
+    t.why = fmt::format("the coordinator is writing its markers ({})", coordinator::transaction_state_name(best->status));
+  } else {
+    t.verdict = "hanging";
+    t.why = best->ended()
+                ? fmt::format("the coordinator ended it ({}), but no marker for it is in this partition",
+                              coordinator::transaction_state_name(best->status))
+                : fmt::format("the coordinator's transaction ({}, producer {} epoch {}) {}",
+                              coordinator::transaction_state_name(best->status), best->producer_id, best->producer_epoch,
+                              best->includes(p.topic, p.number) ? "is another one" : "does not include this partition");
+  }
+}
+
+std::string iso(int64_t ms) {
+  if (ms < 0) return "-";
+  const std::time_t s = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  gmtime_r(&s, &tm);
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                     tm.tm_hour, tm.tm_min, tm.tm_sec, ms % 1000);
+}
+
+json producer_json(const ProducerEntry& e) {
+  return {{"producer_id", e.producer_id},         {"epoch", e.producer_epoch},
+          {"last_sequence", e.last_sequence},     {"last_offset", e.last_offset},
+          {"timestamp_ms", e.timestamp_ms},       {"coordinator_epoch", e.coordinator_epoch},
+          {"txn_first_offset", e.current_txn_first_offset}};
+}
+
+json partition_json(const Partition& p, const TxnOptions& o) {
+  json j = {{"dir", p.dir},
+            {"topic", p.topic},
+            {"partition", p.number},
+            {"log_start_offset", p.log_start},
+            {"log_end_offset", p.leo},
+            {"high_watermark", p.hw},
+            {"high_watermark_from_checkpoint", p.hw_from_checkpoint},
+            {"last_stable_offset", p.lso},
+            {"snapshot_offset", p.snapshot ? json(*p.snapshot) : json(nullptr)},
+            {"replayed_batches", p.replayed_batches},
+            {"producers", json::array()},
+            {"open_transactions", json::array()},
+            {"aborted_transactions", json::array()},
+            {"aborted_total", p.aborted_total}};
+  for (const auto& e : p.producers) j["producers"].push_back(producer_json(e));
+  for (const auto& t : p.open) {
+    json c = nullptr;
+    if (t.coordinator)
+      c = {{"transactional_id", t.coordinator->id},
+           {"state", coordinator::transaction_state_name(t.coordinator->status)},
+           {"producer_id", t.coordinator->producer_id},
+           {"producer_epoch", t.coordinator->producer_epoch},
+           {"timeout_ms", t.coordinator->timeout_ms},
+           {"last_update_ms", t.coordinator->last_update_ms},
+           {"includes_partition", t.coordinator->includes(p.topic, p.number)},
+           {"from", t.coordinator->source}};
+    j["open_transactions"].push_back({{"producer_id", t.producer.producer_id},
+                                      {"epoch", t.producer.producer_epoch},
+                                      {"first_offset", t.producer.current_txn_first_offset},
+                                      {"last_timestamp_ms", t.producer.timestamp_ms},
+                                      {"age_ms", o.now_ms - t.producer.timestamp_ms},
+                                      {"offsets_held_back", p.hw - t.producer.current_txn_first_offset},
+                                      {"coordinator", c},
+                                      {"verdict", t.verdict},
+                                      {"why", t.why}});
+  }
+  for (const auto& a : p.aborted)
+    j["aborted_transactions"].push_back({{"producer_id", a.producer_id},
+                                         {"first_offset", a.first_offset},
+                                         {"last_offset", a.last_offset},
+                                         {"last_stable_offset", a.last_stable_offset}});
+  return j;
+}
+
+void print_text(const Partition& p, const TxnOptions& o, Sink& out) {
+  out.print("{}: log start {}, log end {}, high watermark {}{}, last stable offset {}\n", p.dir, p.log_start, p.leo,
+            p.hw, p.hw_from_checkpoint ? "" : " (no checkpoint line: the log end)", p.lso);
+  out.print("  producer state: {}, {} batch{} replayed; {} producer{}, {} open transaction{}, {} aborted range{}\n",
+            p.snapshot ? fmt::format("from {}", file_names::segment_file_name(Offset{*p.snapshot}, FileKind::snapshot))
+                       : std::string("no snapshot (from the log start)"),
+            p.replayed_batches, p.replayed_batches == 1 ? "" : "es", p.producers.size(),
+            p.producers.size() == 1 ? "" : "s", p.open.size(), p.open.size() == 1 ? "" : "s", p.aborted_total,
+            p.aborted_total == 1 ? "" : "s");
+  for (const auto& t : p.open) {
+    out.print("  {}: producer {} epoch {}: open from offset {}, last write {} ({} s before --now)\n",
+              t.verdict == "hanging" ? "HANGING" : t.verdict, t.producer.producer_id, t.producer.producer_epoch,
+              t.producer.current_txn_first_offset, iso(t.producer.timestamp_ms),
+              (o.now_ms - t.producer.timestamp_ms) / 1000);
+    if (t.coordinator)
+      out.print("    coordinator ({}): {} {} producer {} epoch {}, timeout {} ms, updated {}\n", t.coordinator->source,
+                t.coordinator->id, coordinator::transaction_state_name(t.coordinator->status),
+                t.coordinator->producer_id, t.coordinator->producer_epoch, t.coordinator->timeout_ms,
+                iso(t.coordinator->last_update_ms));
+    out.print("    {}\n", t.why);
+    if (t.producer.current_txn_first_offset < p.hw)
+      out.print("    holds back: read_committed consumers read no further than offset {} ({} offsets below the high "
+                "watermark); the log cleaner cleans nothing from there on\n",
+                t.producer.current_txn_first_offset, p.hw - t.producer.current_txn_first_offset);
+    if (t.verdict == "hanging")
+      out.print("    to end it: kafka-transactions.sh --bootstrap-server ... abort --topic {} --partition {} "
+                "--start-offset {}\n",
+                p.topic, p.number, t.producer.current_txn_first_offset);
+  }
+  for (const auto& a : p.aborted)
+    out.print("  aborted: producer {} offsets {}..{} (LSO {})\n", a.producer_id, a.first_offset, a.last_offset,
+              a.last_stable_offset);
+  if (p.aborted_total > static_cast<int64_t>(p.aborted.size()))
+    out.print("  ... {} more aborted ranges (--max-aborted)\n", p.aborted_total - static_cast<int64_t>(p.aborted.size()));
+}
+
+}  // namespace
+
+int run_txn(const TxnOptions& o, Sink& out, Sink& err) {
+  auto dirs = partition_dirs_for(o.paths, o.topic, std::nullopt, o.allow_empty);
+  if (!dirs.ok()) {
+    err.print("kseg-txn: {}\n", dirs.error().message);
+    return exit_code_for(dirs.error().code);
+  }
+  std::map<std::string, std::pair<bool, std::map<std::string, CoordinatorTxn>>> coordinators;  // by log dir
+  json doc = {{"now_ms", o.now_ms}, {"partitions", json::array()}};
+  int rc = kExitOk;
+  int64_t hanging = 0;
+  for (const auto& dir : *dirs) {
+    auto p = read_partition(dir, o);
+    if (!p.ok()) {
+      err.print("kseg-txn: {}\n", p.error().message);
+      rc = std::max(rc, static_cast<int>(exit_code_for(p.error().code)));
+      continue;
+    }
+    const std::string log_dir = fs::absolute(dir).lexically_normal().parent_path().string();
+    if (!coordinators.count(log_dir)) {
+      bool present = false;
+      auto c = read_coordinator(log_dir, present);
+      if (!c.ok()) {
+        err.print("kseg-txn: {}\n", c.error().message);
+        rc = std::max(rc, static_cast<int>(exit_code_for(c.error().code)));
+        coordinators[log_dir] = {false, {}};
+      } else {
+        coordinators[log_dir] = {present, std::move(*c)};
+      }
+    }
+    const auto& [present, coord] = coordinators[log_dir];
+    for (auto& t : p->open) {
+      judge(t, *p, coord, present);
+      if (t.verdict == "hanging") hanging++;
+    }
+    if (p->producers.empty() && p->leo == 0 && p->aborted_total == 0 && p->replayed_batches == 0 &&
+        !p->snapshot) {
+      if (!o.json) out.print("{}: no segment\n", dir);
+      continue;
+    }
+    if (o.json) doc["partitions"].push_back(partition_json(*p, o));
+    else print_text(*p, o, out);
+  }
+  doc["hanging"] = hanging;
+  if (o.json) out.print("{}\n", doc.dump(2));
+  else if (hanging > 0) out.print("{} hanging transaction{}\n", hanging, hanging == 1 ? "" : "s");
+  return std::max(rc, static_cast<int>(hanging > 0 ? kExitProblems : kExitOk));
+}
+
+}  // namespace kseg
