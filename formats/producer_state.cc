@@ -13,7 +13,16 @@ void ProducerState::load(std::span<const producer_snapshot::ProducerEntry> entri
   producers_.clear();
   inserted_.clear();
   open_.clear();
-  for (const auto& e : entries) {
+  for (auto e : entries) {
+    // ProducerStateManager.readSnapshot keeps batch metadata only for a
+    // lastOffset >= 0 and an open transaction only for a first offset >= 0;
+    // a snapshot written from it says -1, -1, 0 and -1 for the rest.
+    if (e.last_offset < 0) {
+      e.last_sequence = -1;
+      e.last_offset = -1;
+      e.offset_delta = 0;
+    }
+    if (e.current_txn_first_offset < 0) e.current_txn_first_offset = -1;
     if (producers_.insert_or_assign(e.producer_id, e).second) inserted_.push_back(e.producer_id);
     if (e.has_open_txn()) open_[e.current_txn_first_offset] = e.producer_id;
   }
@@ -23,7 +32,10 @@ void ProducerState::load(std::span<const producer_snapshot::ProducerEntry> entri
                          int64_t expiration_ms) {
   std::vector<producer_snapshot::ProducerEntry> live;
   for (const auto& e : entries)
-    if (e.has_open_txn() || now_ms - e.timestamp_ms < expiration_ms) live.push_back(e);
+    // Java's long subtraction wraps.
+    if (e.has_open_txn() ||
+        static_cast<int64_t>(static_cast<uint64_t>(now_ms) - static_cast<uint64_t>(e.timestamp_ms)) < expiration_ms)
+      live.push_back(e);
   load(live);
 }
 
@@ -75,6 +87,7 @@ void set_epoch(producer_snapshot::ProducerEntry& p, int16_t epoch) {
 struct Marker {
   control::EndTxnMarker marker;
   bool abort = false;
+  int64_t timestamp = 0;  // the record's: Kafka's appendEndTxnMarker takes it
 };
 
 Result<Marker> first_marker(const EntryRef& e, const v2::BatchHeader& h) {
@@ -95,7 +108,7 @@ Result<Marker> first_marker(const EntryRef& e, const v2::BatchHeader& h) {
                              control::type_name(key->type))};
   auto marker = control::decode_end_txn_marker(rec.value);
   if (!marker.ok()) return marker.error();
-  return Marker{*marker, key->type == static_cast<int16_t>(control::Type::abort)};
+  return Marker{*marker, key->type == static_cast<int16_t>(control::Type::abort), h.record_timestamp(rec.timestamp_delta)};
 }
 
 }  // namespace
@@ -127,7 +140,7 @@ Status ProducerState::apply(const EntryRef& e, Applied* applied) {
     if (!marker.ok()) return marker.status();
     set_epoch(p, h->producer_epoch);
     p.coordinator_epoch = marker->marker.coordinator_epoch;
-    p.timestamp_ms = h->max_timestamp;
+    p.timestamp_ms = marker->timestamp;
     if (p.current_txn_first_offset >= 0) {
       if (applied && marker->abort) {
         // ProducerStateManager.lastStableOffset: ongoingTxns by first offset.
@@ -145,6 +158,13 @@ Status ProducerState::apply(const EntryRef& e, Applied* applied) {
     p.current_txn_first_offset = -1;
     return {};
   }
+  // ProducerAppendInfo.appendDataBatch throws, for replicated data too, and
+  // LogSegment.recover does not catch it: Kafka cannot load such a log.
+  if (!h->is_transactional() && p.current_txn_first_offset >= 0)
+    return Status::fail(Errc::refused, e.position,
+                        fmt::format("non-transactional batch of producer {} inside its transaction from offset {} "
+                                    "(Kafka's loader fails with InvalidTxnStateException)",
+                                    h->producer_id, p.current_txn_first_offset));
   set_epoch(p, h->producer_epoch);
   p.last_sequence = h->last_sequence();
   p.last_offset = h->last_offset();

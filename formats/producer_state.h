@@ -10,7 +10,7 @@
 //                transaction at its base offset unless one is open;
 //   marker:      epoch := the batch's (a new epoch forgets the last batch:
 //                transaction version 2 bumps it on every marker),
-//                coordinatorEpoch := the marker's, timestamp := the batch's
+//                coordinatorEpoch := the marker's, timestamp := the marker record's
 //                maxTimestamp, the open transaction is closed.
 // Batches of magic 0/1 and without a producer id change nothing.
 #pragma once

@@ -14,28 +14,12 @@
 set -euo pipefail
 export LC_ALL=C
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-top="$(cd "$here/../.." && pwd)"
-source "$top/tests/kafka/lib.sh"
+source "$here/lib.sh"
 size=$((1 << 30)) workloads="10pct-none,90pct-none,10pct-zstd,90pct-zstd,offsets" map=$((128 << 20))
 out="$here/results/compact" build="$top/build-bench"
-while [[ $# -gt 0 ]]; do
-  case "$1" in
-    --size) size="$2"; shift 2 ;;
-    --workloads) workloads="$2"; shift 2 ;;
-    --map) map="$2"; shift 2 ;;
-    --out) out="$2"; shift 2 ;;
-    --build) build="$2"; shift 2 ;;
-    *) echo "compact.sh: unknown argument $1" >&2; exit 2 ;;
-  esac
-done
-cache="${KSEG_BENCH_DIR:-/tmp/kseg-bench}"
-mkdir -p "$out" "$cache"
-"$top/tests/deps.sh"
-[[ -f "$build/build.ninja" ]] || cmake -S "$top" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$build" -j2 --target kseg-compact >/dev/null
-cp="$(oracle_classpath)"
+bench_options compact.sh size workloads map out build -- "$@"
+bench_setup kseg-compact
 tmp="$(mktemp -d "$cache/compact-run.XXXXXX")"; trap 'rm -rf "$tmp"' EXIT
-echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB, $(lscpu | sed -n 's/^Model name: *//p')" > "$out/machine.txt"
 now=1800000000000
 table="$out/results.md"
 {

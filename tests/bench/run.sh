@@ -12,27 +12,11 @@
 set -euo pipefail
 export LC_ALL=C  # EPOCHREALTIME and awk with a decimal point
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-top="$(cd "$here/../.." && pwd)"
-source "$top/tests/kafka/lib.sh"
+source "$here/lib.sh"
 size=$((1 << 30)) runs=3 out="$here/results" build="$top/build-bench"
 workloads="v2-none-small,v2-none-10k,v2-lz4,v2-zstd,v2-gzip,v2-snappy,v1-gzip" rows="dump,verify,reindex"
-while [[ $# -gt 0 ]]; do
-  case "$1" in
-    --size) size="$2"; shift 2 ;;
-    --runs) runs="$2"; shift 2 ;;
-    --workloads) workloads="$2"; shift 2 ;;
-    --rows) rows="$2"; shift 2 ;;
-    --out) out="$2"; shift 2 ;;
-    --build) build="$2"; shift 2 ;;
-    *) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
-  esac
-done
-cache="${KSEG_BENCH_DIR:-/tmp/kseg-bench}"
-mkdir -p "$out" "$cache"
-"$top/tests/deps.sh"  # a fresh machine: the packages the build and the Kafka harness need
-[[ -f "$build/build.ninja" ]] || cmake -S "$top" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$build" -j2 --target kseg-dump kseg-verify kseg-reindex kseg_bench_decompress >/dev/null
-cp="$(oracle_classpath)"
+bench_options run.sh size runs workloads rows out build -- "$@"
+bench_setup kseg-dump kseg-verify kseg-reindex kseg_bench_decompress
 # kafka-dump-log.sh runs DumpLogSegments through kafka-run-class.sh with these JVM options.
 kafka_jvm=(java -Xmx256M -server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35
   -XX:+ExplicitGCInvokesConcurrent -XX:MaxInlineLevel=15 -Djava.awt.headless=true -cp "$cp"
@@ -56,7 +40,6 @@ measure() {
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 raw="$out/raw.txt"; : > "$raw"
 check="$out/reindex-check.txt"; : > "$check"
-echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB, $(lscpu | sed -n 's/^Model name: *//p')" > "$out/machine.txt"
 
 empty="$tmp/empty/00000000000000000000.log"; mkdir -p "$(dirname "$empty")"; : > "$empty"
 IFS=, read -r -a list <<< "$workloads"

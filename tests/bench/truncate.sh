@@ -20,28 +20,12 @@
 set -euo pipefail
 export LC_ALL=C
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-top="$(cd "$here/../.." && pwd)"
-source "$top/tests/kafka/lib.sh"
+source "$here/lib.sh"
 sizes="$((1 << 30)),$((10 << 30))" segment=$((256 << 20)) runs=3 out="$here/results/truncate" build="$top/build-bench"
-while [[ $# -gt 0 ]]; do
-  case "$1" in
-    --sizes) sizes="$2"; shift 2 ;;
-    --segment) segment="$2"; shift 2 ;;
-    --runs) runs="$2"; shift 2 ;;
-    --out) out="$2"; shift 2 ;;
-    --build) build="$2"; shift 2 ;;
-    *) echo "truncate.sh: unknown argument $1" >&2; exit 2 ;;
-  esac
-done
-cache="${KSEG_BENCH_DIR:-/tmp/kseg-bench}"
-mkdir -p "$out" "$cache"
-"$top/tests/deps.sh"
-[[ -f "$build/build.ninja" ]] || cmake -S "$top" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$build" -j2 --target kseg-truncate >/dev/null
-cp="$(oracle_classpath)"
+bench_options truncate.sh sizes segment runs out build -- "$@"
+bench_setup kseg-truncate
 tmp="$(mktemp -d "$cache/truncate-run.XXXXXX")"; trap 'rm -rf "$tmp"' EXIT
 raw="$out/raw.txt"; : > "$raw"; : > "$out/check.txt"
-echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB, $(lscpu | sed -n 's/^Model name: *//p')" > "$out/machine.txt"
 
 IFS=, read -r -a list <<< "$sizes"
 for size in "${list[@]}"; do

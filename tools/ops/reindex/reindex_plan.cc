@@ -229,6 +229,28 @@ void plan_stale_tmp(const std::string& dir, safe::Plan& plan) {
   for (auto& n : stale) plan.actions.push_back(safe::Action::remove(n, "left by an interrupted kseg run"));
 }
 
+// The write protocol removes files before it renames new ones in. A crash
+// between the two could leave no producer snapshot, and Kafka, after a clean
+// shutdown with none, assumes there are no producers. Without the last
+// segment's .index Kafka recovers that segment instead, rebuilding producer
+// state from the log: so the .index goes first and comes back last.
+void hide_while_snapshots_change(Offset last_base, const std::vector<uint8_t>& index, size_t first_action,
+                                 safe::Plan& plan) {
+  const bool removes = std::any_of(plan.actions.begin() + static_cast<std::ptrdiff_t>(first_action), plan.actions.end(),
+                                   [](const safe::Action& a) {
+                                     return a.kind == safe::Action::Kind::remove && a.name.ends_with(".snapshot");
+                                   });
+  if (!removes) return;
+  const std::string name = file_name(last_base, file_names::FileKind::index);
+  if (std::any_of(plan.actions.begin(), plan.actions.end(),
+                  [](const safe::Action& a) { return a.kind == safe::Action::Kind::hide; }))
+    return;  // a repair's hidden .index does the same
+  std::erase_if(plan.actions, [&](const safe::Action& a) { return a.name == name; });
+  plan.actions.push_back(safe::Action::hide(name, "so that a crash while snapshots change makes Kafka recover this segment"));
+  plan.actions.push_back(safe::Action::write(name, index, fmt::format("rebuilt: {} entries, {} bytes (renamed last)",
+                                                                       index.size() / 8, index.size())));
+}
+
 }  // namespace
 
 Result<PartitionPlan> plan_partition(const std::string& dir, const recover::Config& config, Repair repair,
@@ -240,7 +262,8 @@ Result<PartitionPlan> plan_partition(const std::string& dir, const recover::Conf
   std::optional<Offset> cut_base;  // the segment --recover truncated; later ones go
   std::vector<KeptLog> kept;
   int64_t log_end = 0;
-  bool log_changed = false;
+  bool log_changed = false, invalid_left = false;
+  std::vector<uint8_t> last_index;  // the last kept segment's rebuilt .index
   for (Offset base : *bases) {
     if (only_base && base != *only_base) continue;
     Segment s{base, file_name(base, file_names::FileKind::log), {}, base == bases->back()};
@@ -287,12 +310,26 @@ Result<PartitionPlan> plan_partition(const std::string& dir, const recover::Conf
       k.ranges.push_back({Position{0}, Length{s.recovery.valid_end.value}});
     }
     if (repair != Repair::none && damaged) log_changed = true;
+    if (repair == Repair::none && damaged) invalid_left = true;
+    last_index = s.recovery.offset_index;
     log_end = s.recovery.last_offset ? s.recovery.last_offset->value + 1 : base.value;
     kept.push_back(std::move(k));
     if (repair == Repair::recover && s.recovery.truncates()) cut_base = base;
   }
-  if (!only_base && !kept.empty() && (producers.rebuild || log_changed))
-    KSEG_RETURN_IF_ERROR(plan_producer_state(dir, kept, log_end, producers, out.plan));
+  if (!only_base && !kept.empty() && (producers.rebuild || log_changed)) {
+    if (invalid_left) {
+      // The state would be that of a log cut at its invalid bytes, which stay.
+      Problem p = Problem::of(Code::log_trailing_garbage, dir, std::nullopt,
+                              "producer state left as it is: the log keeps invalid bytes (--recover or --salvage "
+                              "removes them, then rebuilds it)");
+      p.severity = Severity::warning;
+      out.problems.push_back(std::move(p));
+    } else {
+      const size_t before = out.plan.actions.size();
+      KSEG_RETURN_IF_ERROR(plan_producer_state(dir, kept, log_end, producers, out.plan));
+      hide_while_snapshots_change(kept.back().base, last_index, before, out.plan);
+    }
+  }
   plan_stale_tmp(dir, out.plan);
   return out;
 }

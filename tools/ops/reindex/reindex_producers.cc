@@ -42,7 +42,7 @@ Error named(const std::string& path, const Error& e) {
 // Kafka's reader rejects it), or written by this replay.
 struct Snap {
   std::optional<std::vector<ProducerEntry>> entries;
-  std::optional<std::vector<uint8_t>> disk;  // the file's bytes, when it is on disk
+  bool on_disk = false;  // the file as it is (else written by the replay)
 };
 
 // One ProducerStateManager: its map and its two offsets.
@@ -53,7 +53,9 @@ struct Manager {
 
 class Replay {
  public:
-  Replay(const std::vector<KeptLog>& logs, const ProducerStateOptions& o) : logs_(logs), o_(o) {}
+  Replay(const std::vector<KeptLog>& logs, const ProducerStateOptions& o) : logs_(logs), o_(o) {
+    for (const auto& l : logs_) bases_.push_back(l.base.value);  // in offset order
+  }
 
   Status run(const std::string& dir, int64_t log_start_ck, int64_t log_end) {
     auto layout = read_partition_layout(dir);
@@ -64,7 +66,7 @@ class Replay {
       if (!bytes.ok()) return named(path, bytes.error());
       Snap s;
       if (auto r = producer_snapshot::read(*bytes); r.ok()) s.entries = std::move(r->entries);
-      s.disk = std::move(*bytes);
+      s.on_disk = true;
       snaps_[offset.value] = std::move(s);
       names_[offset.value] = name;
     }
@@ -88,7 +90,7 @@ class Replay {
  private:
   void take_snapshot(Manager& m) {
     if (m.last_map <= m.last_snap) return;
-    snaps_[m.last_map] = Snap{m.state.kafka_order(), std::nullopt};
+    snaps_[m.last_map] = Snap{m.state.kafka_order(), false};
     m.last_snap = m.last_map;
   }
 
@@ -124,18 +126,23 @@ class Replay {
       return {};
     }
     const bool empty_before = target <= 0;
-    std::erase_if(snaps_, [&](const auto& kv) { return kv.first > target || kv.first <= log_start; });
-    if (target != 0) load_newest(m, log_start);
+    // truncateAndReload: out-of-range snapshots go; a fresh manager's map end
+    // is 0, so it reloads unless the target is 0 (then onLogStartOffsetIncremented).
+    snaps_.erase(snaps_.upper_bound(target), snaps_.end());
+    snaps_.erase(snaps_.begin(), snaps_.upper_bound(log_start));
+    if (target != 0) {
+      load_newest(m, log_start);
+    } else {
+      m.last_map = std::max(m.last_map, log_start);
+      m.last_snap = snaps_.empty() ? log_start : snaps_.rbegin()->first;
+    }
     if (target > m.last_map && !empty_before) {
       // LogSegments.values(mapEnd, target): from the segment holding the
-      // map end (every one when none does) to the last below the target.
-      std::vector<size_t> read;
-      for (size_t j = 0; j < loaded; ++j) {
-        const int64_t base = logs_[j].base.value;
-        const bool floor = j + 1 == loaded || logs_[j + 1].base.value > m.last_map;
-        if (base < target && (base >= m.last_map || floor)) read.push_back(j);
-      }
-      for (size_t j : read) {
+      // map end (the first when none does) to the last below the target.
+      auto bases_end = bases_.begin() + static_cast<std::ptrdiff_t>(loaded);
+      auto floor = std::upper_bound(bases_.begin(), bases_end, m.last_map);
+      size_t first = floor == bases_.begin() ? 0 : static_cast<size_t>(floor - bases_.begin()) - 1;
+      for (size_t j = first; j < loaded && logs_[j].base.value < target; ++j) {
         const int64_t base = logs_[j].base.value;
         const int64_t from = std::max({base, m.last_map, log_start});
         m.last_map = from;
@@ -164,7 +171,8 @@ class Replay {
       Applied a;
       if (Status st = m.state.apply(e, &a); !st.ok()) return st.error();
       if (a.aborted) txns_[i].push_back(*a.aborted);
-      m.last_map = v2::last_offset_of(e) + 1;
+      const int64_t last = v2::last_offset_of(e);
+      m.last_map = static_cast<int64_t>(static_cast<uint64_t>(last) + 1);  // Java's long wraps
       return true;
     });
   }
@@ -173,9 +181,7 @@ class Replay {
   // bases stay, and the newest other one if it is above every base.
   void remove_strays() {
     std::optional<int64_t> stray;
-    auto is_base = [&](int64_t o) {
-      return std::any_of(logs_.begin(), logs_.end(), [&](const KeptLog& l) { return l.base.value == o; });
-    };
+    auto is_base = [&](int64_t o) { return std::binary_search(bases_.begin(), bases_.end(), o); };
     for (auto it = snaps_.begin(); it != snaps_.end();) {
       if (is_base(it->first)) {
         ++it;
@@ -209,6 +215,7 @@ class Replay {
   }
 
   const std::vector<KeptLog>& logs_;
+  std::vector<int64_t> bases_;
   const ProducerStateOptions& o_;
   std::map<int64_t, Snap> snaps_;
   std::map<int64_t, std::string> names_;  // of the snapshot files on disk
@@ -246,7 +253,7 @@ Status plan_producer_state(const std::string& dir, const std::vector<KeptLog>& l
           name, "producer snapshot Kafka's recovery does not keep (past the log end, at or below the log start, "
                 "unreadable, or not at a segment base)"));
   for (const auto& [offset, s] : r.snaps()) {
-    if (s.disk) continue;  // a file on disk Kafka leaves as it is
+    if (s.on_disk) continue;  // a file on disk Kafka leaves as it is
     std::vector<uint8_t> bytes = producer_snapshot::encode(*s.entries);
     auto on_disk = r.names().find(offset);
     if (on_disk != r.names().end()) {

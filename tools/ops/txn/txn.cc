@@ -72,8 +72,13 @@ Result<std::map<std::string, CoordinatorTxn>> read_coordinator(const std::string
   const auto types = coordinator::transaction_record_types();
   std::error_code ec;
   std::vector<fs::path> dirs;
-  for (const auto& e : fs::directory_iterator(log_dir, ec))
-    if (e.path().filename().string().starts_with("__transaction_state-") && e.is_directory(ec)) dirs.push_back(e.path());
+  for (const auto& e : fs::directory_iterator(log_dir, ec)) {
+    // Not the -delete, -future or -stray copies: stale.
+    auto name = file_names::parse_partition_dir_name(e.path().filename().string());
+    if (name.ok() && name->topic == "__transaction_state" && name->kind == file_names::DirKind::partition &&
+        e.is_directory(ec))
+      dirs.push_back(e.path());
+  }
   std::sort(dirs.begin(), dirs.end());
   present = !dirs.empty();
   for (const auto& d : dirs) {
@@ -167,12 +172,13 @@ Result<Partition> read_partition(const std::string& dir, const TxnOptions& o) {
   if (logs.empty()) return p;  // nothing to say (Kafka creates a segment at load)
   p.leo = logs.back().first;
   KSEG_RETURN_IF_ERROR(each_entry(logs.back().second, [&](const EntryRef& e) -> Result<bool> {
-    p.leo = std::max(p.leo, v2::last_offset_of(e) + 1);
+    const int64_t last = v2::last_offset_of(e);
+    p.leo = std::max(p.leo, last == INT64_MAX ? last : last + 1);
     return true;
   }));
   auto start = partition_checkpoint(dir, RootCheckpoint::log_start);
   if (!start.ok()) return start.error();
-  p.log_start = std::max(logs.front().first, start->value_or(0));
+  p.log_start = std::min(std::max(logs.front().first, start->value_or(0)), p.leo);
   auto hw = partition_checkpoint(dir, RootCheckpoint::replication);
   if (!hw.ok()) return hw.error();
   p.hw_from_checkpoint = hw->has_value();
@@ -225,37 +231,70 @@ Result<Partition> read_partition(const std::string& dir, const TxnOptions& o) {
   return p;
 }
 
-// The coordinator's view of an open transaction, and the verdict.
-void judge(Open& t, const Partition& p, const std::map<std::string, CoordinatorTxn>& coord, bool coord_present) {
+// Java's long subtraction, which wraps.
+int64_t minus(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b)); }
+
+// The coordinator's transactional ids by producer id and previous producer id.
+using ByProducer = std::multimap<int64_t, const CoordinatorTxn*>;
+ByProducer by_producer(const std::map<std::string, CoordinatorTxn>& coord) {
+  ByProducer out;
+  for (const auto& [id, c] : coord) {
+    out.emplace(c.producer_id, &c);
+    if (c.previous_producer_id >= 0 && c.previous_producer_id != c.producer_id) out.emplace(c.previous_producer_id, &c);
+  }
+  return out;
+}
+
+// The coordinator's view of an open transaction, and the verdict, in the
+// spirit of kafka-transactions.sh find-hanging: the coordinator's transaction
+// for the producer does not include this partition (or is over), and the
+// partition's has been open longer than the coordinator's timeout (younger,
+// a lagging copy of either side could explain it: unverified).
+void judge(Open& t, const Partition& p, const ByProducer& coord, bool coord_present, int64_t now_ms) {
+  const int64_t pid = t.producer.producer_id;
   const CoordinatorTxn* best = nullptr;
-  for (const auto& [id, c] : coord)
-    if ((c.producer_id == t.producer.producer_id || c.previous_producer_id == t.producer.producer_id) &&
-        (!best || c.last_update_ms > best->last_update_ms))
-      best = &c;
+  for (auto [it, end] = coord.equal_range(pid); it != end; ++it)
+    if (!best || it->second->last_update_ms > best->last_update_ms) best = it->second;
   t.coordinator = best;
   if (!coord_present) {
     t.verdict = "unverified";
     t.why = "no __transaction_state partition in this log dir";
-  } else if (!best) {
+    return;
+  }
+  if (!best) {
     t.verdict = "unverified";
     t.why = "no transactional id of the __transaction_state partitions here has this producer id (its coordinator "
             "partition may be on another broker, or the id expired)";
-  } else if (best->status == 1 && best->producer_id == t.producer.producer_id &&
-             best->producer_epoch == t.producer.producer_epoch && best->includes(p.topic, p.number)) {
+    return;
+  }
+  const bool listed = best->producer_id == pid && best->includes(p.topic, p.number);
+  if (best->status == 1 && listed) {
     t.verdict = "ongoing";
     t.why = "the coordinator has it ongoing with this partition";
-  } else if ((best->status == 2 || best->status == 3) && best->includes(p.topic, p.number)) {
+    return;
+  }
+  if ((best->status == 2 || best->status == 3) && listed) {
     t.verdict = "completing";
     t.why = fmt::format("the coordinator is writing its markers ({})", coordinator::transaction_state_name(best->status));
-  } else {
-    t.verdict = "hanging";
-    t.why = best->ended()
-                ? fmt::format("the coordinator ended it ({}), but no marker for it is in this partition",
-                              coordinator::transaction_state_name(best->status))
-                : fmt::format("the coordinator's transaction ({}, producer {} epoch {}) {}",
-                              coordinator::transaction_state_name(best->status), best->producer_id, best->producer_epoch,
-                              best->includes(p.topic, p.number) ? "is another one" : "does not include this partition");
+    return;
   }
+  const std::string what =
+      best->ended() ? fmt::format("the coordinator ended it ({}), but no marker for it is in this partition",
+                                  coordinator::transaction_state_name(best->status))
+                    : fmt::format("the coordinator's transaction ({}, producer {} epoch {}) does not include this "
+                                  "partition",
+                                  coordinator::transaction_state_name(best->status), best->producer_id,
+                                  best->producer_epoch);
+  const int64_t age = minus(now_ms, t.producer.timestamp_ms);
+  if (age <= best->timeout_ms) {
+    t.verdict = "unverified";
+    t.why = fmt::format("{}; but its last write is only {} ms old, within the transaction timeout ({} ms): a copy "
+                        "that lags behind could explain it",
+                        what, age, best->timeout_ms);
+    return;
+  }
+  t.verdict = "hanging";
+  t.why = what;
 }
 
 std::string iso(int64_t ms) {
@@ -305,7 +344,7 @@ json partition_json(const Partition& p, const TxnOptions& o) {
                                       {"epoch", t.producer.producer_epoch},
                                       {"first_offset", t.producer.current_txn_first_offset},
                                       {"last_timestamp_ms", t.producer.timestamp_ms},
-                                      {"age_ms", o.now_ms - t.producer.timestamp_ms},
+                                      {"age_ms", minus(o.now_ms, t.producer.timestamp_ms)},
                                       {"offsets_held_back", p.hw - t.producer.current_txn_first_offset},
                                       {"coordinator", c},
                                       {"verdict", t.verdict},
@@ -332,7 +371,7 @@ void print_text(const Partition& p, const TxnOptions& o, Sink& out) {
     out.print("  {}: producer {} epoch {}: open from offset {}, last write {} ({} s before --now)\n",
               t.verdict == "hanging" ? "HANGING" : t.verdict, t.producer.producer_id, t.producer.producer_epoch,
               t.producer.current_txn_first_offset, iso(t.producer.timestamp_ms),
-              (o.now_ms - t.producer.timestamp_ms) / 1000);
+              minus(o.now_ms, t.producer.timestamp_ms) / 1000);
     if (t.coordinator)
       out.print("    coordinator ({}): {} {} producer {} epoch {}, timeout {} ms, updated {}\n", t.coordinator->source,
                 t.coordinator->id, coordinator::transaction_state_name(t.coordinator->status),
@@ -363,7 +402,12 @@ int run_txn(const TxnOptions& o, Sink& out, Sink& err) {
     err.print("kseg-txn: {}\n", dirs.error().message);
     return exit_code_for(dirs.error().code);
   }
-  std::map<std::string, std::pair<bool, std::map<std::string, CoordinatorTxn>>> coordinators;  // by log dir
+  struct Coordinator {
+    bool present = false;
+    std::map<std::string, CoordinatorTxn> txns;
+    ByProducer by_pid;
+  };
+  std::map<std::string, Coordinator> coordinators;  // by log dir
   json doc = {{"now_ms", o.now_ms}, {"partitions", json::array()}};
   int rc = kExitOk;
   int64_t hanging = 0;
@@ -376,19 +420,20 @@ int run_txn(const TxnOptions& o, Sink& out, Sink& err) {
     }
     const std::string log_dir = fs::absolute(dir).lexically_normal().parent_path().string();
     if (!coordinators.count(log_dir)) {
-      bool present = false;
-      auto c = read_coordinator(log_dir, present);
-      if (!c.ok()) {
-        err.print("kseg-txn: {}\n", c.error().message);
-        rc = std::max(rc, static_cast<int>(exit_code_for(c.error().code)));
-        coordinators[log_dir] = {false, {}};
+      Coordinator& c = coordinators[log_dir];
+      auto txns = read_coordinator(log_dir, c.present);
+      if (!txns.ok()) {
+        err.print("kseg-txn: {}\n", txns.error().message);
+        rc = std::max(rc, static_cast<int>(exit_code_for(txns.error().code)));
+        c.present = false;
       } else {
-        coordinators[log_dir] = {present, std::move(*c)};
+        c.txns = std::move(*txns);
+        c.by_pid = by_producer(c.txns);
       }
     }
-    const auto& [present, coord] = coordinators[log_dir];
+    const Coordinator& c = coordinators[log_dir];
     for (auto& t : p->open) {
-      judge(t, *p, coord, present);
+      judge(t, *p, c.by_pid, c.present, o.now_ms);
       if (t.verdict == "hanging") hanging++;
     }
     if (p->producers.empty() && p->leo == 0 && p->aborted_total == 0 && p->replayed_batches == 0 &&

@@ -17,7 +17,9 @@ import org.apache.kafka.storage.internals.log.UnifiedLog;
  *  (SEGMENT_BYTES: roll there, for a partition of several segments; default one segment)
  *  WORKLOAD: v2-none-small (~100 B records), v2-none-10k (10 KiB records), v2-lz4, v2-zstd,
  *  v2-gzip, v2-snappy (~100 B records, batches of up to 16 KiB as a producer's batch.size),
- *  v1-gzip (legacy wrappers, appended as a follower would). Broker defaults otherwise
+ *  v1-gzip (legacy wrappers, appended as a follower would), v2-txn (~4 KiB batches of ~100 B
+ *  records from 64 transactional producers, each transaction ended by its marker after 1-8
+ *  batches, a third aborted, and 64 idempotent ones). Broker defaults otherwise
  *  (index.interval.bytes 4096). Text values from a seeded Random, so they compress as logs do. */
 public final class BigSegment {
     private static final String[] WORDS = ("alpha bravo charlie delta echo foxtrot golf hotel india juliet "
@@ -30,6 +32,10 @@ public final class BigSegment {
         long size = Long.parseLong(args[2]);
         Generate.deleteTree(dir);
         dir.mkdirs();
+        if (workload.equals("v2-txn")) {
+            transactional(dir, size, args.length > 3 ? Integer.parseInt(args[3]) : Integer.MAX_VALUE);
+            return;
+        }
         boolean legacy = workload.startsWith("v1");
         boolean big = workload.endsWith("10k");
         Compression codec = switch (workload.substring(workload.indexOf('-') + 1).replace("-small", "").replace("-10k", "")) {
@@ -68,6 +74,44 @@ public final class BigSegment {
                     log.appendAsLeader(batch, 0);
                 }
                 offset += records.size();
+                time.sleep(1);
+            }
+            log.flush(true);
+        }
+    }
+
+    static void transactional(File dir, long size, int segmentBytes) throws Exception {
+        FixedTime time = new FixedTime(1_700_000_000_000L);
+        Map<String, Object> config = Map.of("segment.bytes", segmentBytes, "segment.index.bytes", 64 * 1024 * 1024);
+        Random rnd = new Random(42);
+        int producers = 128;
+        int[] seq = new int[producers];
+        boolean[] open = new boolean[producers];
+        try (UnifiedLog log = Kafka.open(dir, config, time, 0, 0, false, null)) {
+            while (log.size() < size) {
+                int p = rnd.nextInt(producers);
+                boolean txn = p < 64;
+                long pid = (txn ? 5000 : 6000) + p;
+                if (txn && open[p] && rnd.nextInt(4) == 0) {
+                    var type = rnd.nextInt(3) == 0 ? org.apache.kafka.common.record.internal.ControlRecordType.ABORT
+                                                   : org.apache.kafka.common.record.internal.ControlRecordType.COMMIT;
+                    Kafka.appendMarker(log, MemoryRecords.withEndTransactionMarker(0L, time.milliseconds(), 0, pid, (short) 0,
+                            new org.apache.kafka.common.record.internal.EndTransactionMarker(type, 1)), 0);
+                    open[p] = false;
+                } else {
+                    List<SimpleRecord> records = new ArrayList<>();
+                    int bytes = 0;
+                    while (bytes < 4 * 1024) {
+                        byte[] value = text(rnd, 60 + rnd.nextInt(80));
+                        records.add(new SimpleRecord(time.milliseconds(), ("key-" + rnd.nextInt(100_000)).getBytes(), value));
+                        bytes += value.length + 10;
+                    }
+                    log.appendAsLeader(Kafka.batch(RecordBatch.MAGIC_VALUE_V2, Compression.NONE, TimestampType.CREATE_TIME, 0,
+                            pid, (short) 0, seq[p], txn, 0, records), 0);
+                    seq[p] += records.size();
+                    open[p] |= txn;
+                }
+                log.updateHighWatermark(log.logEndOffset());
                 time.sleep(1);
             }
             log.flush(true);

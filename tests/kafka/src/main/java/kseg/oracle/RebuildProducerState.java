@@ -18,9 +18,11 @@ import org.apache.kafka.storage.internals.log.UnifiedLog;
  * The oracle for kseg-reindex --producer-state: the .txnindex files and producer snapshots
  * Kafka 4.4's LogLoader leaves when it recovers every segment of a partition.
  *
- * rebuild CORPUS_DIR OUT_DIR [CASE...]: for every partition of every case, a copy without any
- *   .index, .timeindex, .txnindex or .snapshot is opened with UnifiedLog.create after a clean
- *   shutdown (so every segment is recovered, producer state included) at FixedTime.START_MS,
+ * rebuild [--now MS] [--keep-snapshots] CORPUS_DIR OUT_DIR [CASE...]: for every partition of
+ *   every case, a copy without any .index, .timeindex, .txnindex or .snapshot (with
+ *   --keep-snapshots: its snapshots kept) is opened with UnifiedLog.create after a clean
+ *   shutdown (so every segment is recovered, producer state included) at MS (default
+ *   FixedTime.START_MS),
  *   then closed. OUT_DIR/CASE/PARTITION/ gets every .txnindex and .snapshot the directory then
  *   holds, and producers.txt: the loaded log's producer state, one line per producer.
  * load [--unclean] (PARTITION_DIR CONFIG_JSON)...: opens each partition directory (a log dir's child, its
@@ -57,9 +59,18 @@ public final class RebuildProducerState {
             }
             return;
         }
-        RebuildIndexes.eachPartition(Path.of(args[1]), Path.of(args[2]), Arrays.asList(args).subList(3, args.length),
+        int i = 1;
+        for (; args[i].startsWith("--"); i++) {
+            if (args[i].equals("--keep-snapshots")) keepSnapshots = true;
+            else if (args[i].equals("--now")) nowMs = Long.parseLong(args[++i]);
+            else throw new IllegalArgumentException("unknown option " + args[i]);
+        }
+        RebuildIndexes.eachPartition(Path.of(args[i]), Path.of(args[i + 1]), Arrays.asList(args).subList(i + 2, args.length),
                 RebuildProducerState::rebuild);
     }
+
+    static boolean keepSnapshots = false;
+    static long nowMs = FixedTime.START_MS;
 
     static boolean stateFile(String name) {
         return name.endsWith(".index") || name.endsWith(".timeindex") || name.endsWith(".txnindex")
@@ -73,10 +84,11 @@ public final class RebuildProducerState {
             Files.createDirectories(copy);
             Tree.reset(src, copy);
             for (File f : copy.toFile().listFiles())
-                if (stateFile(f.getName())) Files.delete(f.toPath());
+                if (stateFile(f.getName()) && !(keepSnapshots && f.getName().endsWith(".snapshot")))
+                    Files.delete(f.toPath());
             TopicPartition tp = UnifiedLog.parseTopicPartitionName(src.toFile());
             long logStart = LoadCheck.checkpoint(src.toFile(), "log-start-offset-checkpoint", tp, 0L);
-            UnifiedLog log = Kafka.open(copy.toFile(), config, new FixedTime(FixedTime.START_MS), logStart, 0L, true, null);
+            UnifiedLog log = Kafka.open(copy.toFile(), config, new FixedTime(nowMs), logStart, 0L, true, null);
             String producers = producers(log);
             log.close();
             Files.createDirectories(outDir);

@@ -1,0 +1,34 @@
+# What the benchmark scripts share; sourced after they set $here and their defaults.
+#   bench_options SCRIPT NAME... -- "$@"  sets $NAME from each --NAME VALUE; any other argument: exit 2
+#   bench_setup TARGET...                 $cache, $out, the packages, a Release build of the targets in
+#                                         $build, $cp (the Kafka harness classpath), $out/machine.txt
+top="$(cd "$here/../.." && pwd)"
+source "$top/tests/kafka/lib.sh"
+
+bench_options() {
+  local script="$1" names=() key
+  shift
+  while [[ "$1" != -- ]]; do names+=("$1"); shift; done
+  shift
+  while [[ $# -gt 0 ]]; do
+    key="${1#--}"
+    if [[ "$1" == --* && $# -ge 2 && " ${names[*]} " == *" $key "* ]]; then
+      printf -v "$key" '%s' "$2"
+      shift 2
+    else
+      echo "$script: unknown argument $1" >&2
+      exit 2
+    fi
+  done
+}
+
+bench_setup() {
+  cache="${KSEG_BENCH_DIR:-/tmp/kseg-bench}"
+  mkdir -p "$out" "$cache"
+  "$top/tests/deps.sh"  # a fresh machine: the packages the build and the Kafka harness need
+  [[ -f "$build/build.ninja" ]] || cmake -S "$top" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build "$build" -j2 --target "$@" >/dev/null
+  cp="$(oracle_classpath)"
+  echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB, $(lscpu | sed -n 's/^Model name: *//p')" \
+    > "$out/machine.txt"
+}
