@@ -48,21 +48,16 @@ Error named(const std::string& path, Error e) {
   return e;
 }
 
-// The current bytes of a small file, or nullopt when it does not exist.
-Result<std::optional<std::vector<uint8_t>>> read_if_exists(const std::string& path) {
-  std::error_code ec;
-  if (!fs::exists(path, ec)) return std::optional<std::vector<uint8_t>>();
-  auto f = MappedFile::open(path);
-  if (!f.ok()) return named(path, f.error());
-  return std::optional<std::vector<uint8_t>>(std::vector<uint8_t>(f->bytes().begin(), f->bytes().end()));
-}
-
 Status plan_index(const std::string& dir, const std::string& name, const std::vector<uint8_t>& want,
                   int64_t entry_size, safe::Plan& plan) {
-  auto have = read_if_exists(dir + "/" + name);
-  if (!have.ok()) return have.status();
-  if (have->has_value() && **have == want) return {};
-  const std::string was = have->has_value() ? fmt::format("was {} bytes", (*have)->size()) : std::string("was missing");
+  std::error_code ec;
+  const auto size = fs::file_size(dir + "/" + name, ec);
+  std::string was = ec ? std::string("was missing") : fmt::format("was {} bytes", size);
+  if (!ec && size == want.size()) {  // else it differs: a preallocated index is not read at all
+    auto have = MappedFile::open(dir + "/" + name);
+    if (!have.ok()) return named(dir + "/" + name, have.error());
+    if (std::equal(want.begin(), want.end(), have->bytes().begin(), have->bytes().end())) return {};
+  }
   plan.actions.push_back(safe::Action::write(name, want,
                           fmt::format("rebuilt: {} entries, {} bytes ({})", want.size() / static_cast<size_t>(entry_size),
                                       want.size(), was)));
