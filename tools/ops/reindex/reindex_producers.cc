@@ -38,11 +38,13 @@ Error named(const std::string& path, const Error& e) {
   return Error{e.code, e.position, fmt::format("{}: {}", path, e.message)};
 }
 
-// A snapshot file as the managers see the directory: read (nullopt when
-// Kafka's reader rejects it), or written by this replay.
+// A snapshot file as the managers see the directory: one on disk (read only
+// when a manager loads it), or one this replay wrote, kept encoded (46 bytes
+// a producer) until it is planned.
 struct Snap {
-  std::optional<std::vector<ProducerEntry>> entries;
-  bool on_disk = false;  // the file as it is (else written by the replay)
+  std::string path;            // on disk: the file as it is
+  std::vector<uint8_t> bytes;  // written by the replay
+  int64_t producers = 0;
 };
 
 // One ProducerStateManager: its map and its two offsets.
@@ -61,13 +63,7 @@ class Replay {
     auto layout = read_partition_layout(dir);
     if (!layout.ok()) return named(dir, layout.error());
     for (const auto& [offset, name] : layout->snapshots) {
-      const std::string path = dir + "/" + name;
-      auto bytes = MappedFile::read_state_file(path);
-      if (!bytes.ok()) return named(path, bytes.error());
-      Snap s;
-      if (auto r = producer_snapshot::read(*bytes); r.ok()) s.entries = std::move(r->entries);
-      s.on_disk = true;
-      snaps_[offset.value] = std::move(s);
+      snaps_[offset.value] = Snap{dir + "/" + name, {}, 0};
       names_[offset.value] = name;
     }
     txns_.resize(logs_.size());
@@ -84,30 +80,39 @@ class Replay {
   }
 
   const std::vector<std::vector<txn_index::AbortedTxn>>& txns() const { return txns_; }
-  const std::map<int64_t, Snap>& snaps() const { return snaps_; }
+  std::map<int64_t, Snap>& snaps() { return snaps_; }
   const std::map<int64_t, std::string>& names() const { return names_; }
 
  private:
   void take_snapshot(Manager& m) {
     if (m.last_map <= m.last_snap) return;
-    snaps_[m.last_map] = Snap{m.state.kafka_order(), false};
+    const auto entries = m.state.kafka_order();
+    snaps_[m.last_map] = Snap{"", producer_snapshot::encode(entries), static_cast<int64_t>(entries.size())};
     m.last_snap = m.last_map;
   }
 
   // ProducerStateManager.loadFromSnapshot: the newest readable snapshot;
   // an unreadable one is deleted and the next tried.
-  void load_newest(Manager& m, int64_t log_start) {
+  Status load_newest(Manager& m, int64_t log_start) {
     while (!snaps_.empty()) {
       auto it = std::prev(snaps_.end());
-      if (!it->second.entries) {
+      std::vector<uint8_t> read;
+      if (!it->second.path.empty()) {
+        auto bytes = MappedFile::read_state_file(it->second.path);
+        if (!bytes.ok()) return named(it->second.path, bytes.error());
+        read = std::move(*bytes);
+      }
+      auto snap = producer_snapshot::read(it->second.path.empty() ? it->second.bytes : read);
+      if (!snap.ok()) {
         snaps_.erase(it);
         continue;
       }
-      m.state.load(*it->second.entries, o_.now_ms, o_.expiration_ms);
+      m.state.load(snap->entries, o_.now_ms, o_.expiration_ms);
       m.last_snap = m.last_map = it->first;
-      return;
+      return {};
     }
     m.last_snap = m.last_map = log_start;
+    return {};
   }
 
   // UnifiedLog.rebuildProducerState over the first `loaded` segments, on a
@@ -131,7 +136,7 @@ class Replay {
     snaps_.erase(snaps_.upper_bound(target), snaps_.end());
     snaps_.erase(snaps_.begin(), snaps_.upper_bound(log_start));
     if (target != 0) {
-      load_newest(m, log_start);
+      KSEG_RETURN_IF_ERROR(load_newest(m, log_start));
     } else {
       m.last_map = std::max(m.last_map, log_start);
       m.last_snap = snaps_.empty() ? log_start : snaps_.rbegin()->first;
@@ -252,18 +257,18 @@ Status plan_producer_state(const std::string& dir, const std::vector<KeptLog>& l
       plan.actions.push_back(safe::Action::remove(
           name, "producer snapshot Kafka's recovery does not keep (past the log end, at or below the log start, "
                 "unreadable, or not at a segment base)"));
-  for (const auto& [offset, s] : r.snaps()) {
-    if (s.on_disk) continue;  // a file on disk Kafka leaves as it is
-    std::vector<uint8_t> bytes = producer_snapshot::encode(*s.entries);
+  for (auto& [offset, s] : r.snaps()) {
+    if (!s.path.empty()) continue;  // a file on disk Kafka leaves as it is
     auto on_disk = r.names().find(offset);
     if (on_disk != r.names().end()) {
       auto have = MappedFile::read_state_file(dir + "/" + on_disk->second);
-      if (have.ok() && *have == bytes) continue;
+      if (have.ok() && *have == s.bytes) continue;
     }
+    const int64_t n = s.producers;
     plan.actions.push_back(safe::Action::write(
-        file_names::segment_file_name(Offset{offset}, FileKind::snapshot), std::move(bytes),
-        fmt::format("producer state at offset {} as Kafka's recovery writes it: {} producer{}", offset,
-                    s.entries->size(), s.entries->size() == 1 ? "" : "s")));
+        file_names::segment_file_name(Offset{offset}, FileKind::snapshot), std::move(s.bytes),
+        fmt::format("producer state at offset {} as Kafka's recovery writes it: {} producer{}", offset, n,
+                    n == 1 ? "" : "s")));
   }
   return {};
 }
