@@ -5,18 +5,18 @@
 top="$(cd "$here/../.." && pwd)"
 source "$top/tests/kafka/lib.sh"
 
-bench_options() {
-  local script="$1" names=() key
+bench_options() {  # locals prefixed: printf -v must set the caller's variable, not one of these
+  local _bo_script="$1" _bo_names=() _bo_key
   shift
-  while [[ "$1" != -- ]]; do names+=("$1"); shift; done
+  while [[ "$1" != -- ]]; do _bo_names+=("$1"); shift; done
   shift
   while [[ $# -gt 0 ]]; do
-    key="${1#--}"
-    if [[ "$1" == --* && $# -ge 2 && " ${names[*]} " == *" $key "* ]]; then
-      printf -v "$key" '%s' "$2"
+    _bo_key="${1#--}"
+    if [[ "$1" == --* && $# -ge 2 && " ${_bo_names[*]} " == *" $_bo_key "* ]]; then
+      printf -v "$_bo_key" '%s' "$2"
       shift 2
     else
-      echo "$script: unknown argument $1" >&2
+      echo "$_bo_script: unknown argument $1 (or its value missing)" >&2
       exit 2
     fi
   done

@@ -236,10 +236,9 @@ void hide_while_snapshots_change(Offset last_base, const std::vector<uint8_t>& i
                                      return a.kind == safe::Action::Kind::remove && a.name.ends_with(".snapshot");
                                    });
   if (!removes) return;
+  // Renames follow the plan's order, so the .index must come back after the
+  // snapshots: a repair's own hide and rewrite of it (earlier) move here.
   const std::string name = file_name(last_base, file_names::FileKind::index);
-  if (std::any_of(plan.actions.begin(), plan.actions.end(),
-                  [](const safe::Action& a) { return a.kind == safe::Action::Kind::hide; }))
-    return;  // a repair's hidden .index does the same
   std::erase_if(plan.actions, [&](const safe::Action& a) { return a.name == name; });
   plan.actions.push_back(safe::Action::hide(name, "so that a crash while snapshots change makes Kafka recover this segment"));
   plan.actions.push_back(safe::Action::write(name, index, fmt::format("rebuilt: {} entries, {} bytes (renamed last)",
