@@ -50,13 +50,20 @@ Error named(const std::string& path, Error e) {
 
 Status plan_index(const std::string& dir, const std::string& name, const std::vector<uint8_t>& want,
                   int64_t entry_size, safe::Plan& plan) {
+  const std::string path = dir + "/" + name;
   std::error_code ec;
-  const auto size = fs::file_size(dir + "/" + name, ec);
-  std::string was = ec ? std::string("was missing") : fmt::format("was {} bytes", size);
-  if (!ec && size == want.size()) {  // else it differs: a preallocated index is not read at all
-    auto have = MappedFile::open(dir + "/" + name);
-    if (!have.ok()) return named(dir + "/" + name, have.error());
-    if (std::equal(want.begin(), want.end(), have->bytes().begin(), have->bytes().end())) return {};
+  const auto st = fs::status(path, ec);  // a dangling link: missing
+  std::string was("was missing");
+  if (fs::exists(st)) {
+    const bool regular = fs::is_regular_file(st);
+    const auto size = regular ? fs::file_size(path, ec) : 0;
+    was = fmt::format("was {} bytes", size);
+    // A size that differs settles it: a preallocated index is not read at all.
+    if (!regular || ec || size == want.size()) {
+      auto have = MappedFile::open(path);  // what is not a file is refused here, named
+      if (!have.ok()) return named(path, have.error());
+      if (std::equal(want.begin(), want.end(), have->bytes().begin(), have->bytes().end())) return {};
+    }
   }
   plan.actions.push_back(safe::Action::write(name, want,
                           fmt::format("rebuilt: {} entries, {} bytes ({})", want.size() / static_cast<size_t>(entry_size),
