@@ -1,7 +1,7 @@
 // kseg-dump prints a .log in runs of batches on several threads and writes
 // the runs in file order (a run with much text writes it early, in turn):
 // stdout, stderr and the exit code must be those of one thread printing the
-// file whole, whatever the run size and text cap, on every Kafka-written
+// file whole, in text and in JSON, whatever the run size and text cap, on every Kafka-written
 // segment and on damaged ones (aborts, gaps, torn tails).
 #include <unistd.h>
 
@@ -59,7 +59,7 @@ Dumped same_in_runs(const std::vector<std::string>& file, DumpOptions o) {
       o.run_text_cap = text_cap;  // small: runs write their text early, in turn
       const Dumped many = dump(o, file);
       INFO(file.front() << " (" << file.size() << " files): " << threads << " threads, runs of " << run_bytes << " bytes, text cap " << text_cap
-                << ", deep " << o.deep_iteration << ", print " << o.print_data_log);
+                << ", format " << static_cast<int>(o.format) << ", deep " << o.deep_iteration << ", print " << o.print_data_log);
       CHECK(many.exit_code == one.exit_code);
       CHECK(many.err == one.err);
       CHECK(many.out.size() == one.out.size());
@@ -68,12 +68,19 @@ Dumped same_in_runs(const std::vector<std::string>& file, DumpOptions o) {
   return one;
 }
 
+// Each mode in each output format; returns the text form's dump of the last.
 Dumped same_in_runs_every_mode(const std::vector<std::string>& file, DumpOptions o = {}) {
-  same_in_runs(file, o);
-  o.deep_iteration = true;
-  same_in_runs(file, o);
-  o.print_data_log = true;
-  return same_in_runs(file, o);
+  Dumped text;
+  for (OutputFormat f : {OutputFormat::jsonl, OutputFormat::json, OutputFormat::text}) {
+    DumpOptions m = o;
+    m.format = f;
+    same_in_runs(file, m);
+    m.deep_iteration = true;
+    same_in_runs(file, m);
+    m.print_data_log = true;
+    text = same_in_runs(file, m);
+  }
+  return text;
 }
 
 size_t count(const std::string& text, const std::string& what) {

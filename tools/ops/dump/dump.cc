@@ -40,8 +40,8 @@ std::string dir_name(const std::string& path) {
   return slash == 0 ? "/" : path.substr(0, slash);
 }
 
-void Dumper::report(const std::string& path, std::optional<Code> code, const Error& e) {
-  emit_problem(path, code, e);
+void Dumper::report(const std::string& path, std::optional<Code> code, const Error& e, bool emit) {
+  if (emit) emit_problem(path, code, e);
   const bool fails = !code || code_info(*code).severity == Severity::error;
   const std::string note =
       fails ? std::string() : fmt::format(" [{} {}: not a problem in the data]", severity_name(code_info(*code).severity),
@@ -116,7 +116,7 @@ void Dumper::dump_file(const std::string& arg) {
     if (!parsed.ok()) return problem(path, Code::dir_file_name, Error{Errc::bad_value, std::nullopt, "file name does not start with a base offset"});
     base = *parsed;
   }
-  if (suffix == ".log" || suffix == ".checkpoint") text ? log_text(path, name, base) : log_json(path, base);
+  if (suffix == ".log" || suffix == ".checkpoint") log_file(path, name, base);
   else if (suffix == ".index") index_file(path, name, base);
   else if (suffix == ".timeindex") time_index_file(path, name, base);
   else if (suffix == ".snapshot") text ? snapshot_text(path) : state_json(path, true);

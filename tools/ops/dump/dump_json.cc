@@ -2,7 +2,9 @@
 // problem, with byte positions. One object per line (jsonl), or the same
 // objects in one document {"schema": "kseg-dump/1", "objects": [...]} (json).
 // The schema is formats/kseg-dump.schema.json. Output is streamed: memory
-// does not grow with the file.
+// does not grow with the file. A .log's objects are written straight into
+// text, no document tree, on the threads that print the text form
+// (dump_log.cc); the rarer objects of the other files go through nlohmann.
 #include <nlohmann/json.hpp>
 
 #include "formats/batch_walk.h"
@@ -15,6 +17,7 @@
 #include "lib/codec.h"
 #include "lib/mapped_file.h"
 #include "tools/ops/dump/dumper.h"
+#include "tools/ops/dump/log_printer.h"
 #include "tools/ops/common/java_text.h"
 #include "tools/ops/dump/record_text.h"
 
@@ -24,35 +27,30 @@ using json = nlohmann::ordered_json;
 
 namespace {
 
-std::string text(Bytes b) {
-  std::string s;
-  append_java_utf8(s, b);
-  return s;
-}
-
 json nullable(int64_t v, bool present) { return present ? json(v) : json(nullptr); }
 
 }  // namespace
 
-void Dumper::emit(const json& obj) {
+void Dumper::emit_object(std::string_view obj) {
   if (opts_.format == OutputFormat::jsonl) {
-    out_.write(obj.dump(-1, ' ', false, json::error_handler_t::replace));
+    out_.write(obj);
     out_.put('\n');
     return;
   }
   out_.write(emitted_ == 0 ? "{\"schema\":\"kseg-dump/1\",\"objects\":[\n" : ",\n");
-  out_.write(obj.dump(-1, ' ', false, json::error_handler_t::replace));
+  out_.write(obj);
   ++emitted_;
 }
 
+void Dumper::emit(const json& obj) { emit_object(obj.dump(-1, ' ', false, json::error_handler_t::replace)); }
+
 void Dumper::emit_problem(const std::string& path, std::optional<Code> code, const Error& e) {
   if (opts_.format == OutputFormat::text) return;
-  json p = {{"type", "problem"}, {"file", path}, {"position", e.position ? json(e.position->value) : json(nullptr)},
-            {"code", errc_name(e.code)},
-            {"problem_code", code ? json(code_name(*code)) : json(nullptr)},
-            {"severity", severity_name(code ? code_info(*code).severity : Severity::error)},
-            {"message", e.message}};
-  emit(p);
+  fmt::memory_buffer b;
+  JsonObject obj(b);
+  json_problem_fields(obj, path, code, e);
+  obj.close();
+  emit_object({b.data(), b.size()});
 }
 
 void Dumper::close_json() {
@@ -60,124 +58,169 @@ void Dumper::close_json() {
   out_.write(emitted_ == 0 ? "{\"schema\":\"kseg-dump/1\",\"objects\":[]}\n" : "\n]}\n");
 }
 
-void Dumper::log_json(const std::string& path, Offset base_offset) {
-  auto file = MappedFile::open(path, opts_.max_bytes < 0 ? 0 : opts_.max_bytes);
-  if (!file.ok()) return io_problem(path, file.error().message);
-  emit({{"type", "file"}, {"file", path}, {"kind", "log"}, {"size_bytes", file->file_size()},
-        {"base_offset", base_offset.value}});
-  const bool deep = opts_.deep_iteration || opts_.print_data_log;
-  std::vector<uint8_t> scratch;
-  std::vector<legacy::InnerMessage> inner;
-  EntryScanner scan(file->bytes(), Position{0});
-  ParsedRecord parsed;
-  auto record = [&](const EntryRef& e, json r, const RecordView& rv) {
-    r["file"] = path;
-    r["batch_position"] = e.position.value;
-    r["offset"] = rv.offset;
-    r["timestamp"] = rv.timestamp;
-    r["key_size"] = rv.key.size();
-    r["value_size"] = rv.value.size();
-    if (opts_.print_data_log) {
-      parse_record(opts_, rv, parsed);
-      r["key"] = parsed.key ? json(*parsed.key) : json(nullptr);
-      r["value"] = parsed.payload ? json(*parsed.payload) : json(nullptr);
+void json_problem_fields(JsonObject& obj, const std::string& path, std::optional<Code> code, const Error& e) {
+  obj.field("type", "problem").field("file", path);
+  if (e.position) obj.field("position", e.position->value);
+  else obj.null("position");
+  obj.field("code", errc_name(e.code));
+  if (code) obj.field("problem_code", code_name(*code));
+  else obj.null("problem_code");
+  obj.field("severity", severity_name(code ? code_info(*code).severity : Severity::error)).field("message", e.message);
+}
+
+// Objects go into the run's text: in a json document each after a comma
+// (the file's own object always comes first, written by the caller), in
+// jsonl each on its line.
+JsonObject LogPrinter::begin_object() {
+  auto& b = r->text.buffer();
+  if (o.format == OutputFormat::json) b.append(std::string_view(",\n"));
+  return JsonObject(b);
+}
+
+void LogPrinter::end_object() {
+  auto& b = r->text.buffer();
+  b.push_back('}');
+  if (o.format == OutputFormat::jsonl) b.push_back('\n');
+  ++r->objects;
+  bound_text();
+}
+
+void LogPrinter::json_record(const EntryRef& e, JsonObject& obj, const RecordView& rv) {
+  obj.literal("file", path_json).field("batch_position", e.position.value).field("offset", rv.offset)
+      .field("timestamp", rv.timestamp).field("key_size", rv.key.size()).field("value_size", rv.value.size());
+  if (o.print_data_log) {
+    // Strings that are printable ASCII read the same through Java's
+    // decoder and JSON: written as they are, not decoded, copied and escaped.
+    auto direct = [&](const v2::Blob& b, ValueDecoder d) {
+      return b.null || (d == ValueDecoder::string && json_plain_prefix(b.bytes.data(), b.bytes.size()) == b.bytes.size());
+    };
+    if (o.parser == RecordParser::plain && direct(rv.key, o.key_decoder) && direct(rv.value, o.value_decoder)) {
+      for (const auto& [name, blob] : {std::pair{"key", &rv.key}, std::pair{"value", &rv.value}}) {
+        if (blob->null) obj.null(name);
+        else obj.plain_string(name, {reinterpret_cast<const char*>(blob->bytes.data()), blob->bytes.size()});
+      }
+      end_object();
+      return;
     }
-    emit(r);
-  };
-  // Kafka's reader goes on past a checksum mismatch (the entry is skipped
-  // as data, still dumped) and stops at an entry too small to read.
-  const WalkEnd walked = walk_entries(scan, [&](const WalkEntry& w) {
-    const EntryRef* e = &w.ref();
-    file->release_before(e->position);
-    const EntryCheck& c = w.check();
-    const Step step = c.crc_ok() ? Step::accept : Step::skip;
-    if (c.v2()) {
-      if (!c.decoded) {
-        problem(path, Code::log_bad_size, Error{Errc::bad_length, e->position, too_small_text(*e)});
-        return Step::stop;
-      }
-      const v2::BatchHeader& h = c.header;
-      const uint32_t crc = c.crc_computed;
-      const char* codec = codec_name(h.codec_id());
-      emit({{"type", "batch"}, {"file", path}, {"position", e->position.value}, {"size_bytes", e->bytes.size()},
-            {"magic", h.magic}, {"base_offset", h.base_offset}, {"last_offset", h.last_offset()},
-            {"count", h.records_count}, {"base_sequence", h.base_sequence}, {"last_sequence", h.last_sequence()},
-            {"producer_id", h.producer_id}, {"producer_epoch", h.producer_epoch},
-            {"partition_leader_epoch", h.partition_leader_epoch}, {"attributes", h.attributes},
-            {"codec", codec ? json(codec) : json(nullptr)}, {"timestamp_type", v2::timestamp_type_name(h.timestamp_type())},
-            {"is_transactional", h.is_transactional()}, {"is_control", h.is_control()},
-            {"delete_horizon_ms", nullable(h.base_timestamp, h.has_delete_horizon())},
-            {"base_timestamp", h.base_timestamp}, {"max_timestamp", h.max_timestamp}, {"crc", h.crc},
-            {"crc_computed", crc}, {"crc_valid", crc == h.crc}});
-      if (!c.crc_ok())
-        problem(path, Code::log_crc_mismatch, Error{Errc::bad_crc, e->position,
-                            fmt::format("batch at offset {}: {}", h.base_offset, crc_mismatch_text(c))});
-      if (!deep) return step;
-      auto records = v2::records_bytes(*e, h, scratch, opts_.max_decompressed_bytes);
-      if (!records.ok()) {
-        problem(path, Code::log_record_decode, records.error());
-        return step;
-      }
-      const bool compressed = h.codec_id() != 0;
-      v2::RecordReader rr(*records, compressed ? Position{0} : e->position + Length{v2::kRecordBatchOverhead},
-                          h.records_count < 0 ? 0 : h.records_count);
-      v2::Record rec;
-      while (rr.next(rec)) {
-        RecordView rv{h.record_offset(rec.offset_delta), h.record_timestamp(rec.timestamp_delta),
-                      rec.key, rec.value};
-        json r = {{"type", "record"}};
-        r[compressed ? "stream_position" : "position"] = rec.position.value;
-        r["sequence"] = h.record_sequence(rec.offset_delta);
-        json headers = json::array();
-        v2::HeaderReader hr(rec);
-        v2::Header hdr;
-        while (hr.next(hdr))
-          headers.push_back({{"key", text({reinterpret_cast<const uint8_t*>(hdr.key.data()), hdr.key.size()})},
-                             {"value_size", hdr.value.size()}});
-        r["headers"] = headers;
-        if (h.is_control()) {
-          auto ctl = control::describe(rec.key, rec.value);
-          r["control"] = ctl.ok() ? json(ctl->substr(1)) : json(nullptr);
-          if (!ctl.ok()) problem(path, Code::log_record_decode, Error{ctl.error().code, e->position, ctl.error().message});
-        }
-        record(*e, std::move(r), rv);
-      }
-      if (Status st = rr.finish(); !st.ok())
-        problem(path, Code::log_record_decode, Error{st.error().code, e->position,
-                            fmt::format("batch at offset {}: {}", h.base_offset, st.error().message)});
-    } else {
-      if (!c.decoded) {
-        problem(path, Code::log_bad_size, legacy::decode(*e).error());
-        return Step::stop;
-      }
-      const legacy::Message& m = c.message;
-      const uint32_t crc = c.crc_computed;
-      const char* codec = codec_name(m.codec_id());
-      emit({{"type", "batch"}, {"file", path}, {"position", e->position.value}, {"size_bytes", e->bytes.size()},
-            {"magic", m.magic}, {"last_offset", m.offset}, {"attributes", m.attributes},
-            {"codec", codec ? json(codec) : json(nullptr)}, {"timestamp_type", v2::timestamp_type_name(m.timestamp_type())},
-            {"max_timestamp", m.timestamp}, {"crc", m.crc}, {"crc_computed", crc}, {"crc_valid", crc == m.crc}});
-      if (!c.crc_ok())
-        problem(path, Code::log_crc_mismatch, Error{Errc::bad_crc, e->position,
-                            fmt::format("message at offset {}: {}", m.offset, crc_mismatch_text(c))});
-      if (!deep) return step;
-      if (m.codec_id() == 0) {
-        record(*e, {{"type", "record"}, {"position", e->position.value}, {"crc_valid", crc == m.crc}},
-               RecordView{m.offset, m.timestamp, m.key, m.value});
-        return step;
-      }
-      if (Status st = legacy::inner_messages(m, scratch, opts_.max_decompressed_bytes, inner); !st.ok()) {
-        problem(path, Code::log_record_decode, st.error());
-        return step;
-      }
-      for (const auto& im : inner)
-        record(*e, {{"type", "record"}, {"stream_position", im.message.position.value}, {"crc_valid", im.crc_valid}},
-               RecordView{im.absolute_offset, im.timestamp, im.message.key, im.message.value});
+    parse_record(o, rv, parsed);
+    if (parsed.key) obj.field("key", *parsed.key);
+    else obj.null("key");
+    if (parsed.payload) obj.field("value", *parsed.payload);
+    else obj.null("value");
+  }
+  end_object();
+}
+
+// The JSON form reads on past what the text form cannot print (an unknown
+// codec, records that do not decode): each is a problem object, and only an
+// entry too small to read ends the file, as Kafka's reader ends there.
+bool LogPrinter::json_entry(const EntryRef& e) {
+  const EntryCheck c = check_entry(e);
+  if (e.magic >= 2) {
+    if (!c.decoded) {
+      problem(Code::log_bad_size, Error{Errc::bad_length, e.position, too_small_text(e)});
+      return false;
     }
-    return step;
-  });
-  if (walked.stopped) return;
-  if (auto end = log_end_problem(scan, path, base_offset, file->file_size())) problem(path, *end);
+    const v2::BatchHeader& h = c.header;
+    const uint32_t crc = c.crc_computed;
+    {
+      JsonObject b = begin_object();
+      b.field("type", "batch").literal("file", path_json).field("position", e.position.value).field("size_bytes", e.bytes.size())
+          .field("magic", h.magic).field("base_offset", h.base_offset).field("last_offset", h.last_offset())
+          .field("count", h.records_count).field("base_sequence", h.base_sequence)
+          .field("last_sequence", h.last_sequence()).field("producer_id", h.producer_id)
+          .field("producer_epoch", h.producer_epoch).field("partition_leader_epoch", h.partition_leader_epoch)
+          .field("attributes", h.attributes).field("codec", codec_name(h.codec_id()))
+          .field("timestamp_type", v2::timestamp_type_name(h.timestamp_type()))
+          .field("is_transactional", h.is_transactional()).field("is_control", h.is_control());
+      if (h.has_delete_horizon()) b.field("delete_horizon_ms", h.base_timestamp);
+      else b.null("delete_horizon_ms");
+      b.field("base_timestamp", h.base_timestamp).field("max_timestamp", h.max_timestamp).field("crc", h.crc)
+          .field("crc_computed", crc).field("crc_valid", crc == h.crc);
+      end_object();
+    }
+    if (!c.crc_ok())
+      problem(Code::log_crc_mismatch, Error{Errc::bad_crc, e.position,
+                                            fmt::format("batch at offset {}: {}", h.base_offset, crc_mismatch_text(c))});
+    if (!deep) return true;
+    auto records = v2::records_bytes(e, h, scratch, o.max_decompressed_bytes);
+    if (!records.ok()) {
+      problem(Code::log_record_decode, records.error());
+      return true;
+    }
+    const bool compressed = h.codec_id() != 0;
+    v2::RecordReader rr(*records, compressed ? Position{0} : e.position + Length{v2::kRecordBatchOverhead},
+                        h.records_count < 0 ? 0 : h.records_count);
+    v2::Record rec;
+    while (rr.next(rec)) {
+      RecordView rv{h.record_offset(rec.offset_delta), h.record_timestamp(rec.timestamp_delta), rec.key, rec.value};
+      // A control record that does not read is a problem before its record.
+      std::optional<Result<std::string>> ctl;
+      if (h.is_control()) {
+        ctl = control::describe(rec.key, rec.value);
+        if (!ctl->ok()) problem(Code::log_record_decode, Error{ctl->error().code, e.position, ctl->error().message});
+      }
+      JsonObject ro = begin_object();
+      ro.field("type", "record").field(compressed ? "stream_position" : "position", rec.position.value)
+          .field("sequence", h.record_sequence(rec.offset_delta));
+      auto& out = ro.key("headers").raw();
+      out.push_back('[');
+      v2::HeaderReader hr(rec);
+      v2::Header hdr;
+      for (bool first = true; hr.next(hdr); first = false) {
+        if (!first) out.push_back(',');
+        line.clear();
+        append_java_utf8(line, {reinterpret_cast<const uint8_t*>(hdr.key.data()), hdr.key.size()});
+        JsonObject ho(out);
+        ho.field("key", line).field("value_size", hdr.value.size());
+        ho.close();
+      }
+      out.push_back(']');
+      if (ctl) {
+        if (ctl->ok()) ro.field("control", std::string_view(**ctl).substr(1));
+        else ro.null("control");
+      }
+      json_record(e, ro, rv);
+    }
+    if (Status st = rr.finish(); !st.ok())
+      problem(Code::log_record_decode, Error{st.error().code, e.position,
+                                             fmt::format("batch at offset {}: {}", h.base_offset, st.error().message)});
+    return true;
+  }
+  if (!c.decoded) {
+    problem(Code::log_bad_size, legacy::decode(e).error());
+    return false;
+  }
+  const legacy::Message& m = c.message;
+  const uint32_t crc = c.crc_computed;
+  {
+    JsonObject b = begin_object();
+    b.field("type", "batch").literal("file", path_json).field("position", e.position.value).field("size_bytes", e.bytes.size())
+        .field("magic", m.magic).field("last_offset", m.offset).field("attributes", m.attributes)
+        .field("codec", codec_name(m.codec_id())).field("timestamp_type", v2::timestamp_type_name(m.timestamp_type()))
+        .field("max_timestamp", m.timestamp).field("crc", m.crc).field("crc_computed", crc).field("crc_valid", crc == m.crc);
+    end_object();
+  }
+  if (!c.crc_ok())
+    problem(Code::log_crc_mismatch, Error{Errc::bad_crc, e.position,
+                                          fmt::format("message at offset {}: {}", m.offset, crc_mismatch_text(c))});
+  if (!deep) return true;
+  if (m.codec_id() == 0) {
+    JsonObject ro = begin_object();
+    ro.field("type", "record").field("position", e.position.value).field("crc_valid", crc == m.crc);
+    json_record(e, ro, RecordView{m.offset, m.timestamp, m.key, m.value});
+    return true;
+  }
+  if (Status st = legacy::inner_messages(m, scratch, o.max_decompressed_bytes, inner); !st.ok()) {
+    problem(Code::log_record_decode, st.error());
+    return true;
+  }
+  for (const auto& im : inner) {
+    JsonObject ro = begin_object();
+    ro.field("type", "record").field("stream_position", im.message.position.value).field("crc_valid", im.crc_valid);
+    json_record(e, ro, RecordView{im.absolute_offset, im.timestamp, im.message.key, im.message.value});
+  }
+  return true;
 }
 
 void Dumper::state_json(const std::string& path, bool snapshot) {

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -39,16 +40,17 @@ class Dumper {
   // The file types named by a base offset get it from dump_file, parsed once.
   void index_file(const std::string& path, const std::string& name, Offset base);
   void time_index_file(const std::string& path, const std::string& name, Offset base);
-  // The text form of the other file types (dump_text_*.cc); `base` is -1 for
-  // a KRaft .checkpoint.
-  void log_text(const std::string& path, const std::string& name, Offset base);
+  // A .log or KRaft .checkpoint (`base` -1) in either format (dump_log.cc).
+  void log_file(const std::string& path, const std::string& name, Offset base);
+  // The text form of the other file types (dump_text_*.cc).
   void snapshot_text(const std::string& path);
   void txn_index_text(const std::string& path);
 
-  // The JSON form (dump_json.cc).
-  void log_json(const std::string& path, Offset base_offset);
+  // The JSON form (dump_json.cc; a .log's objects in dump_log.cc).
   void state_json(const std::string& path, bool snapshot);
   void emit(const nlohmann::ordered_json& obj);
+  // One object already written out as JSON.
+  void emit_object(std::string_view obj);
   // A problem object; io problems have no catalogue code.
   void emit_problem(const std::string& path, std::optional<Code> code, const Error& e);
   // A finding of an index check that Kafka sums up on stderr at the end of
@@ -69,7 +71,8 @@ class Dumper {
   void io_problem(const std::string& path, const std::string& what);
   // Any of them; `code` is nullopt for what is no problem in the data (an
   // io error, a bad option).
-  void report(const std::string& path, std::optional<Code> code, const Error& e);
+  // `emit` false: the JSON object is written already.
+  void report(const std::string& path, std::optional<Code> code, const Error& e, bool emit = true);
   // Why a .log's scan stopped short, as a problem; nullopt at a clean end (or
   // a cut made by --max-bytes). Text and JSON report the same.
   // `path` is the .log (base offset `base`, -1 for a KRaft .checkpoint) of
@@ -98,6 +101,10 @@ class Dumper {
   Pairs& pairs_for(std::vector<Pairs>& list, const std::string& abs_path);
   std::vector<Pairs> index_mismatches_, time_mismatches_, time_out_of_order_, time_not_found_, non_consecutive_;
 };
+
+class JsonObject;
+// The fields of a problem object.
+void json_problem_fields(JsonObject& obj, const std::string& path, std::optional<Code> code, const Error& e);
 
 // Kafka's java.io.File(path).toString(): duplicate and trailing separators go.
 std::string java_file_path(const std::string& path);

@@ -1,0 +1,504 @@
+// Text dump of .log and KRaft .checkpoint files, as DumpLogSegments prints them.
+#include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "formats/batch_walk.h"
+#include "formats/batch_v2.h"
+#include "formats/control.h"
+#include "formats/file_names.h"
+#include "formats/legacy.h"
+#include "lib/codec.h"
+#include "lib/cpus.h"
+#include "lib/mapped_file.h"
+#include "tools/ops/dump/dumper.h"
+#include "tools/ops/dump/log_printer.h"
+#include "tools/ops/common/java_text.h"
+#include "tools/ops/dump/record_text.h"
+
+namespace kseg {
+
+using namespace std::string_view_literals;  // appends of literals without strlen
+
+namespace {
+const char* tf(bool b) { return b ? "true" : "false"; }
+}  // namespace
+
+void LogPrinter::problem(Code c, Error e) {
+  if (o.format != OutputFormat::text) {
+    // In JSON the problem is an object where it was found, among the others.
+    JsonObject obj = begin_object();
+    json_problem_fields(obj, path, c, e);
+    end_object();
+  }
+  r->problems.push_back({c, std::move(e)});
+}
+
+bool LogPrinter::entry(const EntryRef& e) {
+  if (o.format != OutputFormat::text) return json_entry(e);
+  return e.magic >= 2 ? batch_v2(e) : legacy_entry(e);
+}
+
+void LogPrinter::print(PrintedRun& run) {
+  r = &run;
+  for (const EntryRef& e : run.entries)
+    if (!entry(e)) {
+      run.aborted = true;
+      break;
+    }
+  if (scratch.capacity() > (64u << 20)) std::vector<uint8_t>().swap(scratch);
+}
+
+void LogPrinter::note_offset(int64_t offset) {
+  if (!r->any_offset) {
+    r->any_offset = true;
+    r->first_offset = offset;
+  } else if (offset != r->last_offset + 1) {
+    r->gaps.emplace_back(r->last_offset, offset);
+  }
+  r->last_offset = offset;
+}
+
+// The key/payload part and the newline of a record line. `prefix` is what
+// Kafka's running prefix holds at this point.
+bool LogPrinter::finish_record(const RecordView& rv, bool control, std::string_view prefix) {
+  if (o.print_data_log && !control && o.parser == RecordParser::plain) {
+    // The common case, decoded straight into the line.
+    const size_t bare = line.size();
+    for (const auto& [blob, name, label, decoder] :
+         {std::tuple{&rv.key, "key", "key: "sv, o.key_decoder}, std::tuple{&rv.value, "value", "payload: "sv, o.value_decoder}}) {
+      if (blob->null) continue;
+      line += prefix;
+      line += label;
+      prefix = " ";
+      // A large string value, the last field, is decoded straight into
+      // the run's text: copied once, not into the line and then again.
+      // Below kDirectValueBytes the extra write of the line costs more.
+      if (blob == &rv.value && decoder == ValueDecoder::string && blob->bytes.size() >= kDirectValueBytes) {
+        r->text.write(line);
+        line.clear();
+        append_java_utf8(r->text.buffer(), blob->bytes);
+        break;
+      }
+      if (!append_decoded(line, decoder, blob->bytes)) {
+        line.resize(bare);
+        line += '\n';
+        r->text.write(line);
+        problem(Code::log_record_decode, decoder_error(rv.offset, name, blob->bytes.size()));
+        return false;
+      }
+    }
+  } else if (o.print_data_log && !control) {
+    parse_record(o, rv, parsed);
+    if (parsed.error) {
+      line += '\n';
+      r->text.write(line);
+      problem(Code::log_record_decode, *parsed.error);
+      return false;
+    }
+    // Kafka 4.4 puts the running prefix before the payload too, so a
+    // keyless record under --skip-record-metadata starts "| payload:".
+    if (parsed.key) {
+      line += prefix;
+      line += "key: "sv;
+      line += *parsed.key;
+      prefix = " ";
+    }
+    if (parsed.payload) {
+      line += prefix;
+      line += "payload: "sv;
+      line += *parsed.payload;
+    }
+  }
+  line += '\n';
+  r->text.write(line);
+  bound_text();
+  return true;
+}
+
+bool LogPrinter::batch_v2(const EntryRef& e) {
+  const EntryCheck c = check_entry(e);
+  if (!c.decoded) {
+    problem(Code::log_bad_size, Error{Errc::bad_length, e.position, too_small_text(e)});
+    return false;
+  }
+  const v2::BatchHeader& h = c.header;
+  const char* codec = codec_name(h.codec_id());
+  fmt::basic_memory_buffer<char, 48> horizon;  // no allocation per batch
+  if (h.has_delete_horizon())
+    fmt::format_to(fmt::appender(horizon), FMT_COMPILE("OptionalLong[{}]"), h.base_timestamp);
+  else
+    horizon.append(std::string_view("OptionalLong.empty"));
+  r->text.print(
+      FMT_COMPILE("baseOffset: {} lastOffset: {} count: {} baseSequence: {} lastSequence: {} producerId: {} "
+                  "producerEpoch: {} partitionLeaderEpoch: {} isTransactional: {} isControl: {} deleteHorizonMs: {}"),
+      h.base_offset, h.last_offset(), h.records_count, h.base_sequence, h.last_sequence(), h.producer_id,
+      h.producer_epoch, h.partition_leader_epoch, tf(h.is_transactional()), tf(h.is_control()),
+      std::string_view(horizon.data(), horizon.size()));
+  if (!c.codec_known) {
+    problem(Code::log_bad_codec, Error{Errc::bad_codec, e.position + Length{v2::kAttributesOffset}, unknown_codec_text(c)});
+    return false;
+  }
+  const bool valid = c.crc_ok();
+  r->text.print(FMT_COMPILE(" position: {} {}: {} size: {} magic: {} compresscodec: {} crc: {} isvalid: {}\n"), e.position.value,
+            v2::timestamp_type_name(h.timestamp_type()), h.max_timestamp, e.bytes.size(), h.magic, codec, h.crc,
+            tf(valid));
+  if (!valid)
+    problem(Code::log_crc_mismatch, Error{Errc::bad_crc, e.position, fmt::format("batch at offset {}: {}", h.base_offset, crc_mismatch_text(c))});
+  bound_text();
+  if (!deep) return true;
+  if (h.records_count < 0) {
+    problem(Code::log_record_count, Error{Errc::bad_length, e.position + Length{v2::kRecordsCountOffset},
+                  fmt::format("invalid record count {} in v2 batch", h.records_count)});
+    return false;
+  }
+  auto records = v2::records_bytes(e, h, scratch, o.max_decompressed_bytes);
+  if (!records.ok()) {
+    problem(Code::log_record_decode, Error{records.error().code, e.position,
+                  fmt::format("batch at offset {}: {}", h.base_offset, records.error().message)});
+    return false;
+  }
+  const bool compressed = h.codec_id() != 0;
+  v2::RecordReader rr(*records, compressed ? Position{0} : e.position + Length{v2::kRecordBatchOverhead},
+                      h.records_count);
+  v2::Record rec;
+  while (rr.next(rec)) {
+    RecordView rv;
+    rv.offset = h.record_offset(rec.offset_delta);
+    rv.timestamp = h.record_timestamp(rec.timestamp_delta);
+    rv.key = rec.key;
+    rv.value = rec.value;
+    note_offset(rv.offset);
+    line.clear();
+    std::string_view prefix = "| ";
+    if (!o.skip_record_metadata) {
+      const int32_t seq = h.record_sequence(rec.offset_delta);
+      // Compiled format into a stack buffer, one append: printed per record.
+      fmt::basic_memory_buffer<char, 256> head;
+      fmt::format_to(fmt::appender(head),
+                     FMT_COMPILE("| offset: {} {}: {} keySize: {} valueSize: {} sequence: {} headerKeys: ["),
+                     rv.offset, std::string_view(v2::timestamp_type_name(h.timestamp_type())), rv.timestamp,
+                     rec.key.size(), rec.value.size(), seq);
+      line.append(head.data(), head.size());
+      v2::HeaderReader hr2(rec);
+      v2::Header hdr;
+      bool first = true;
+      while (hr2.next(hdr)) {
+        if (!first) line += ',';
+        first = false;
+        append_header_key(hdr.key);
+      }
+      line += ']';
+      if (h.is_control()) {
+        auto ctl = control::describe(rec.key, rec.value);
+        if (!ctl.ok()) {
+          r->text.write(line);
+          problem(Code::log_record_decode, Error{ctl.error().code, e.position,
+                        fmt::format("control record at offset {}: {}", rv.offset, ctl.error().message)});
+          return false;
+        }
+        line += *ctl;
+      }
+      prefix = " ";
+    }
+    if (!finish_record(rv, h.is_control(), prefix)) return false;
+  }
+  if (Status st = rr.finish(); !st.ok()) {
+    problem(Code::log_record_decode, Error{st.error().code, e.position,
+                  fmt::format("batch at offset {}{}: {}", h.base_offset,
+                              compressed ? " (decompressed stream)" : "", st.error().message)});
+    return false;
+  }
+  return true;
+}
+
+bool LogPrinter::legacy_entry(const EntryRef& e) {
+  const EntryCheck c = check_entry(e);
+  if (!c.decoded) {
+    problem(Code::log_bad_size, legacy::decode(e).error());
+    return false;
+  }
+  const legacy::Message& m = c.message;
+  const char* codec = codec_name(m.codec_id());
+  if (codec == nullptr) {  // ids 5..7; zstd (4) is printed, as Kafka prints it, and fails deep iteration
+    r->text.print("offset: {}", m.offset);
+    problem(Code::log_bad_codec, Error{Errc::bad_codec, e.position + Length{legacy::kAttributesOffset},
+                  fmt::format("unknown compression type id {} in message attributes", m.codec_id())});
+    return false;
+  }
+  const bool valid = c.crc_ok();
+  const char* ts_name = v2::timestamp_type_name(m.timestamp_type());
+  r->text.print(FMT_COMPILE("offset: {} position: {} {}: {} size: {} magic: {} compresscodec: {} crc: {} isvalid: {}\n"), m.offset,
+            e.position.value, ts_name, m.timestamp, e.bytes.size(), m.magic, codec, m.crc, tf(valid));
+  if (!valid)
+    problem(Code::log_crc_mismatch, Error{Errc::bad_crc, e.position, fmt::format("message at offset {}: {}", m.offset, crc_mismatch_text(c))});
+  bound_text();
+  if (!deep) return true;
+  if (m.codec_id() == 0) {
+    RecordView rv{m.offset, m.timestamp, m.key, m.value};
+    return legacy_record(rv, ts_name, valid, m.crc);
+  }
+  if (Status st = legacy::inner_messages(m, scratch, o.max_decompressed_bytes, inner); !st.ok()) {
+    problem(Code::log_record_decode, Error{st.error().code, e.position,
+                  fmt::format("compressed message set at offset {}: {}", m.offset, st.error().message)});
+    return false;
+  }
+  for (const auto& im : inner) {
+    RecordView rv{im.absolute_offset, im.timestamp, im.message.key, im.message.value};
+    if (!legacy_record(rv, ts_name, im.crc_valid, im.message.crc)) return false;
+  }
+  return true;
+}
+
+bool LogPrinter::legacy_record(const RecordView& rv, const char* ts_name, bool valid, uint32_t crc) {
+  note_offset(rv.offset);
+  line.clear();
+  std::string_view prefix = "| ";
+  if (!o.skip_record_metadata) {
+    // Kafka 4.4 no longer prints the stray "}" older releases put after the crc.
+    fmt::basic_memory_buffer<char, 256> head;
+    fmt::format_to(fmt::appender(head),
+                   FMT_COMPILE("| offset: {} {}: {} keySize: {} valueSize: {} isValid: {} crc: {}"), rv.offset,
+                   std::string_view(ts_name), rv.timestamp, rv.key.size(), rv.value.size(), std::string_view(tf(valid)),
+                   crc);
+    line.append(head.data(), head.size());
+    prefix = " ";
+  }
+  return finish_record(rv, false, prefix);
+}
+
+void LogPrinter::append_header_key(std::string_view key) {
+  append_java_utf8(line, Bytes{reinterpret_cast<const uint8_t*>(key.data()), key.size()});
+}
+
+namespace {
+
+// Cuts the next run of entries off the scan: about `bytes` of the file, and
+// few enough batches and records that the text it prints stays small.
+bool cut_run(EntryScanner& scan, PrintedRun& run, size_t bytes) {
+  constexpr size_t kMaxEntries = 1024;
+  constexpr int64_t kMaxRecords = 16384;
+  if (bytes == 0) return false;
+  size_t taken = 0;
+  int64_t records = 0;
+  // The walk stops after the entry that fills the run; the next run resumes
+  // the scanner there. The entries are checked where they are printed.
+  walk_entries(scan, [&](const WalkEntry& w) {
+    const EntryRef& e = w.ref();
+    taken += e.bytes.size();
+    if (e.magic >= 2 && e.bytes.size() >= static_cast<size_t>(v2::kRecordBatchOverhead)) {
+      const auto count = static_cast<int32_t>(load_be32(e.bytes.data() + v2::kRecordsCountOffset));
+      records += std::max(count, 1);
+    } else {
+      records += 1;
+    }
+    run.entries.push_back(e);
+    const bool full = taken >= bytes || run.entries.size() >= kMaxEntries || records >= kMaxRecords;
+    return full ? Step::stop_after : Step::accept;
+  });
+  return !run.entries.empty();
+}
+
+// Worker threads printing runs handed to them; the caller writes the runs
+// out in file order as each is done. A run whose text grows past the cap
+// waits until it is the oldest, then writes straight to `out`: the caller
+// is then blocked in wait() on that very run, so `out` has one writer.
+class PrintPipeline {
+ public:
+  PrintPipeline(const DumpOptions& o, bool deep, const std::string& path, unsigned threads, Sink& out) : out_(out) {
+    try {
+      for (unsigned t = 0; t < threads; ++t)
+        workers_.emplace_back([this, &o, deep, path] { work(o, deep, path); });
+    } catch (...) {
+      stop();  // the threads already started must see it before they are joined
+      throw;
+    }
+  }
+  ~PrintPipeline() { stop(); }
+  void submit(PrintedRun* r) {
+    {
+      std::lock_guard lock(m_);
+      queue_.push_back(r);
+    }
+    work_.notify_one();
+  }
+  // Marks `r` the oldest run not yet written and waits until it is printed.
+  void wait(PrintedRun& r) {
+    std::unique_lock lock(m_);
+    r.head = true;
+    changed_.notify_all();
+    changed_.wait(lock, [&] { return r.done; });
+  }
+
+ private:
+  void work(const DumpOptions& o, bool deep, const std::string& path) {
+    LogPrinter printer(o, deep, path);
+    printer.spill = [this, &printer] {
+      PrintedRun& r = *printer.r;
+      {
+        std::unique_lock lock(m_);
+        changed_.wait(lock, [&] { return r.head || stop_; });
+        if (stop_) {  // the file ended earlier: this text is not wanted
+          r.text.clear();
+          return;
+        }
+      }
+      out_.write_large(r.text.contents());
+      r.text.clear();
+    };
+    while (PrintedRun* r = take()) {
+      printer.print(*r);
+      {
+        std::lock_guard lock(m_);
+        r->done = true;
+      }
+      changed_.notify_all();
+    }
+  }
+  PrintedRun* take() {
+    std::unique_lock lock(m_);
+    work_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+    if (queue_.empty()) return nullptr;
+    PrintedRun* r = queue_.front();
+    queue_.pop_front();
+    return r;
+  }
+  void stop() {
+    {
+      std::lock_guard lock(m_);
+      stop_ = true;
+      queue_.clear();
+    }
+    work_.notify_all();
+    changed_.notify_all();
+  }
+  Sink& out_;
+  std::mutex m_;
+  std::condition_variable work_, changed_;
+  std::deque<PrintedRun*> queue_;
+  bool stop_ = false;
+  std::vector<std::jthread> workers_;  // last: joined before the rest goes
+};
+
+}  // namespace
+
+void Dumper::log_file(const std::string& path, const std::string& name, Offset base) {
+  const bool text = opts_.format == OutputFormat::text;
+  std::optional<MappedFile> file;
+  if (text) {
+    if (name.ends_with(".log")) {
+      out_.print("Log starting offset: {}\n", base);
+    } else if (name == "bootstrap.checkpoint") {
+      out_.print("KRaft bootstrap snapshot\n");
+    } else {
+      auto snap = file_names::parse_kraft_snapshot_name(name);
+      if (!snap.ok() || snap->state != file_names::SnapshotState::complete) {
+        problem(path, Code::dir_file_name, Error{Errc::bad_value, std::nullopt,
+                            "not a KRaft snapshot name (<20-digit offset>-<10-digit epoch>.checkpoint)"});
+        return;
+      }
+      out_.print("Snapshot end offset: {}, epoch: {}\n", snap->end_offset, snap->epoch);
+    }
+    if (opts_.max_bytes < 0) {
+      report(path, std::nullopt, Error{Errc::usage, std::nullopt, fmt::format("invalid --max-bytes {}", opts_.max_bytes)});
+      return;
+    }
+    auto opened = MappedFile::open(path, opts_.max_bytes);
+    if (!opened.ok()) return io_problem(path, opened.error().message);
+    file.emplace(std::move(*opened));
+  } else {
+    // The JSON form reads a negative --max-bytes as no limit.
+    auto opened = MappedFile::open(path, opts_.max_bytes < 0 ? 0 : opts_.max_bytes);
+    if (!opened.ok()) return io_problem(path, opened.error().message);
+    file.emplace(std::move(*opened));
+    fmt::memory_buffer b;
+    JsonObject obj(b);
+    obj.field("type", "file").field("file", path).field("kind", "log").field("size_bytes", file->file_size())
+        .field("base_offset", base.value);
+    obj.close();
+    emit_object({b.data(), b.size()});
+  }
+  const bool deep = opts_.deep_iteration || opts_.print_data_log;
+  unsigned threads = opts_.threads > 0 ? opts_.threads : usable_cpus();
+  threads = std::min(threads, kMaxDumpThreads);
+  if (file->size() < 2 * static_cast<int64_t>(opts_.run_bytes)) threads = 1;  // not worth a thread
+  // Enough runs in flight to keep every thread busy while the oldest is
+  // written; each holds at most about run_text_cap of text.
+  std::vector<PrintedRun> runs(threads > 1 ? threads + 3 : 1);
+  std::optional<LogPrinter> self;
+  std::optional<PrintPipeline> pipeline;
+  if (threads > 1) {
+    pipeline.emplace(opts_, deep, path, threads, out_);
+  } else {
+    self.emplace(opts_, deep, path);
+    self->spill = [&] {
+      out_.write_large(self->r->text.contents());
+      self->r->text.clear();
+    };
+  }
+  EntryScanner scan(file->bytes(), Position{0});
+  // Kafka 4.4 starts from -1, so a file whose first record is not offset 0
+  // reports (-1, first) too.
+  int64_t last_offset = -1;
+  std::vector<std::pair<int64_t, int64_t>> gaps;
+  // Writes a printed run out; false if the file ends there.
+  auto write_out = [&](PrintedRun& r) {
+    out_.write_large(r.text.contents());
+    emitted_ += r.objects;
+    for (const DumpProblem& p : r.problems) report(path, p.code, p.error, text);
+    if (r.any_offset) {
+      if (r.first_offset != last_offset + 1) gaps.emplace_back(last_offset, r.first_offset);
+      gaps.insert(gaps.end(), r.gaps.begin(), r.gaps.end());
+      last_offset = r.last_offset;
+    }
+    if (!r.entries.empty()) file->release_before(r.entries.back().position);
+    return !r.aborted;
+  };
+  bool aborted = false;
+  if (self) {
+    for (PrintedRun& r = runs[0];;) {
+      r.reset();
+      if (!cut_run(scan, r, opts_.run_bytes)) break;
+      self->print(r);
+      if (!write_out(r)) { aborted = true; break; }
+    }
+  } else {
+    // Runs in flight are runs[next], runs[next + 1], ... (mod size), oldest first.
+    size_t next = 0, in_flight = 0;
+    bool more = true;
+    while (true) {
+      while (more && in_flight < runs.size()) {
+        PrintedRun& r = runs[(next + in_flight) % runs.size()];
+        r.reset();
+        if (!cut_run(scan, r, opts_.run_bytes)) { more = false; break; }
+        pipeline->submit(&r);
+        ++in_flight;
+      }
+      if (in_flight == 0) break;
+      PrintedRun& r = runs[next];
+      pipeline->wait(r);
+      next = (next + 1) % runs.size();
+      --in_flight;
+      if (!write_out(r)) { aborted = true; break; }
+    }
+  }
+  pipeline.reset();  // before `runs` goes: workers may still hold one
+  if (!gaps.empty()) {
+    auto& dst = pairs_for(non_consecutive_, absolute_path(path));
+    dst.pairs.insert(dst.pairs.end(), gaps.begin(), gaps.end());
+  }
+  if (aborted) return;
+  auto end = log_end_problem(scan, path, base, file->file_size());
+  if (!end) return;
+  if (text && end->error.code == Errc::truncated) out_.print("Found {} invalid bytes at the end of {}\n", scan.trailing().bytes, name);
+  problem(path, *end);
+}
+
+}  // namespace kseg

@@ -1,0 +1,95 @@
+// Printing a .log a run of entries at a time, in either output format:
+// runs are printed on several threads and written out in file order
+// (dump_log.cc), text as DumpLogSegments prints it (dump_log.cc), JSON as
+// formats/kseg-dump.schema.json describes it (dump_json.cc).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "formats/legacy.h"
+#include "formats/log_entry.h"
+#include "tools/ops/common/json_writer.h"
+#include "tools/ops/common/sink.h"
+#include "tools/ops/dump/dumper.h"
+#include "tools/ops/dump/record_text.h"
+
+namespace kseg {
+
+// What printing a run of a file's entries produced: kept until its turn
+// comes, so runs can be printed on several threads and written in order.
+struct PrintedRun {
+  std::vector<EntryRef> entries;
+  Sink text;                  // collects only
+  std::vector<DumpProblem> problems;  // JSON: already in `text` as objects
+  int64_t objects = 0;        // JSON objects in `text`
+  bool any_offset = false;    // offsets seen: the first, the last, and the
+  int64_t first_offset = 0;   // non-consecutive pairs within the run
+  int64_t last_offset = 0;
+  std::vector<std::pair<int64_t, int64_t>> gaps;
+  bool aborted = false;       // Kafka would stop reading the file here
+  bool done = false;          // these two guarded by the pipeline's mutex
+  bool head = false;          // every earlier run is written: this one may write
+
+  void reset() {
+    entries.clear();
+    // A run of very large records leaves a large buffer; do not keep it.
+    if (text.capacity() > (16u << 20)) text.shrink();
+    text.clear();
+    problems.clear();
+    objects = 0;
+    any_offset = aborted = done = head = false;
+    gaps.clear();
+  }
+};
+
+// Prints batches and records, a run at a time; one per thread, for its
+// decompression and line buffers.
+struct LogPrinter {
+  LogPrinter(const DumpOptions& opts, bool deep_iteration, std::string file)
+      : o(opts), deep(deep_iteration), path(std::move(file)) {
+    fmt::memory_buffer b;
+    append_json_string(b, path);
+    path_json = fmt::to_string(b);
+  }
+  const DumpOptions& o;
+  bool deep;
+  std::string path;       // as JSON objects name the file
+  std::string path_json;  // the same, as a JSON string, escaped once
+  PrintedRun* r = nullptr;
+  // Called when the run's text passes o.run_text_cap: writes it out once
+  // every earlier run is written, so a run's text stays bounded.
+  std::function<void()> spill;
+  std::vector<uint8_t> scratch;
+  std::vector<legacy::InnerMessage> inner;
+  std::string line;
+  ParsedRecord parsed;
+
+  void print(PrintedRun& run);
+  void problem(Code c, Error e);
+  void bound_text() {
+    if (r->text.contents().size() > o.run_text_cap) spill();
+  }
+  // Returns false when the file cannot be read further (Kafka would abort).
+  bool entry(const EntryRef& e);
+  void note_offset(int64_t offset);
+
+  // The text form (dump_log.cc).
+  static constexpr size_t kDirectValueBytes = 512;
+  bool finish_record(const RecordView& rv, bool control, std::string_view prefix);
+  bool batch_v2(const EntryRef& e);
+  void append_header_key(std::string_view key);
+  bool legacy_entry(const EntryRef& e);
+  bool legacy_record(const RecordView& rv, const char* ts_name, bool valid, uint32_t crc);
+
+  // The JSON form (dump_json.cc): one object per batch, record and problem.
+  bool json_entry(const EntryRef& e);
+  JsonObject begin_object();
+  void end_object();
+  void json_record(const EntryRef& e, JsonObject& obj, const RecordView& rv);
+};
+
+}  // namespace kseg
