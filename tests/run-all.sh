@@ -63,7 +63,7 @@ if [[ "${KSEG_SKIP_KAFKA:-0}" != 1 ]]; then
   tier "kafka live brokers differential (4.4.0, 2.8.2)" "$top/tests/kafka/differential.sh" "$b/main/kseg-dump" \
     --cases live-broker,live-crash-before,live-crash-after,legacy-broker
   # Benchmark smoke run: tiny segments, one run, asserts nothing about time.
-  tier "benchmark smoke" "$top/tests/bench/run.sh" --size 300000 --runs 1 --workloads v2-none-small,v2-lz4 \
+  tier "benchmark smoke" "$top/tests/bench/run.sh" --size 300000 --runs 1 --workloads v2-none-small,v2-lz4,v2-tiny,offsets \
     --out "$(mktemp -d)" --build "$b/main"
   tier "benchmark smoke (truncate)" "$top/tests/bench/truncate.sh" --sizes 20000000,60000000 --segment 8000000 \
     --runs 1 --out "$(mktemp -d)" --build "$b/main"

@@ -59,6 +59,23 @@ for w in order:
     row.append(f"{peak / 1024:.1f}")
     lines.append("| " + " | ".join(row) + " |")
 
+# Where per-batch and per-record costs dominate (issue 24): --deep-iteration
+# alone, and JSON against kseg's own text of the same content.
+small = [w for w in order if med(w, "deepiter kseg") or med(w, "jsonl kseg")]
+if small:
+    lines += ["", "Per-batch costs: `--deep-iteration` alone, and JSON (jsonl; json for the deep+print document) "
+              "against kseg-dump's own text of the same content, written in full to /dev/null:", "",
+              "| workload | cat | verify --deep kseg | verify throughput / cat | deep-iter kseg | deep-iter kafka | ratio | "
+              "text | jsonl | jsonl / text | text deep+print | jsonl deep+print | / text | json deep+print | / text |",
+              "|" + "---|" * 15]
+    for w in small:
+        c, v = med(w, "cat"), med(w, "verify kseg")
+        k, j = med(w, "deepiter kseg"), med(w, "deepiter kafka")
+        tx, jl, td, jd, jj = (med(w, f"{m} kseg") for m in ("text", "jsonl", "text-deep", "jsonl-deep", "json-deep"))
+        rel = lambda a, b: f"{a / b:.2f}x" if a and b else "-"
+        lines.append("| " + " | ".join([w, s(c), s(v), f"{c / v:.2f}x" if c and v else "-", s(k), s(j), ratio(k, j),
+                                         s(tx), s(jl), rel(jl, tx), s(td), s(jd), rel(jd, td), s(jj), rel(jj, td)]) + " |")
+
 # Peak RSS of every command (max over runs, MiB); Kafka's in-process rebuild
 # is not measured by /usr/bin/time.
 cmds = [("cat", "cat"), ("codec", "codec"), ("jvm-start", "JVM start")] + [

@@ -6,7 +6,9 @@
 #   tests/bench/run.sh [--size BYTES] [--runs N] [--workloads a,b] [--rows a,b] [--out DIR] [--build DIR]
 # Defaults: 1 GiB segments, 3 runs, every workload, results in tests/bench/results/, a
 # Release build in build-bench/ (--build reuses another build dir, as the smoke tier does).
-# --rows limits the commands to some of dump, verify, reindex (cat is always measured).
+# --rows limits the commands to some of dump, verify, reindex, deepiter (--deep-iteration alone,
+# both sides), json (kseg-dump's JSON against its own text of the same content); cat is always
+# measured.
 # Segments are generated once with the Kafka 4.4.0 harness and cached in $KSEG_BENCH_DIR
 # (default /tmp/kseg-bench).
 set -euo pipefail
@@ -14,7 +16,8 @@ export LC_ALL=C  # EPOCHREALTIME and awk with a decimal point
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/lib.sh"
 size=$((1 << 30)) runs=3 out="$here/results" build="$top/build-bench"
-workloads="v2-none-small,v2-none-10k,v2-lz4,v2-zstd,v2-gzip,v2-snappy,v1-gzip" rows="dump,verify,reindex"
+workloads="v2-none-small,v2-none-10k,v2-lz4,v2-zstd,v2-gzip,v2-snappy,v1-gzip,v2-tiny,offsets"
+rows="dump,verify,reindex,deepiter,json"
 bench_options run.sh size runs workloads rows out build -- "$@"
 bench_setup kseg-dump kseg-verify kseg-reindex kseg_bench_decompress
 # kafka-dump-log.sh runs DumpLogSegments through kafka-run-class.sh with these JVM options.
@@ -63,7 +66,7 @@ for w in "${list[@]}"; do
   done
   for ((r = 0; r < runs; r++)); do
     measure "$w cat" cat "$log"
-    if want verify && [[ "$w" != *none* ]]; then
+    if want verify && [[ "$w" != *none* && "$w" != v2-tiny && "$w" != offsets ]]; then  # compressed ones
       measure "$w codec" "$build/tests/bench/kseg_bench_decompress" "$log"
     fi
     if want dump || want verify; then measure "$w jvm-start" "${kafka_jvm[@]}" --files "$empty"; fi
@@ -102,12 +105,14 @@ for w in "${list[@]}"; do
       done
     fi
     rm -rf "$tmp/rebuild-kseg" "$tmp/rebuild-kafka"
-    for mode in default deep idx; do
-      want dump || continue
+    # The offsets workload is printed as an operator reads __consumer_offsets.
+    decoder=(); [[ $w == offsets ]] && decoder=(--offsets-decoder)
+    for mode in default deep idx deepiter; do
       case "$mode" in
-        default) args=(--files "$log") ;;
-        deep) args=(--deep-iteration --print-data-log --files "$log") ;;
-        idx) args=(--verify-index-only --files "$idx") ;;
+        default) want dump || continue; args=(--files "$log") ;;
+        deep) want dump || continue; args=(--deep-iteration --print-data-log "${decoder[@]}" --files "$log") ;;
+        idx) want dump || continue; args=(--verify-index-only --files "$idx") ;;
+        deepiter) want deepiter || continue; args=(--deep-iteration --files "$log") ;;
       esac
       # Alternate which side goes first so neither always gets the warmer cache.
       if ((r % 2 == 0)); then
@@ -118,6 +123,14 @@ for w in "${list[@]}"; do
         measure "$w $mode kseg" "$build/kseg-dump" "${args[@]}"
       fi
     done
+    # JSON against kseg's own text of the same content, both written in full.
+    if want json; then
+      measure "$w text kseg" "$build/kseg-dump" --files "$log"
+      measure "$w jsonl kseg" "$build/kseg-dump" --format jsonl --files "$log"
+      measure "$w text-deep kseg" "$build/kseg-dump" --deep-iteration --print-data-log "${decoder[@]}" --files "$log"
+      measure "$w jsonl-deep kseg" "$build/kseg-dump" --format jsonl --deep-iteration --print-data-log "${decoder[@]}" --files "$log"
+      measure "$w json-deep kseg" "$build/kseg-dump" --format json --deep-iteration --print-data-log "${decoder[@]}" --files "$log"
+    fi
   done
 done
 python3 "$here/report.py" "$raw" "$out" "$size"

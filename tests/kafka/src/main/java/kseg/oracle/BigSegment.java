@@ -19,7 +19,10 @@ import org.apache.kafka.storage.internals.log.UnifiedLog;
  *  v2-gzip, v2-snappy (~100 B records, batches of up to 16 KiB as a producer's batch.size),
  *  v1-gzip (legacy wrappers, appended as a follower would), v2-txn (~4 KiB batches of ~100 B
  *  records from 64 transactional producers, each transaction ended by its marker after 1-8
- *  batches, a third aborted, and 64 idempotent ones). Broker defaults otherwise
+ *  batches, a third aborted, and 64 idempotent ones), v2-tiny (what a linger.ms=0 producer makes:
+ *  batches of 1-8 ~100 B records from 16 idempotent producers), offsets (a __consumer_offsets
+ *  partition: the group coordinator's offset commits for 200 groups, 1-5 partitions a commit, as
+ *  the coordinator appends them). Broker defaults otherwise
  *  (index.interval.bytes 4096). Text values from a seeded Random, so they compress as logs do. */
 public final class BigSegment {
     private static final String[] WORDS = ("alpha bravo charlie delta echo foxtrot golf hotel india juliet "
@@ -32,6 +35,10 @@ public final class BigSegment {
         long size = Long.parseLong(args[2]);
         Generate.deleteTree(dir);
         dir.mkdirs();
+        if (workload.equals("v2-tiny") || workload.equals("offsets")) {
+            small(dir, size, workload.equals("offsets"));
+            return;
+        }
         if (workload.equals("v2-txn")) {
             transactional(dir, size, args.length > 3 ? Integer.parseInt(args[3]) : Integer.MAX_VALUE);
             return;
@@ -112,6 +119,49 @@ public final class BigSegment {
                     open[p] |= txn;
                 }
                 log.updateHighWatermark(log.logEndOffset());
+                time.sleep(1);
+            }
+            log.flush(true);
+        }
+    }
+
+    /** Batches of a few records each: the per-batch cost dominates these partitions. */
+    static void small(File dir, long size, boolean offsets) throws Exception {
+        FixedTime time = new FixedTime(1_700_000_000_000L);
+        Map<String, Object> config = Map.of("segment.bytes", Integer.MAX_VALUE, "segment.index.bytes", 64 * 1024 * 1024,
+                "message.timestamp.after.max.ms", Long.MAX_VALUE, "message.timestamp.before.max.ms", Long.MAX_VALUE);
+        Random rnd = new Random(42);
+        int producers = 16;
+        int[] seq = new int[producers];
+        org.apache.kafka.coordinator.group.GroupCoordinatorRecordSerde serde =
+                new org.apache.kafka.coordinator.group.GroupCoordinatorRecordSerde();
+        org.apache.kafka.common.Uuid topicId = new org.apache.kafka.common.Uuid(42, 42);
+        try (UnifiedLog log = Kafka.open(dir, config, time, 0, 0, false, null)) {
+            while (log.size() < size) {
+                List<SimpleRecord> records = new ArrayList<>();
+                if (offsets) {
+                    String group = "group-" + rnd.nextInt(200);
+                    int n = 1 + rnd.nextInt(5);
+                    for (int p = 0; p < n; p++) {
+                        var r = org.apache.kafka.coordinator.group.GroupCoordinatorRecordHelpers.newOffsetCommitRecord(
+                                group, "topic-" + rnd.nextInt(20), p,
+                                new org.apache.kafka.coordinator.group.OffsetAndMetadata(rnd.nextInt(1_000_000),
+                                        java.util.OptionalInt.of(3), "", time.milliseconds(), java.util.OptionalLong.empty(),
+                                        topicId));
+                        records.add(new SimpleRecord(time.milliseconds(), serde.serializeKey(r), serde.serializeValue(r)));
+                    }
+                    log.appendAsLeader(Kafka.batch(RecordBatch.MAGIC_VALUE_V2, Compression.NONE, TimestampType.CREATE_TIME,
+                            0, records), 0, org.apache.kafka.storage.internals.log.AppendOrigin.COORDINATOR);
+                } else {
+                    int n = 1 + rnd.nextInt(8);
+                    for (int i = 0; i < n; i++)
+                        records.add(new SimpleRecord(time.milliseconds(), ("key-" + rnd.nextInt(100_000)).getBytes(),
+                                text(rnd, 60 + rnd.nextInt(80))));
+                    int p = rnd.nextInt(producers);
+                    log.appendAsLeader(Kafka.batch(RecordBatch.MAGIC_VALUE_V2, Compression.NONE, TimestampType.CREATE_TIME,
+                            0, 7000 + p, (short) 0, seq[p], false, 0, records), 0);
+                    seq[p] += n;
+                }
                 time.sleep(1);
             }
             log.flush(true);
