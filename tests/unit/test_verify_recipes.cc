@@ -234,6 +234,15 @@ TEST_CASE("recipes on producer state, transactions and checkpoints", "[verify]")
     });
     CHECK(has(run, "epoch.past_log_end", "orders-0/leader-epoch-checkpoint", 8));
   }
+  SECTION("a leader-epoch-checkpoint entry whose offsets hold another epoch's batches") {
+    // Kafka wrote 0 3, 1 92, 3 176: offsets 150-175 are epoch 1's batches.
+    auto run = damaged("leader-epochs-retention", [&](auto& c) {
+      write_bytes(c.path("metrics-0/leader-epoch-checkpoint"),
+                  corrupt::Buf{'0', '\n', '4', '\n', '0', ' ', '3', '\n', '1', ' ', '9', '2', '\n', '2', ' ', '1', '5', '0',
+                               '\n', '3', ' ', '1', '7', '6', '\n'});
+    });
+    CHECK(has(run, "epoch.mismatch", "metrics-0/leader-epoch-checkpoint", 13));
+  }
   SECTION("a leftover .swap and an orphan index") {
     auto run = damaged("v2-none", [&](auto& c) {
       fs::copy_file(c.path(kSeg0 + ".log"), c.path(kSeg0 + ".log.swap"));

@@ -43,6 +43,16 @@ void EpochTracker::batch(const BatchInfo& b, const std::string& file, Findings& 
   prev_last_ = b.last_offset;
 }
 
+bool EpochTracker::batches_within(int64_t from, int64_t to) const {
+  // Each epoch's batches run from its first batch to the last offset before
+  // the next epoch's first batch (or the last batch).
+  for (size_t i = 0; i < transitions_.size(); ++i) {
+    const int64_t last = i + 1 < transitions_.size() ? transitions_[i + 1].prev_last : prev_last_;
+    if (transitions_[i].start < to && last >= from) return true;
+  }
+  return false;
+}
+
 namespace {
 
 // The checkpoint's view of one epoch the batches show.
@@ -99,8 +109,11 @@ void check_leader_epoch_checkpoint(const std::string& path, const EpochTracker& 
     bool seen = false;
     for (const auto& t : epochs.transitions()) seen = seen || t.epoch == e.epoch;
     // A new leader's entry precedes its first batch; the first entry may
-    // name an epoch whose batches retention removed.
-    if (!seen && k > 0 && e.start_offset < log_end_offset)
+    // name an epoch whose batches retention removed, any entry one whose
+    // batches compaction removed: only batches of another epoch in its
+    // range contradict it.
+    const int64_t range_end = k + 1 < cp->size() ? (*cp)[k + 1].start_offset : log_end_offset;
+    if (!seen && k > 0 && e.start_offset < log_end_offset && epochs.batches_within(e.start_offset, range_end))
       f.add(Code::epoch_mismatch, path, at, fmt::format("epoch {} has no batch in the log", e.epoch),
             "a batch with this epoch", "none");
   }

@@ -28,6 +28,8 @@ class EpochTracker {
   // One batch of `file`, in log order.
   void batch(const BatchInfo& b, const std::string& file, Findings& f);
   const std::vector<Transition>& transitions() const { return transitions_; }
+  // Whether a batch with an epoch holds an offset in [from, to).
+  bool batches_within(int64_t from, int64_t to) const;
 
  private:
   std::vector<Transition> transitions_;
