@@ -20,6 +20,11 @@ namespace kseg {
 
 namespace {
 constexpr size_t kReleaseChunk = 2u << 20;  // drop pages in 2 MiB steps
+// Files up to this size are read, not mapped: on a log dir of 2,000 small
+// partitions, mapping, advising and unmapping every file (with the TLB
+// shootdowns each unmap sends the other cores) was half of kseg-verify's
+// time, most of it in the kernel.
+constexpr size_t kReadWholeBytes = 512u << 10;
 
 // The SIGBUS guard. Touching a mapped page past a file's current end raises
 // SIGBUS, and files shrink under kseg on a live broker's disk. Each mapping
@@ -211,6 +216,8 @@ const char* file_type_name(unsigned mode) {
 
 MappedFile& MappedFile::operator=(MappedFile&& o) noexcept {
   std::swap(data_, o.data_);
+  std::swap(owned_, o.owned_);
+  std::swap(cached_before_read_, o.cached_before_read_);
   std::swap(size_, o.size_);
   std::swap(released_, o.released_);
   std::swap(file_size_, o.file_size_);
@@ -256,6 +263,7 @@ Result<MappedFile> MappedFile::open(const std::string& path, int64_t max_bytes) 
   f.file_size_ = st.st_size;
   f.size_ = static_cast<size_t>(std::max<int64_t>(0, std::min<int64_t>(st.st_size, max_bytes)));
   if (f.size_ == 0) return f;
+  if (f.size_ <= kReadWholeBytes && f.read_whole()) return f;
   void* p = mmap(nullptr, f.size_, PROT_READ, MAP_PRIVATE, f.fd_, 0);
   if (p == MAP_FAILED) return Error{Errc::io, std::nullopt, fmt::format("cannot map: {}", errno_text(errno))};
   f.data_ = static_cast<const uint8_t*>(p);
@@ -263,6 +271,26 @@ Result<MappedFile> MappedFile::open(const std::string& path, int64_t max_bytes) 
   f.slot_ = guard(path, p, f.size_, f.fd_);
   madvise(p, f.size_, MADV_SEQUENTIAL);
   return f;
+}
+
+// A file that reads short shrank meanwhile: it is mapped instead, where the
+// SIGBUS guard finds and records where it ends.
+bool MappedFile::read_whole() {
+  cached_before_read_ = cached_page_count(fd_, 0, static_cast<int64_t>(size_));
+  owned_.reset(new uint8_t[size_]);
+  size_t got = 0;
+  while (got < size_) {
+    const ssize_t n = ::pread(fd_, owned_.get() + got, size_ - got, static_cast<off_t>(got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<size_t>(n);
+  }
+  if (got < size_) {
+    owned_.reset();
+    return false;
+  }
+  data_ = owned_.get();
+  return true;
 }
 
 namespace {
@@ -299,7 +327,17 @@ void MappedFile::release_range(Position from, Position to) {
 void MappedFile::set_drop_page_cache(bool on) {
   drop_page_cache_ = on;
   was_cached_.clear();
-  if (!on || !mapped_) return;
+  if (!on) return;
+  const size_t page = page_size();
+  if (owned_) {
+    // Read already: what was cached is known only as a count. A file partly
+    // cached, or whose count the kernel refused, is left as it is: better a
+    // page left cached than one a broker's consumer was reading dropped.
+    const auto pages = static_cast<int64_t>((size_ + page - 1) / page);
+    was_cached_.assign(static_cast<size_t>(pages), cached_before_read_ == 0 ? 0 : 1);
+    return;
+  }
+  if (!mapped_) return;
   // mincore() looks up every page (28 ms for a cached 1 GiB segment here, a
   // tenth of kseg-verify's time on it); cachestat() counts a range's cached
   // pages by folio (4 ms), so a range wholly cached or wholly not is settled
@@ -309,7 +347,6 @@ void MappedFile::set_drop_page_cache(bool on) {
   // recent kernels cachestat() too (6.18 here fails it with EPERM); to any
   // other, mincore() reports pages as not cached, and they are dropped
   // after the scan.
-  const size_t page = page_size();
   was_cached_.resize((size_ + page - 1) / page);
   constexpr size_t kRange = 8u << 20;
   for (size_t at = 0; at < size_; at += kRange) {

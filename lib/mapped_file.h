@@ -1,9 +1,10 @@
-// A read-only view of a whole file. Large files are memory-mapped so that a
-// scan touches only the pages it reads; release_before() lets a sequential
+// A read-only view of a whole file. Small files are read into memory; large
+// ones are memory-mapped so that a scan touches only the pages it reads; release_before() lets a sequential
 // reader drop pages it is done with, so resident memory does not grow with
 // the file (and the page cache is spared with POSIX_FADV_DONTNEED).
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -53,6 +54,8 @@ class MappedFile {
 
  private:
   const uint8_t* data_ = nullptr;
+  std::unique_ptr<uint8_t[]> owned_;  // a small file's bytes, read whole
+  int64_t cached_before_read_ = -1;   // its pages cached before that read, -1 unknown
   size_t size_ = 0;
   size_t released_ = 0;
   int64_t file_size_ = 0;
@@ -60,6 +63,7 @@ class MappedFile {
   bool mapped_ = false;
   int slot_ = -1;  // in the SIGBUS guard's table
   void drop_cached(size_t from, size_t to);
+  bool read_whole();
 
   bool drop_page_cache_ = false;
   std::vector<unsigned char> was_cached_;  // per page: cached at set_drop_page_cache

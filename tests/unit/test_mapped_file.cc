@@ -128,6 +128,25 @@ TEST_CASE("a dropping scan leaves a cached file cached", "[mapped_file]") {
   fs::remove(path);
 }
 
+// Files of up to 512 KiB are read whole, not mapped: what was read stays, and
+// a later shrink is not the reader's (the 1 MiB files below are mapped).
+TEST_CASE("a small file is read whole: its bytes stay when it shrinks", "[mapped_file]") {
+  const std::string path = (fs::temp_directory_path() / fmt::format("kseg-small-{}", getpid())).string();
+  {
+    std::ofstream f(path, std::ios::binary);
+    const std::vector<char> block(100000, '\xab');
+    f.write(block.data(), static_cast<std::streamsize>(block.size()));
+  }
+  auto mf = kseg::MappedFile::open(path);
+  REQUIRE(mf.ok());
+  REQUIRE(truncate(path.c_str(), 10) == 0);
+  CHECK(mf->size() == 100000);
+  CHECK(mf->bytes()[99999] == 0xab);
+  CHECK(!mf->shrunk_at());
+  mf->set_drop_page_cache(true);  // the cached-before count of a read file: no crash, nothing to check here
+  fs::remove(path);
+}
+
 // Issue 20: a file that shrinks under the mapping (a live broker truncating a
 // segment) used to kill every tool with SIGBUS. The read now goes on over
 // zeros and the shrink is recorded, per mapping and for the run. In a child
