@@ -206,9 +206,9 @@ void crash_point(const char* step);
 
 // fsync of a file or directory by path.
 Status fsync_path(const std::string& path);
-// syncfs(2) of the file system holding `path`: every file written there
-// durable at once.
-Status sync_file_system(const std::string& path);
+// fsync of each of `paths`, on a thread each, so that one journal commit
+// can carry them all.
+Status fsync_together(const std::vector<std::string>& paths);
 
 }  // namespace safe
 }  // namespace kseg
