@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# Benchmarks kseg on a whole broker log dir against Kafka 4.4.0's own start-up loading of the
+# same log dir: PARTITIONS small partitions (2-4 segments, 100-400 KiB each) of 100 topics and
+# OFFSETS __consumer_offsets partitions, written by Kafka's log code and shut down as a broker
+# shuts down (kseg.oracle.LogDirBench generate, seed 1), generated once and cached in
+# $KSEG_BENCH_DIR (default /tmp/kseg-bench). Each run, on fresh `cp -a` copies, synced and read
+# into the page cache before each command:
+#   verify        kseg-verify LOGDIR (read-only: one copy serves every run)
+#   reindex       kseg-reindex --no-backup LOGDIR, every .index/.timeindex deleted first
+#   kafka-clean   Kafka's load of the log dir as shut down (no recovery)
+#   kafka-unclean .kafka_cleanshutdown removed: Kafka recovers each partition's active segment
+#                 (LogLoader recovers from the segment holding the checkpointed recovery point on)
+#   kafka-unclean-all  also recovery-point-offset-checkpoint removed: every segment recovered
+#   kafka-noindex every .index/.timeindex deleted, marker present: Kafka rebuilds every index
+#                 (kseg-reindex's reference)
+# Kafka: kseg.oracle.LogDirBench load (the broker's LogManager built from a default KafkaConfig,
+# loadLogs timed in-process: no JVM start), with kafka-server-start.sh's JVM options; the
+# process's wall time and peak RSS are recorded too. kseg: processes, wall time from
+# EPOCHREALTIME, peak RSS from /usr/bin/time. Raw: $out/logdir-raw.txt; medians and ratios
+# (Kafka / kseg): stdout and $out/logdir.md. It asserts nothing about time, but exits 1 when a
+# check fails: kseg-verify must find the Kafka-written log dir healthy (exit 0; its report in
+# $out/logdir-verify.txt), kseg-reindex must exit 0 and write the indexes Kafka's rebuild writes
+# (first run, $out/logdir-check.txt), and Kafka must load kseg-reindex's result (clean) with
+# every partition at its end.
+# Usage:
+#   tests/bench/logdir.sh [--partitions N] [--offsets N] [--runs N] [--out DIR] [--build DIR]
+# Defaults: 2000 partitions, 50 offsets partitions, 3 runs, results in tests/bench/results/logdir/.
+set -euo pipefail
+export LC_ALL=C  # EPOCHREALTIME and awk with a decimal point
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+source "$here/lib.sh"
+partitions=2000 offsets=50 runs=3 out="$here/results/logdir" build="$top/build-bench"
+bench_options logdir.sh partitions offsets runs out build -- "$@"
+bench_setup kseg-verify kseg-reindex
+# What kafka-server-start.sh runs a broker with.
+kafka_load=(java -Xmx1G -Xms1G -server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35
+  -XX:+ExplicitGCInvokesConcurrent -XX:MaxInlineLevel=15 -Djava.awt.headless=true -cp "$cp" kseg.oracle.LogDirBench load)
+
+src="$cache/logdir-$partitions-$offsets/logdir"
+if [[ ! -f "$src/../.done" ]]; then
+  echo "generating a log dir of $partitions partitions and $offsets __consumer_offsets partitions with Kafka 4.4.0" >&2
+  rm -rf "$(dirname "$src")"
+  java -Xmx2g -XX:+UseSerialGC -cp "$cp" kseg.oracle.LogDirBench generate "$src" "$partitions" "$offsets" 1
+  touch "$src/../.done"
+fi
+tmp="$(mktemp -d "$cache/logdir-run.XXXXXX")"; trap 'rm -rf "$tmp"' EXIT
+raw="$out/logdir-raw.txt" check="$out/logdir-check.txt"; : > "$raw"; : > "$check"
+failed=0
+fail() { echo "logdir.sh: $*" >> "$check"; failed=1; }
+no_indexes() { find "$1" \( -name '*.index' -o -name '*.timeindex' \) -delete; }
+
+# measure NAME DIR CMD...: DIR synced and read into the page cache, then CMD timed; appends
+# "NAME seconds peak_rss_kib exit_status [in-process seconds]" to $raw. stdout/stderr: $tmp/out, $tmp/err.
+measure() {
+  local name="$1" dir="$2" start end rc=0 inproc=""; shift 2
+  sync
+  find "$dir" -type f -print0 | xargs -0 cat > /dev/null
+  start=$EPOCHREALTIME
+  /usr/bin/time -f "%M" -o "$tmp/t" "$@" > "$tmp/out" 2> "$tmp/err" || rc=$?
+  end=$EPOCHREALTIME
+  if [[ $name == kafka-* ]]; then
+    inproc=$(sed -n 's/^loaded [0-9]* partitions in \([0-9]*\) ms$/\1/p' "$tmp/out" | awk '{ printf "%.4f", $1 / 1000 }')
+  fi
+  # time(1) puts "Command exited with non-zero status N" before %M when the command fails.
+  echo "$name $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.4f", b - a }') $(tail -n 1 "$tmp/t") $rc $inproc" >> "$raw"
+  return 0
+}
+fresh() { rm -rf "$tmp/work"; cp -a "$src" "$tmp/work"; }
+
+cp -a "$src" "$tmp/verify"
+echo "log dir: $(find "$src" -mindepth 1 -maxdepth 1 -type d | wc -l) partitions, $(find "$src" -name '*.log' | wc -l) segments," \
+  "$(find "$src" -name '*.log' -print0 | du -cb --files0-from=- | tail -n 1 | cut -f1) bytes of .log" | tee "$out/logdir-input.txt" >&2
+for ((r = 1; r <= runs; r++)); do
+  order=(verify reindex kafka-clean kafka-unclean kafka-unclean-all kafka-noindex)
+  if ((r % 2 == 0)); then order=(kafka-noindex kafka-unclean-all kafka-unclean kafka-clean reindex verify); fi
+  for row in "${order[@]}"; do
+    echo "run $r: $row" >&2
+    case $row in
+      verify)
+        measure verify "$tmp/verify" "$build/kseg-verify" "$tmp/verify"
+        if ((r == 1)); then cat "$tmp/out" "$tmp/err" | sed "s|$tmp/verify|LOGDIR|" > "$out/logdir-verify.txt"; fi
+        [[ $(tail -n 1 "$raw" | cut -d' ' -f4) == 0 ]] ||
+          fail "run $r: kseg-verify exit $(tail -n 1 "$raw" | cut -d' ' -f4) on the Kafka-written log dir, $(grep -cE '^(ERROR|WARNING)' "$tmp/out") problems (see $out/logdir-verify.txt), first: $(grep -m 1 -E '^(ERROR|WARNING)' "$tmp/out" | sed "s|$tmp/verify/||")"
+        ;;
+      reindex)
+        fresh; no_indexes "$tmp/work"
+        measure reindex "$tmp/work" "$build/kseg-reindex" --no-backup "$tmp/work"
+        [[ $(tail -n 1 "$raw" | cut -d' ' -f4) == 0 ]] || fail "run $r: kseg-reindex exit $(tail -n 1 "$raw" | cut -d' ' -f4): $(head -n 5 "$tmp/err" | tr '\n' ';')"
+        rm -rf "$tmp/reindexed"; mv "$tmp/work" "$tmp/reindexed"
+        ;;
+      kafka-*)
+        fresh
+        mode=clean
+        case $row in
+          kafka-unclean) mode=unclean ;;
+          kafka-unclean-all) mode=unclean; rm "$tmp/work/recovery-point-offset-checkpoint" ;;
+          kafka-noindex) no_indexes "$tmp/work" ;;
+        esac
+        measure "$row" "$tmp/work" "${kafka_load[@]}" "$tmp/work" "$mode"
+        [[ $(tail -n 1 "$raw" | cut -d' ' -f4) == 0 ]] || fail "run $r: Kafka's $row load failed: $(head -n 5 "$tmp/err" | tr '\n' ';')"
+        if [[ $row == kafka-noindex ]]; then rm -rf "$tmp/noindexed"; mv "$tmp/work" "$tmp/noindexed"; fi
+        ;;
+    esac
+  done
+  if ((r == 1)); then
+    # kseg-reindex's files against Kafka's rebuild of the same segments (Kafka leaves the active
+    # segment's indexes preallocated: zeros after the entries), then Kafka loading kseg's result.
+    python3 - "$tmp/reindexed" "$tmp/noindexed" >> "$check" <<'EOF' || failed=1
+import os, sys
+k_root, j_root = sys.argv[1:]
+same = differ = 0
+for part in sorted(os.listdir(j_root)):
+    jd, kd = os.path.join(j_root, part), os.path.join(k_root, part)
+    if not os.path.isdir(jd):
+        continue
+    names = {n for d in (jd, kd) for n in os.listdir(d) if n.endswith((".index", ".timeindex"))}
+    for n in sorted(names):
+        read = lambda p: open(p, "rb").read() if os.path.exists(p) else None
+        k, j = read(os.path.join(kd, n)), read(os.path.join(jd, n))
+        if j is not None and j[:len(k or b"")] == (k or b"") and not j[len(k or b""):].strip(b"\0"):
+            same += 1
+        else:
+            differ += 1
+            if differ <= 20:
+                print(f"{part}/{n}: kseg-reindex wrote {'nothing' if k is None else len(k)}, Kafka's rebuild "
+                      f"{'nothing' if j is None else len(j)} bytes: different")
+print(f"kseg-reindex: {same} index files equal to Kafka's rebuild, {differ} different")
+sys.exit(1 if differ else 0)
+EOF
+    if "${kafka_load[@]}" "$tmp/reindexed" clean > "$tmp/out" 2> "$tmp/err"; then
+      echo "Kafka's clean load of kseg-reindex's result: $(cat "$tmp/out")" >> "$check"
+    else
+      fail "Kafka could not load kseg-reindex's result: $(head -n 5 "$tmp/err" | tr '\n' ';')"
+    fi
+    rm -rf "$tmp/reindexed" "$tmp/noindexed"
+  fi
+done
+
+python3 - "$raw" "$out/logdir-input.txt" > "$out/logdir.md" <<'EOF'
+import statistics, sys
+rows = {}
+for line in open(sys.argv[1]):
+    f = line.split()
+    rows.setdefault(f[0], []).append((float(f[1]), int(f[2]), float(f[4]) if len(f) > 4 else None))
+def med(name, i):
+    v = [r[i] for r in rows.get(name, []) if r[i] is not None]
+    return statistics.median(v) if v else None
+what = {
+    "verify": "kseg-verify LOGDIR (read-only, every check)",
+    "reindex": "kseg-reindex --no-backup LOGDIR (indexes deleted)",
+    "kafka-clean": "Kafka load, clean shutdown (no recovery)",
+    "kafka-unclean": "Kafka load, marker removed (active segments recovered)",
+    "kafka-unclean-all": "Kafka load, marker and recovery-point-offset-checkpoint removed (every segment recovered)",
+    "kafka-noindex": "Kafka load, indexes deleted, marker present (every index rebuilt)",
+}
+kv, kr = med("verify", 0), med("reindex", 0)
+print(open(sys.argv[2]).read().strip() + f"; {len(rows.get('verify', []))} runs, medians.")
+print()
+print("| command | s (Kafka: load in-process) | Kafka process wall s | peak RSS MiB | Kafka / kseg-verify | Kafka / kseg-reindex |")
+print("|---|---|---|---|---|---|")
+for name, text in what.items():
+    if name not in rows:
+        continue
+    rss = max(r[1] for r in rows[name]) / 1024
+    if name.startswith("kafka"):
+        t = med(name, 2)   # None: every load failed (see logdir-check.txt)
+        r = lambda k: f"{t / k:.1f}x" if t and k else "-"
+        print(f"| {text} | {t or 0:.3f} | {med(name, 0):.3f} | {rss:.1f} | {r(kv)} | {r(kr)} |")
+    else:
+        print(f"| {text} | {med(name, 0):.3f} | - | {rss:.1f} | - | - |")
+EOF
+cat "$out/logdir.md"
+cat "$check" >&2
+exit "$failed"
