@@ -29,7 +29,7 @@ std::string ours(const std::string& s) {
 }  // namespace
 
 TEST_CASE("strings are escaped and invalid UTF-8 replaced as nlohmann does", "[json]") {
-  for (const std::string s : {std::string(""), std::string("plain"), std::string("\"\\/\b\f\n\r\t\x01\x1f\x7f"),
+  for (const std::string& s : {std::string(""), std::string("plain"), std::string("\"\\/\b\f\n\r\t\x01\x1f\x7f"),
                               std::string("\0x", 2), std::string("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80"),
                               std::string("\xC3"), std::string("\xE0\x80"), std::string("\xED\xA0\x80"),
                               std::string("\xF4\x90\x80\x80"), std::string("\xC0\xAF"), std::string("\xFF\xFE"),
