@@ -2,8 +2,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
 
 #include "formats/file_names.h"
 #include "lib/cpus.h"
@@ -130,11 +135,72 @@ int run_reindex(const ReindexOptions& o, Sink& out, Sink& err) {
     err.print("kseg-reindex: {}\n", locks.error().message);
     return kExitIo;
   }
-  int rc = kExitOk;
-  for (const auto& t : *targets) {
+  auto lock_of = [&](const Job& t) -> const safe::DirLock* {
     const auto held = locks->find(safe::log_dir_of(t.partition_dir));
-    rc = std::max(rc, reindex_partition(t, *config, o, held == locks->end() ? nullptr : &held->second, out, err));
+    return held == locks->end() ? nullptr : &held->second;
+  };
+  int rc = kExitOk;
+  const size_t n = targets->size();
+  // One partition: planned and applied on this thread. Several (a log dir):
+  // by kWorkers threads at once, each planning one partition and applying it,
+  // so that partitions' fsyncs arrive together and share journal commits
+  // (one after another, two journal commits per partition were 4.9 s of a
+  // 2,000-partition log dir). Each partition's output is collected and
+  // printed in the partitions' order; workers stay within kWindow partitions
+  // of the last printed, so memory does not grow with the partitions.
+  // The crash-injection hook counts steps across plans: it wants one at a time.
+  constexpr size_t kWorkers = 8, kWindow = 64;
+  if (n <= 1 || std::getenv("KSEG_CRASH_AT") != nullptr) {
+    for (const auto& t : *targets) rc = std::max(rc, reindex_partition(t, *config, o, lock_of(t), out, err));
+    return rc;
   }
+  struct Done {
+    Sink out, err;
+    int rc = 0;
+  };
+  std::vector<std::unique_ptr<Done>> done(n);
+  std::mutex mu;
+  std::condition_variable cv;
+  size_t next = 0, printed = 0;
+  auto work = [&] {
+    for (;;) {
+      size_t i;
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        cv.wait(lock, [&] { return next >= n || next < printed + kWindow; });
+        if (next >= n) return;
+        i = next++;
+      }
+      auto d = std::make_unique<Done>();
+      try {
+        d->rc = reindex_partition((*targets)[i], *config, o, lock_of((*targets)[i]), d->out, d->err);
+      } catch (const std::exception& e) {  // std::filesystem on a vanishing file: this partition fails alone
+        d->err.print("kseg-reindex: {}: {}\n", (*targets)[i].partition_dir, e.what());
+        d->rc = kExitIo;
+      }
+      std::lock_guard<std::mutex> lock(mu);
+      done[i] = std::move(d);
+      cv.notify_all();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (size_t w = 0; w < std::min(kWorkers, n); ++w) pool.emplace_back(work);
+  while (printed < n) {
+    std::unique_ptr<Done> d;
+    {
+      std::unique_lock<std::mutex> lock(mu);
+      cv.wait(lock, [&] { return done[printed] != nullptr; });
+      d = std::move(done[printed]);
+      ++printed;
+      cv.notify_all();
+    }
+    err.write(d->err.contents());
+    err.flush();
+    out.write(d->out.contents());
+    out.flush();
+    rc = std::max(rc, d->rc);
+  }
+  for (auto& t : pool) t.join();
   return rc;
 }
 

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <csignal>
 #include <memory>
@@ -183,15 +184,19 @@ std::string Plan::path_of(const Action& a) const {
 
 namespace {
 
-// What an interrupted writer removes: the plan's .kseg-tmp paths, NUL
-// separated, published as one immutable record before the first is created
-// and withdrawn when apply() ends. Records are never freed (a few per
-// partition), so a handler on any thread never reads freed memory.
+// What an interrupted writer removes: the .kseg-tmp paths of every plan
+// being applied (kseg-reindex applies several partitions' plans at once), NUL
+// separated. Each plan's record is published in a slot before its first tmp
+// file is created and withdrawn when apply() ends. Records are never freed
+// (a few per partition), so a handler on any thread never reads freed memory.
 struct TmpPaths {
   std::string all;
 };
-std::atomic<const TmpPaths*> g_tmp_paths{nullptr};
-std::atomic<int> g_phase{0};  // 0 reading or planning, 1 writing new files, 2 replacing files
+constexpr int kTmpSlots = 64;
+std::array<std::atomic<const TmpPaths*>, kTmpSlots> g_tmp_paths{};
+std::array<std::atomic<bool>, kTmpSlots> g_slot_taken{};
+thread_local int t_slot = -1;  // the slot of the plan this thread applies
+std::atomic<int> g_replacing{0};  // plans past their commit point: replacing files
 const char* g_tool = "kseg";
 
 size_t c_len(const char* s) {
@@ -203,15 +208,16 @@ size_t c_len(const char* s) {
 void say(const char* s) { (void)!::write(STDERR_FILENO, s, c_len(s)); }
 
 void on_interrupt(int sig) {
-  if (const TmpPaths* t = g_tmp_paths.load()) {
-    const char* p = t->all.data();
-    for (size_t i = 0; i < t->all.size(); i += c_len(p + i) + 1) ::unlink(p + i);
-  }
+  for (const auto& slot : g_tmp_paths)
+    if (const TmpPaths* t = slot.load()) {
+      const char* p = t->all.data();
+      for (size_t i = 0; i < t->all.size(); i += c_len(p + i) + 1) ::unlink(p + i);
+    }
   say(g_tool);
-  say(g_phase.load() == 2
+  say(g_replacing.load() > 0
           ? ": interrupted while replacing files: each holds its old or its new content; run it again to finish "
             "before starting the broker (after --salvage a broker would cut the segment at its first damaged batch)\n"
-          : ": interrupted: nothing more was changed (a partition reported applied above stays applied); its "
+          : ": interrupted: nothing more was changed (partitions already applied stay applied); its "
             ".kseg-tmp files are removed\n");
   ::signal(sig, SIG_DFL);
   ::raise(sig);
@@ -231,7 +237,20 @@ void publish_tmp_paths(const Plan& plan) {
       t->all += plan.path_of(a) + kTmpSuffix;
       t->all.push_back('\0');
     }
-  g_tmp_paths.store(t);
+  // More plans at once than slots would need more writer threads than any tool starts.
+  while (t_slot < 0) {
+    for (int i = 0; i < kTmpSlots && t_slot < 0; ++i)
+      if (!g_slot_taken[i].exchange(true)) t_slot = i;
+    if (t_slot < 0) std::this_thread::yield();
+  }
+  g_tmp_paths[t_slot].store(t);
+}
+
+void withdraw_tmp_paths() {
+  if (t_slot < 0) return;
+  g_tmp_paths[t_slot].store(nullptr);
+  g_slot_taken[t_slot].store(false);
+  t_slot = -1;
 }
 
 }  // namespace
@@ -286,7 +305,7 @@ void crash_point(const char* step) {
   const char* colon = std::strchr(at, ':');
   const size_t len = colon ? static_cast<size_t>(colon - at) : std::strlen(at);
   if (len != std::strlen(step) || std::strncmp(at, step, len) != 0) return;
-  static int hits = 0;
+  static std::atomic<int> hits{0};
   if (++hits < (colon ? std::atoi(colon + 1) : 1)) return;
   // KSEG_CRASH_SIGNAL=INT: an operator's Ctrl-C at that step instead of a crash.
   const char* sig = std::getenv("KSEG_CRASH_SIGNAL");
@@ -532,11 +551,11 @@ Result<std::string> apply(const Plan& plan, const ApplyOptions& options, const D
                         fmt::format("{}: apply() without the lock of its log dir ({} held)", plan.partition_dir,
                                     held.log_dir()));
   publish_tmp_paths(plan);
-  g_phase = 1;
   struct Idle {
+    bool replacing = false;
     ~Idle() {
-      g_phase = 0;
-      g_tmp_paths.store(nullptr);
+      if (replacing) --g_replacing;
+      withdraw_tmp_paths();
     }
   } idle;
   if (Status st = write_tmp_files(plan); !st.ok()) {
@@ -569,7 +588,8 @@ Result<std::string> apply(const Plan& plan, const ApplyOptions& options, const D
   }
   const bool keep = options.backup && replaces;
   KSEG_RETURN_IF_ERROR(back_up(plan, backup_dir, keep, backup_dir == options.backup_into));
-  g_phase = 2;
+  ++g_replacing;
+  idle.replacing = true;
   KSEG_RETURN_IF_ERROR(hide_files(plan));
   KSEG_RETURN_IF_ERROR(remove_files(plan, backup_dir, keep, backup_dir == options.backup_into));
   KSEG_RETURN_IF_ERROR(rename_into_place(plan));
