@@ -81,6 +81,8 @@ class EntryScanner {
   Bytes data_;
   Position base_;
   size_t pos_ = 0;
+  size_t prefetched_ = 0;  // lines before it were requested ahead of the scan
+  size_t last_total_ = 0;  // the size of the entry returned last
   SegmentEnd end_ = SegmentEnd::none;
   int64_t stop_offset_ = 0;
   int32_t stop_size_ = 0;
