@@ -5,7 +5,8 @@
 set -euo pipefail
 pkgs=(cmake ninja-build g++ pkg-config libcli11-dev libfmt-dev nlohmann-json3-dev libzstd-dev liblz4-dev
       libsnappy-dev zlib1g-dev libisal-dev catch2 clang libclang-rt-14-dev maven openjdk-17-jdk-headless jq kcat
-      time)  # /usr/bin/time: the peak RSS of a tool, unpolluted by the test process that starts it
+      time  # /usr/bin/time: the peak RSS of a tool, unpolluted by the test process that starts it
+      groff-base man-db bsdextrautils)  # groff, man and col: tests/man-check.sh
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

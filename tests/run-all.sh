@@ -45,6 +45,7 @@ suite() {  # suite DIR: ctest over the unit tests, goldens and fuzz replays
 }
 b="$top/build-test"
 tier "build" build "$b/main" RelWithDebInfo -DKSEG_SANITIZE=OFF
+tier "man pages" "$top/tests/man-check.sh"
 tier "unit+golden+fuzz-replay" suite "$b/main"
 tier "build (asan+ubsan)" build "$b/asan" Debug -DKSEG_SANITIZE=ON
 tier "unit+golden+fuzz-replay (asan+ubsan)" suite "$b/asan"
