@@ -137,10 +137,10 @@ class ExaminePool {
   }
 
   // The threads start on `chunk` at once; it must stay put until finish().
-  void publish(std::vector<Examined<R>>& chunk) {
+  void publish(std::span<Examined<R>> chunk) {
     {
       std::lock_guard lk(m_);
-      chunk_ = &chunk;
+      chunk_ = chunk;
       next_ = 0;
     }
     work_.notify_all();
@@ -151,21 +151,21 @@ class ExaminePool {
     std::unique_lock lk(m_);
     drain(lk, 0);
     done_.wait(lk, [&] { return busy_ == 0; });
-    chunk_ = nullptr;
+    chunk_ = {};
   }
 
  private:
   void serve(unsigned t) {
     std::unique_lock lk(m_);
     while (true) {
-      work_.wait(lk, [&] { return stop_ || (chunk_ != nullptr && next_ < chunk_->size()); });
+      work_.wait(lk, [&] { return stop_ || next_ < chunk_.size(); });
       if (stop_) return;
       drain(lk, t);
     }
   }
   void drain(std::unique_lock<std::mutex>& lk, unsigned t) {
-    while (!stop_ && chunk_ != nullptr && next_ < chunk_->size()) {
-      auto& c = *chunk_;
+    while (!stop_ && next_ < chunk_.size()) {
+      const auto c = chunk_;
       // Shares shrink towards the chunk's end so that the threads finish
       // together; several small entries per share keep the lock rare.
       const size_t n = std::clamp<size_t>((c.size() - next_) / (2 * parties_), 1, 64);
@@ -184,7 +184,7 @@ class ExaminePool {
   const unsigned parties_;
   std::mutex m_;
   std::condition_variable work_, done_;
-  std::vector<Examined<R>>* chunk_ = nullptr;
+  std::span<Examined<R>> chunk_;
   size_t next_ = 0;   // the first entry of chunk_ not yet claimed
   unsigned busy_ = 0; // shares claimed and not yet examined
   bool stop_ = false;
@@ -211,31 +211,43 @@ void examine_entries(EntryScanner& scanner, unsigned threads, Examine&& examine,
   // for smaller chunks.
   constexpr size_t kChunkEntries = 4096;
   const int64_t kChunkBytes = chunk_bytes;
-  auto fill = [&](std::vector<Examined<R>>& chunk) {
-    chunk.clear();
+  // A chunk's elements live as long as the walk and are overwritten: with
+  // small batches, building and destroying a result per entry on the
+  // scanning thread (hundreds of bytes each) cost as much as the scan.
+  struct Chunk {
+    std::vector<Examined<R>> items;
+    size_t n = 0;
+    std::span<Examined<R>> used() { return {items.data(), n}; }
+  };
+  auto fill = [&](Chunk& chunk) {
+    chunk.n = 0;
     int64_t bytes = 0;
-    while (chunk.size() < kChunkEntries && bytes < kChunkBytes) {
+    while (chunk.n < kChunkEntries && bytes < kChunkBytes) {
       auto e = scanner.next();
       if (!e) break;
       bytes += e->total().bytes;
-      chunk.push_back({WalkEntry(*e)});
+      if (chunk.n < chunk.items.size())
+        chunk.items[chunk.n].entry = WalkEntry(*e);
+      else
+        chunk.items.push_back({WalkEntry(*e)});
+      ++chunk.n;
     }
   };
-  // Indexed, not swapped: the pool holds the published vector's address.
-  std::array<std::vector<Examined<R>>, 2> chunks;
+  // Indexed, not swapped: the pool holds the published chunk's address.
+  std::array<Chunk, 2> chunks;
   unsigned cur = 0;
   std::optional<Position> done;  // the end of the chunk consumed last
   detail::ExaminePool<R, std::remove_reference_t<Examine>> pool(threads, examine);
   fill(chunks[cur]);
-  if (!chunks[cur].empty()) pool.publish(chunks[cur]);
-  while (!chunks[cur].empty()) {
-    auto& chunk = chunks[cur];
+  if (chunks[cur].n > 0) pool.publish(chunks[cur].used());
+  while (chunks[cur].n > 0) {
+    auto chunk = chunks[cur].used();
     auto& ahead = chunks[cur ^ 1];
     fill(ahead);
     if (done) consumed(*std::exchange(done, std::nullopt));
     pool.finish();
-    if (!ahead.empty()) pool.publish(ahead);
-    if (!consume(std::span<Examined<R>>(chunk))) return;
+    if (ahead.n > 0) pool.publish(ahead.used());
+    if (!consume(chunk)) return;
     done = chunk.back().entry.ref().position + chunk.back().entry.ref().total();
     cur ^= 1;
   }

@@ -66,6 +66,16 @@ class Sink {
     return buf_;
   }
   void shrink() { buf_ = fmt::memory_buffer(); }
+  // Room for `n` bytes at the end, to format into in place (no copy through
+  // a line buffer); commit() takes the end of what was written there.
+  char* room(size_t n) {
+    buf_.reserve(buf_.size() + n);
+    return buf_.data() + buf_.size();
+  }
+  void commit(const char* end) {
+    buf_.resize(static_cast<size_t>(end - buf_.data()));
+    if (buf_.size() >= kFlushAt) flush();
+  }
 
  private:
   static constexpr size_t kFlushAt = 1u << 16;

@@ -21,6 +21,7 @@
 #include "tools/ops/dump/dumper.h"
 #include "tools/ops/dump/log_printer.h"
 #include "tools/ops/common/java_text.h"
+#include "tools/ops/common/text_out.h"
 #include "tools/ops/dump/record_text.h"
 
 namespace kseg {
@@ -131,32 +132,30 @@ bool LogPrinter::batch_v2(const EntryRef& e) {
   }
   const v2::BatchHeader& h = c.header;
   const char* codec = codec_name(h.codec_id());
-  // The line is formatted through a pointer into a stack buffer and written
-  // with one append: through fmt's appender into the run's buffer, every
-  // literal piece and number was a call of its own, a third of the default
-  // dump's time on batches of a few records. The longest line is under 700
+  // Formatted in place at the end of the run's text. Through fmt's appender
+  // every literal piece and number was a call of its own, and through a stack
+  // buffer the line was copied once more. The longest line is under 700
   // bytes (twelve numbers of at most 20 digits, the longest names).
-  char buf[1024];
-  char* p = fmt::format_to(
-      buf,
-      FMT_COMPILE("baseOffset: {} lastOffset: {} count: {} baseSequence: {} lastSequence: {} producerId: {} "
-                  "producerEpoch: {} partitionLeaderEpoch: {} isTransactional: {} isControl: {} deleteHorizonMs: "),
-      h.base_offset, h.last_offset(), h.records_count, h.base_sequence, h.last_sequence(), h.producer_id,
-      h.producer_epoch, h.partition_leader_epoch, tf(h.is_transactional()), tf(h.is_control()));
+  TextOut t(r->text.room(1024));
+  t << "baseOffset: " << h.base_offset << " lastOffset: " << h.last_offset() << " count: " << h.records_count
+    << " baseSequence: " << h.base_sequence << " lastSequence: " << h.last_sequence() << " producerId: "
+    << h.producer_id << " producerEpoch: " << h.producer_epoch << " partitionLeaderEpoch: "
+    << h.partition_leader_epoch << " isTransactional: " << tf(h.is_transactional())
+    << " isControl: " << tf(h.is_control()) << " deleteHorizonMs: ";
   if (h.has_delete_horizon())
-    p = fmt::format_to(p, FMT_COMPILE("OptionalLong[{}]"), h.base_timestamp);
+    t << "OptionalLong[" << h.base_timestamp << "]";
   else
-    p = fmt::format_to(p, FMT_COMPILE("OptionalLong.empty"));
+    t << "OptionalLong.empty";
   if (!c.codec_known) {
-    r->text.write({buf, static_cast<size_t>(p - buf)});
+    r->text.commit(t.end());
     problem(Code::log_bad_codec, Error{Errc::bad_codec, e.position + Length{v2::kAttributesOffset}, unknown_codec_text(c)});
     return false;
   }
   const bool valid = c.crc_ok();
-  p = fmt::format_to(p, FMT_COMPILE(" position: {} {}: {} size: {} magic: {} compresscodec: {} crc: {} isvalid: {}\n"),
-                     e.position.value, std::string_view(v2::timestamp_type_name(h.timestamp_type())), h.max_timestamp,
-                     e.bytes.size(), h.magic, std::string_view(codec), h.crc, tf(valid));
-  r->text.write({buf, static_cast<size_t>(p - buf)});
+  t << " position: " << e.position.value << " " << std::string_view(v2::timestamp_type_name(h.timestamp_type()))
+    << ": " << h.max_timestamp << " size: " << e.bytes.size() << " magic: " << h.magic
+    << " compresscodec: " << std::string_view(codec) << " crc: " << h.crc << " isvalid: " << tf(valid) << "\n";
+  r->text.commit(t.end());
   if (!valid)
     problem(Code::log_crc_mismatch, Error{Errc::bad_crc, e.position, fmt::format("batch at offset {}: {}", h.base_offset, crc_mismatch_text(c))});
   bound_text();
@@ -190,10 +189,11 @@ bool LogPrinter::batch_v2(const EntryRef& e) {
       // Compiled format through a pointer into a stack buffer, one append:
       // printed per record (under 160 bytes).
       char head[256];
-      char* end = fmt::format_to(head, FMT_COMPILE("| offset: {} {}: {} keySize: {} valueSize: {} sequence: {} headerKeys: ["),
-                                 rv.offset, std::string_view(v2::timestamp_type_name(h.timestamp_type())), rv.timestamp,
-                                 rec.key.size(), rec.value.size(), seq);
-      line.append(head, end);
+      TextOut rt(head);
+      rt << "| offset: " << rv.offset << " " << std::string_view(v2::timestamp_type_name(h.timestamp_type())) << ": "
+        << rv.timestamp << " keySize: " << rec.key.size() << " valueSize: " << rec.value.size()
+        << " sequence: " << seq << " headerKeys: [";
+      line.append(head, rt.end());
       v2::HeaderReader hr2(rec);
       v2::Header hdr;
       bool first = true;

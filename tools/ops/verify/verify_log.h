@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "formats/batch_check.h"
 #include "formats/log_entry.h"
 #include "lib/types.h"
 #include "tools/ops/verify/verify.h"
@@ -70,7 +71,8 @@ bool scan_segment(const LogCheckOptions& opts, SegmentScan& scan, Findings& find
 
 // Record-level checks of one batch (verify_records.cc); may refine
 // b.first_offset for legacy wrappers.
-void check_records(const EntryRef& e, BatchInfo& b, const LogCheckOptions& opts, const std::string& file,
-                   std::vector<uint8_t>& scratch, Findings& findings);
+// `c` is check_entry(e), whose header it reuses.
+void check_records(const EntryRef& e, const EntryCheck& c, BatchInfo& b, const LogCheckOptions& opts,
+                   const std::string& file, std::vector<uint8_t>& scratch, Findings& findings);
 
 }  // namespace kseg

@@ -48,6 +48,7 @@ class Findings {
   void take_all(Findings& from);
   FileResult& file(const std::string& path, const char* kind);
   void io_error(const std::string& path, const std::string& what) { io_errors.push_back(path + ": " + what); }
+  bool empty() const { return problems.empty() && suppressed.empty() && files.empty() && io_errors.empty(); }
 
   std::vector<Problem> problems;
   std::vector<FileResult> files;

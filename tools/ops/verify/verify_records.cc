@@ -18,10 +18,11 @@ bool wanted(const LogCheckOptions& opts, int codec_id) {
   return codec_id == 0 || opts.depth == VerifyDepth::deep;
 }
 
-void check_v2(const EntryRef& e, const LogCheckOptions& opts, const std::string& file,
+void check_v2(const EntryRef& e, const EntryCheck& c, const LogCheckOptions& opts, const std::string& file,
               std::vector<uint8_t>& scratch, Findings& f) {
-  auto h = v2::decode_header(e);
-  if (!h.ok() || h->records_count < 0 || !wanted(opts, h->codec_id()) || codec_name(h->codec_id()) == nullptr)
+  if (!c.decoded) return;
+  const v2::BatchHeader* h = &c.header;
+  if (h->records_count < 0 || !wanted(opts, h->codec_id()) || codec_name(h->codec_id()) == nullptr)
     return;
   auto records = v2::records_bytes(e, *h, scratch, opts.max_decompressed_bytes);
   if (!records.ok()) {
@@ -120,10 +121,10 @@ void check_legacy(const EntryRef& e, BatchInfo& b, const LogCheckOptions& opts, 
 
 }  // namespace
 
-void check_records(const EntryRef& e, BatchInfo& b, const LogCheckOptions& opts, const std::string& file,
-                   std::vector<uint8_t>& scratch, Findings& f) {
+void check_records(const EntryRef& e, const EntryCheck& c, BatchInfo& b, const LogCheckOptions& opts,
+                   const std::string& file, std::vector<uint8_t>& scratch, Findings& f) {
   if (e.magic == 2)
-    check_v2(e, opts, file, scratch, f);
+    check_v2(e, c, opts, file, scratch, f);
   else
     check_legacy(e, b, opts, file, scratch, f);
 }
