@@ -3,10 +3,13 @@
 # when everything is there already). Java 17 and Maven come with the machine
 # image; the Kafka harness downloads Kafka itself from Maven Central.
 set -euo pipefail
+# --build: only what building the tools needs (tests/sample.sh): no JDK, no test framework.
 pkgs=(cmake ninja-build g++ pkg-config libcli11-dev libfmt-dev nlohmann-json3-dev libzstd-dev liblz4-dev
-      libsnappy-dev zlib1g-dev libisal-dev catch2 clang libclang-rt-14-dev maven openjdk-17-jdk-headless jq kcat
+      libsnappy-dev zlib1g-dev libisal-dev)
+[[ "${1:-}" == --build ]] || pkgs+=(catch2 clang libclang-rt-14-dev maven openjdk-17-jdk-headless jq kcat
       time  # /usr/bin/time: the peak RSS of a tool, unpolluted by the test process that starts it
-      groff-base man-db bsdextrautils)  # groff, man and col: tests/man-check.sh
+      groff-base man-db bsdextrautils  # groff, man and col: tests/man-check.sh
+      lintian dpkg-dev)  # tests/package-check.sh: lintian, dpkg-shlibdeps
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

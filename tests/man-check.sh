@@ -115,7 +115,11 @@ for page in "${pages[@]}"; do
   options_text="$(section_text "$page" OPTIONS)"
   if [[ $name == kseg ]]; then
     src="$top/tools/kseg.cc"
-    opts="$(grep -oE 'strcmp\(argv\[1\], "--[a-z-]+"\)' "$src" | grep -oE -- '--[a-z-]+' | sort -u)"
+    opts="$(grep -oE 'strcmp\(cmd, "--[a-z-]+"\)' "$src" | grep -oE -- '--[a-z-]+' | sort -u)"
+    # The front end's own words (help, version): an entry each.
+    for word in $(grep -oE 'strcmp\(cmd, "[a-z]+"\)' "$src" | grep -oE '"[a-z]+"' | tr -d '"' | sort -u); do
+      grep -qE "^\.BI? \"?$word( |\"|$)" "$page" || fail "$rel" "front-end word '$word' (tools/kseg.cc) has no entry"
+    done
     # Each command: an entry (a tag line) in the page and a page of its own.
     for cmd in $(grep -oE '\{"[a-z]+", kseg::' "$src" | grep -oE '[a-z]+' | grep -v '^kseg$'); do
       grep -qE "^\.BR? $cmd( |$)" "$page" ||

@@ -2,7 +2,9 @@
 # Runs every test tier; the README's test command and .ci/run call this.
 #   1. build with warnings as errors; unit tests, the Kafka golden driver,
 #      fuzz-input replay (ctest)
-#   2. the same suite built with ASan+UBSan, and the unit tests built at -O3 by g++ and clang++
+#   2. the same suite built with ASan+UBSan, and the unit tests built at -O3 by g++ and clang++;
+#      the help pages; the package (built without tests, .deb checked by lintian and apt, the
+#      static binary run in a chroot of glibc alone)
 #   3. Kafka tier: the load-check self-test, the differential run
 #      (fresh Kafka-written cases with a new seed: DumpLogSegments vs kseg-dump), the same
 #      on fresh log dirs of real broker processes driven by real clients (live-broker.sh:
@@ -46,6 +48,7 @@ suite() {  # suite DIR: ctest over the unit tests, goldens and fuzz replays
 b="$top/build-test"
 tier "build" build "$b/main" RelWithDebInfo -DKSEG_SANITIZE=OFF
 tier "man pages" "$top/tests/man-check.sh"
+tier "help pages" "$top/tests/help-check.sh" "$b/main"
 tier "unit+golden+fuzz-replay" suite "$b/main"
 tier "build (asan+ubsan)" build "$b/asan" Debug -DKSEG_SANITIZE=ON
 tier "unit+golden+fuzz-replay (asan+ubsan)" suite "$b/asan"
@@ -58,6 +61,8 @@ build_o3() {
     build "$b/o3-clang" Release -DKSEG_SANITIZE=OFF -DCMAKE_CXX_COMPILER=clang++ -- kseg_tests
 }
 tier "build -O3 (g++, clang++)" build_o3
+# What users install: built without the tests, the .deb (lintian, apt) and the static binary in a chroot.
+tier "package (.deb, static binary)" "$top/tests/package-check.sh" "$b/package"
 if [[ "${KSEG_SKIP_KAFKA:-0}" != 1 ]]; then
   tier "kafka load-check self-test" "$top/tests/kafka/loadcheck-selftest.sh"
   tier "kafka differential" "$top/tests/kafka/differential.sh" "$b/main/kseg-dump"

@@ -1,9 +1,12 @@
 // kseg: the front end. `kseg dump ARGS` runs kseg-dump ARGS in-process, and so on.
 #include <cstdio>
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "tools/ops/common/exit_codes.h"
 #include "tools/cli/dump_cli.h"
+#include "tools/cli/help.h"
 #include "tools/cli/verify_cli.h"
 #include "tools/cli/reindex_cli.h"
 #include "tools/cli/compact_cli.h"
@@ -19,18 +22,40 @@ struct Command {
 };
 
 constexpr Command kCommands[] = {
-    {"dump", kseg::dump_main, "print segment, index and state files (kafka-dump-log compatible, or JSON)"},
-    {"verify", kseg::verify_main, "check files, partitions or log dirs for corruption (exit 1 on problems)"},
-    {"reindex", kseg::reindex_main, "rebuild .index/.timeindex as Kafka's recovery does; --recover cuts at the first bad batch"},
+    {"dump", kseg::dump_main, "print segment, index and state files (as kafka-dump-log, or JSON)"},
+    {"verify", kseg::verify_main, "check files, partitions or log dirs (exit 1 on problems)"},
+    {"reindex", kseg::reindex_main, "rebuild .index/.timeindex as Kafka's recovery does"},
+    {"truncate", kseg::truncate_main, "cut a partition at an offset or time, or by retention"},
     {"compact", kseg::compact_main, "compact a partition as the broker's log cleaner does"},
-    {"truncate", kseg::truncate_main, "cut a partition at an offset or time, move its log start, apply retention"},
-    {"txn", kseg::txn_main, "producer state, open and hanging transactions, aborted ranges (exit 1 if one hangs)"},
+    {"txn", kseg::txn_main, "producer state, open and hanging transactions"},
 };
 
 void usage(std::FILE* f) {
-  std::fprintf(f, "usage: kseg <command> [options]\n\nRead, check and repair Kafka partition directories offline.\n\ncommands:\n");
-  for (const auto& c : kCommands) std::fprintf(f, "  %-8s %s\n", c.name, c.summary);
-  std::fprintf(f, "\n'kseg <command> --help' describes a command; each is also a binary kseg-<command>.\n");
+  std::fprintf(f,
+               "usage: kseg <command> [options] [paths]\n\n"
+               "Read, check and repair Kafka partition directories offline.\n\ncommands:\n");
+  for (const auto& c : kCommands) std::fprintf(f, "  %-9s %s\n", c.name, c.summary);
+  std::fprintf(f,
+               "  help CMD  the help of a command (as kseg CMD --help)\n"
+               "  version   print the version (also -V, --version)\n\n"
+               "Each command is also a binary kseg-CMD; man kseg-CMD describes it.\n"
+               "Exit status: 0 ok, 1 problems in the data, 2 usage error, 3 unreadable input.\n");
+}
+
+const Command* find(const char* name) {
+  for (const auto& c : kCommands)
+    if (!std::strcmp(name, c.name)) return &c;
+  return nullptr;
+}
+
+int unknown(const char* name) {
+  std::vector<std::string> names;
+  for (const auto& c : kCommands) names.emplace_back(c.name);
+  names.insert(names.end(), {"help", "version"});
+  const std::string near = kseg::closest_spelling(name, names);
+  std::fprintf(stderr, "kseg: unknown command '%s'%s\nRun 'kseg --help' for the commands.\n", name,
+               near.empty() ? "" : ("; did you mean '" + near + "'?").c_str());
+  return kseg::kExitUsage;
 }
 
 }  // namespace
@@ -40,17 +65,22 @@ int main(int argc, char** argv) {
     usage(stderr);
     return kseg::kExitUsage;
   }
-  if (!std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+  const char* cmd = argv[1];
+  if (!std::strcmp(cmd, "--help") || !std::strcmp(cmd, "-h") || (!std::strcmp(cmd, "help") && argc == 2)) {
     usage(stdout);
     return kseg::kExitOk;
   }
-  if (!std::strcmp(argv[1], "--version")) {
+  if (!std::strcmp(cmd, "--version") || !std::strcmp(cmd, "-V") || !std::strcmp(cmd, "version")) {
     std::printf("kseg %s\n", KSEG_VERSION);
     return kseg::kExitOk;
   }
-  for (const auto& c : kCommands)
-    if (!std::strcmp(argv[1], c.name)) return c.main(argc - 1, argv + 1);
-  std::fprintf(stderr, "kseg: unknown command '%s'\n", argv[1]);
-  usage(stderr);
-  return kseg::kExitUsage;
+  if (!std::strcmp(cmd, "help")) {
+    const Command* c = find(argv[2]);
+    if (c == nullptr) return unknown(argv[2]);
+    char help[] = "--help";
+    char* args[] = {argv[2], help, nullptr};
+    return c->main(2, args);
+  }
+  if (const Command* c = find(cmd)) return c->main(argc - 1, argv + 1);
+  return unknown(cmd);
 }

@@ -22,7 +22,13 @@ int compact_main(int argc, char** argv) {
       "or undoes an interrupted run; the originals are kept in a backup directory. Refuses a log dir whose\n"
       ".lock a running broker holds.",
       "kseg-compact"};
-  app.set_version_flag("--version", std::string("kseg-compact ") + KSEG_VERSION);
+  setup_help(app, "kseg-compact",
+             {"kseg-compact --stats users-0            # what a round would keep and free",
+              "kseg-compact --topic-config users.conf users-0",
+              "kseg-compact --until-clean /var/lib/kafka/data --topic users"},
+             {"0  done, or nothing to do (with --dry-run: the plan is empty)",
+                  "1  with --dry-run: the plan would change something; else refused on the data",
+                  "2  usage error", "3  a file could not be read or written, or the log dir is locked"});
   CompactOptions o;
   int64_t now = -1;
   int32_t partition = -1;

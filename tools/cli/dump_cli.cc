@@ -5,8 +5,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include "tools/cli/help.h"
 #include "tools/ops/dump/dump.h"
 #include "tools/ops/partition/targets.h"
+#include "tools/ops/common/progress.h"
 #include "tools/ops/common/sink.h"
 
 namespace kseg {
@@ -34,7 +36,12 @@ int dump_main(int argc, char** argv) {
       "producer snapshots (.snapshot) and KRaft snapshots (.checkpoint). Text output is byte-identical to\n"
       "kafka-dump-log.sh; --format json/jsonl gives every field with byte positions.",
       "kseg-dump"};
-  app.set_version_flag("--version", std::string("kseg-dump ") + KSEG_VERSION);
+  setup_help(app, "kseg-dump",
+             {"kseg-dump --files 00000000000000000000.log  # as kafka-dump-log prints it",
+              "kseg-dump --deep-iteration --print-data-log orders-0",
+              "kseg-dump --format jsonl --deep-iteration orders-0 | jq .offset"},
+             {"0  every file read, nothing wrong", "1  problems in the data (CRC, torn tail, bad index entry, ...)",
+              "2  usage error", "3  a file could not be read, or nothing to dump"});
   DumpOptions o;
   std::string files_csv, format = "text", key_decoder, value_decoder;
   std::vector<std::string> paths;
@@ -54,7 +61,8 @@ int dump_main(int argc, char** argv) {
   app.add_option("--max-bytes", o.max_bytes, "Read only the first N bytes of each .log/.checkpoint file");
   app.add_option("--threads", o.threads, "Threads printing a .log (default: one per CPU; output is the same)");
   auto* kd = app.add_option("--key-decoder-class", key_decoder,
-                            "Key decoder: org.apache.kafka.tools.api.{String,Integer,Long}Decoder, hex or base64")
+                            "Key decoder: org.apache.kafka.tools.api. (or kafka.serializer.) StringDecoder, IntegerDecoder or "
+                            "LongDecoder; or hex or base64")
                  ->expected(0, 1);
   auto* vd = app.add_option("--value-decoder-class", value_decoder, "Value decoder (as --key-decoder-class)")
                  ->expected(0, 1);
@@ -63,14 +71,19 @@ int dump_main(int argc, char** argv) {
   app.add_flag("--transaction-log-decoder", txn_log, "Parse records as __transaction_state records");
   app.add_flag("--cluster-metadata-decoder", cluster_metadata, "Parse records as KRaft metadata records");
   app.add_flag("--share-group-state-decoder", share_state, "Parse records as __share_group_state records");
+  bool quiet = false;
+  app.add_flag("-q,--quiet", quiet, "No progress line on stderr (shown only when stderr is a terminal)");
   app.add_option("--format", format, "Output format: text (kafka-dump-log's), json or jsonl")
       ->check(CLI::IsMember({"text", "json", "jsonl"}));
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);
-    return rc == 0 ? kExitOk : kExitUsage;
+  for (CLI::Option* opt : app.get_options()) {
+    const std::string name = opt->get_name();
+    if (!opt->nonpositional() || name == "--help" || name == "--version") continue;  // these stay first
+    const bool kafka = opt->get_name() != "--format" && opt->get_name() != "--threads" && name != "--quiet" &&
+                       opt->get_name() != "--allow-empty" && opt->get_name() != "--max-decompressed-bytes";
+    opt->group(kafka ? kGroupKafka : kGroupKseg);
   }
+  if (auto rc = parse_args(app, argc, argv)) return *rc;
+  o.progress = Progress::wanted(quiet);
   // Kafka splits on ',' without trimming and drops trailing empty items.
   if (!files_csv.empty()) {
     std::vector<std::string> items;
@@ -111,7 +124,9 @@ int dump_main(int argc, char** argv) {
     return kExitUsage;
   }
   if (!decoder_from_name(key_decoder, o.key_decoder) || !decoder_from_name(value_decoder, o.value_decoder)) {
-    std::fprintf(stderr, "kseg-dump: unknown decoder class '%s'\n",
+    std::fprintf(stderr,
+                 "kseg-dump: unknown decoder class '%s'; kseg-dump decodes with StringDecoder, IntegerDecoder or "
+                 "LongDecoder (of org.apache.kafka.tools.api or kafka.serializer), hex or base64\n",
                  (decoder_from_name(key_decoder, o.key_decoder) ? value_decoder : key_decoder).c_str());
     return kExitUsage;
   }

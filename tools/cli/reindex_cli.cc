@@ -8,6 +8,7 @@
 #include "tools/ops/reindex/reindex.h"
 #include "tools/cli/reindex_cli.h"
 #include "tools/cli/writer_cli.h"
+#include "tools/ops/common/progress.h"
 #include "tools/ops/common/sink.h"
 
 namespace kseg {
@@ -15,11 +16,17 @@ namespace kseg {
 int reindex_main(int argc, char** argv) {
   CLI::App app{
       "Rebuild .index and .timeindex files from each .log exactly as Kafka's recovery (LogSegment.recover)\n"
-      "writes them; with --recover also cut the partition at its first invalid batch as Kafka's unclean-\n"
-      "shutdown recovery does, or with --salvage cut out only the invalid bytes. New files are written beside the old, fsynced and renamed into place; the\n"
+      "writes them; with --recover also cut the partition at its first invalid batch as Kafka's\n"
+      "unclean-shutdown recovery does, or with --salvage cut out only the invalid bytes. New files are written beside the old, fsynced and renamed into place; the\n"
       "originals are kept in a backup directory. Refuses a log dir whose .lock a running broker holds.",
       "kseg-reindex"};
-  app.set_version_flag("--version", std::string("kseg-reindex ") + KSEG_VERSION);
+  setup_help(app, "kseg-reindex",
+             {"kseg-reindex --dry-run /var/lib/kafka/data   # what would be rebuilt",
+              "kseg-reindex /var/lib/kafka/data/orders-0    # rebuild its indexes",
+              "kseg-reindex --recover orders-0              # also cut at the first bad batch"},
+             {"0  done, or nothing to do (with --dry-run: the plan is empty)",
+                  "1  with --dry-run: the plan would change something; else refused on the data",
+                  "2  usage error", "3  a file could not be read or written, or the log dir is locked"});
   ReindexOptions o;
   int32_t interval = -1, index_bytes = -1;
   BackupFlags backup;
@@ -47,8 +54,11 @@ int reindex_main(int argc, char** argv) {
   add_dry_run_flag(app, o.dry_run);
   app.add_flag("--allow-empty", o.allow_empty, "Exit 0, not 3, for a path with nothing to reindex");
   app.add_option("--threads", o.threads, "Threads that check batches while one reads ahead (default: one per CPU)");
+  bool quiet = false;
+  app.add_flag("-q,--quiet", quiet, "No progress line on stderr (shown for a log dir when stderr is a terminal)");
   add_backup_flags(app, backup);
   if (auto rc = parse_command_line(app, argc, argv)) return *rc;
+  o.progress = Progress::wanted(quiet);
   o.repair = salvage ? Repair::salvage : recover ? Repair::recover : Repair::none;
   if (now >= 0) o.now_ms = now;
   if (interval >= 0) o.index_interval_bytes = interval;

@@ -21,7 +21,13 @@ int truncate_main(int argc, char** argv) {
       "left as Kafka leaves them. New files are written beside the old, fsynced and renamed into place; the\n"
       "originals are kept in a backup directory. Refuses a log dir whose .lock a running broker holds.",
       "kseg-truncate"};
-  app.set_version_flag("--version", std::string("kseg-truncate ") + KSEG_VERSION);
+  setup_help(app, "kseg-truncate",
+             {"kseg-truncate --dry-run --to-offset 1200 orders-0   # what the cut removes",
+              "kseg-truncate --to-offset 1200 orders-0             # remove offsets >= 1200",
+              "kseg-truncate --retention-ms 604800000 /var/lib/kafka/data --topic orders"},
+             {"0  done, or nothing to do (with --dry-run: the plan is empty)",
+                  "1  with --dry-run: the plan would change something; else refused on the data",
+                  "2  usage error", "3  a file could not be read or written, or the log dir is locked"});
   TruncateOptions o;
   int64_t to_offset = -1, to_time = -1, log_start = -1, full = -1, retention_ms = -1, retention_bytes = -1, now = -1;
   int32_t partition = -1;

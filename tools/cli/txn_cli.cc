@@ -21,7 +21,11 @@ int txn_main(int argc, char** argv) {
       "same log dir, the coordinator's view of each, and the transactions the partition shows open while the\n"
       "coordinator has ended them (hanging). Reads only. Exit 1 when a transaction is hanging.",
       "kseg-txn"};
-  app.set_version_flag("--version", std::string("kseg-txn ") + KSEG_VERSION);
+  setup_help(app, "kseg-txn",
+             {"kseg-txn /var/lib/kafka/data        # every partition, hanging ones flagged",
+              "kseg-txn --format json payments-3   # one partition, as JSON"},
+             {"0  no hanging transaction", "1  at least one hanging transaction", "2  usage error",
+              "3  a path missing, unreadable or holding no partition"});
   TxnOptions o;
   int64_t now = -1;
   std::string format = "text";

@@ -7,6 +7,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "tools/cli/help.h"
+#include "tools/ops/common/progress.h"
 #include "tools/ops/common/sink.h"
 #include "tools/ops/verify/verify.h"
 #include "tools/ops/verify/verify_problem.h"
@@ -27,7 +29,12 @@ int verify_main(int argc, char** argv) {
       "Check Kafka segment, index and state files -- one file, a partition directory or a whole log dir -- and\n"
       "report each problem with a stable code, severity, file, byte position, expected and found. Read-only.",
       "kseg-verify"};
-  app.set_version_flag("--version", std::string("kseg-verify ") + KSEG_VERSION);
+  setup_help(app, "kseg-verify",
+             {"kseg-verify /var/lib/kafka/data             # a whole log dir",
+              "kseg-verify --deep orders-0                 # also decode compressed records",
+              "kseg-verify --format json --fail-on warning orders-0/00000000000000000000.log"},
+             {"0  no problem at or above --fail-on (default error)", "1  problems at or above that level",
+              "2  usage error", "3  a file could not be read, or nothing to check"});
   VerifyOptions o;
   std::string format = "text", fail_on = "error";
   bool quick = false, deep = false, codes = false;
@@ -48,11 +55,9 @@ int verify_main(int argc, char** argv) {
   app.add_flag("--allow-empty", o.allow_empty,
                "Exit 0, not 3, for a path with nothing to check (an empty directory, a file of no known kind)");
   app.add_flag("--list-codes", codes, "Print every problem code with its severity and exit");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? kExitOk : kExitUsage;
-  }
+  bool quiet = false;
+  app.add_flag("-q,--quiet", quiet, "No progress line on stderr (shown only when stderr is a terminal)");
+  if (auto rc = parse_args(app, argc, argv)) return *rc;
   if (codes) {
     list_codes();
     return kExitOk;
@@ -69,7 +74,7 @@ int verify_main(int argc, char** argv) {
   o.depth = quick ? VerifyDepth::quick : deep ? VerifyDepth::deep : VerifyDepth::normal;
   o.format = format == "json" ? VerifyFormat::json : VerifyFormat::text;
   o.fail_on = fail_on == "warning" ? Severity::warning : fail_on == "info" ? Severity::info : Severity::error;
-  o.progress = isatty(STDERR_FILENO) != 0 && o.format == VerifyFormat::text;
+  o.progress = Progress::wanted(quiet);
   Sink out(stdout), err(stderr);
   return exit_after_run("kseg-verify", run_verify(o, out, err));
 }

@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "tools/cli/help.h"
 #include "tools/ops/common/exit_codes.h"
 #include "tools/ops/common/sink.h"
 #include "tools/ops/write/safe_write.h"
@@ -20,22 +21,19 @@ struct BackupFlags {
 };
 
 inline void add_dry_run_flag(CLI::App& app, bool& dry_run) {
-  app.add_flag("--dry-run,-n", dry_run, "Print the plan; change nothing (exit 1 if it would change something)");
+  app.add_flag("--dry-run,-n", dry_run, "Print the plan; change nothing (exit 1 if it would change something)")
+      ->group(kGroupSafety);
 }
 
 // nullopt when the run goes on; else the exit code (0 after --help/--version).
 inline std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv) {
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? kExitOk : kExitUsage;
-  }
-  return std::nullopt;
+  return parse_args(app, argc, argv);
 }
 
 inline void add_backup_flags(CLI::App& app, BackupFlags& f) {
-  app.add_flag("--no-backup", f.no_backup, "Do not keep the replaced and removed files");
-  app.add_option("--backup-dir", f.dir, "Keep originals in DIR/<partition>-<time> (default: <partition>/.kseg-backup-<time>)");
+  app.add_flag("--no-backup", f.no_backup, "Do not keep the replaced and removed files")->group(kGroupSafety);
+  app.add_option("--backup-dir", f.dir, "Keep originals in DIR/<partition>-<time> (default: <partition>/.kseg-backup-<time>)")
+      ->group(kGroupSafety);
 }
 
 // Runs `run(backup, backup_dir, out, err)` (an exit code) with stdout and

@@ -9,6 +9,8 @@
 #include <fmt/compile.h>
 #include <fmt/format.h>
 
+#include "tools/ops/common/progress.h"
+
 namespace kseg {
 
 class Sink {
@@ -46,10 +48,12 @@ class Sink {
   void write_large(std::string_view s) {
     if (s.size() < kFlushAt || f_ == nullptr) return write(s);
     flush();
+    progress_clear_line(f_);
     std::fwrite(s.data(), 1, s.size(), f_);
   }
   void flush() {
     if (f_ == nullptr) return;
+    if (buf_.size() > 0) progress_clear_line(f_);
     if (buf_.size() > 0) std::fwrite(buf_.data(), 1, buf_.size(), f_);
     buf_.clear();
     std::fflush(f_);

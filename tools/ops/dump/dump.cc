@@ -171,6 +171,16 @@ int Dumper::finish() {
 
 int run_dump(const DumpOptions& opts, Sink& out, Sink& err) {
   Dumper d(opts, out, err);
+  // The .log bytes to print: what the progress line counts.
+  int64_t total = 0;
+  if (opts.progress)
+    for (const auto& f : opts.files) {
+      std::error_code ec;
+      const auto size = std::filesystem::file_size(f, ec);
+      if (!ec && (f.ends_with(".log") || f.ends_with(".checkpoint"))) total += static_cast<int64_t>(size);
+    }
+  Progress progress("kseg-dump", Progress::Unit::bytes, total, opts.progress && total > 0);
+  d.set_progress(&progress);
   for (const auto& f : opts.files) d.dump_file(f);
   return d.finish();
 }

@@ -42,6 +42,7 @@ struct DumpOptions {
   // a run holds before it waits its turn to write (tests make them small).
   size_t run_bytes = 256u << 10;
   size_t run_text_cap = 4u << 20;
+  bool progress = false;  // a progress line on stderr (Progress)
 };
 
 // Runs a whole dump; returns the exit code.

@@ -454,6 +454,7 @@ void Dumper::log_file(const std::string& path, const std::string& name, Offset b
   // reports (-1, first) too.
   int64_t last_offset = -1;
   std::vector<std::pair<int64_t, int64_t>> gaps;
+  int64_t printed_to = 0;  // the end of the last entry written out
   // Writes a printed run out; false if the file ends there.
   auto write_out = [&](PrintedRun& r) {
     out_.write_large(r.text.contents());
@@ -464,7 +465,12 @@ void Dumper::log_file(const std::string& path, const std::string& name, Offset b
       gaps.insert(gaps.end(), r.gaps.begin(), r.gaps.end());
       last_offset = r.last_offset;
     }
-    if (!r.entries.empty()) file->release_before(r.entries.back().position);
+    if (!r.entries.empty()) {
+      file->release_before(r.entries.back().position);
+      const int64_t end = (r.entries.back().position + r.entries.back().total()).value;
+      if (progress_) progress_->add(end - printed_to);
+      printed_to = end;
+    }
     return !r.aborted;
   };
   bool aborted = false;

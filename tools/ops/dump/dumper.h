@@ -14,6 +14,7 @@
 #include "lib/status.h"
 #include "tools/ops/dump/dump.h"
 #include "tools/ops/common/problem.h"
+#include "tools/ops/common/progress.h"
 #include "tools/ops/common/sink.h"
 
 namespace kseg {
@@ -33,6 +34,7 @@ class Dumper {
   Dumper(const DumpOptions& o, Sink& out, Sink& err) : opts_(o), out_(out), err_(err) {}
 
   void dump_file(const std::string& path);
+  void set_progress(Progress* p) { progress_ = p; }
   // Prints the end-of-run summaries and returns the exit code.
   int finish();
 
@@ -91,6 +93,7 @@ class Dumper {
   const DumpOptions& opts_;
   Sink& out_;
   Sink& err_;
+  Progress* progress_ = nullptr;  // told the .log bytes printed
   int exit_ = kExitOk;
   bool index_failed_ = false;  // an index finding with an error code
   int64_t emitted_ = 0;  // JSON objects written so far

@@ -13,6 +13,7 @@
 #include "formats/file_names.h"
 #include "lib/cpus.h"
 #include "tools/ops/common/exit_codes.h"
+#include "tools/ops/common/progress.h"
 #include "tools/ops/common/sink.h"
 #include "tools/ops/partition/targets.h"
 
@@ -150,8 +151,12 @@ int run_reindex(const ReindexOptions& o, Sink& out, Sink& err) {
   // of the last printed, so memory does not grow with the partitions.
   // The crash-injection hook counts steps across plans: it wants one at a time.
   constexpr size_t kWorkers = 8, kWindow = 64;
+  Progress progress("kseg-reindex", Progress::Unit::partitions, static_cast<int64_t>(n), o.progress && n > 1);
   if (n <= 1 || std::getenv("KSEG_CRASH_AT") != nullptr) {
-    for (const auto& t : *targets) rc = std::max(rc, reindex_partition(t, *config, o, lock_of(t), out, err));
+    for (const auto& t : *targets) {
+      rc = std::max(rc, reindex_partition(t, *config, o, lock_of(t), out, err));
+      progress.add(1);
+    }
     return rc;
   }
   struct Done {
@@ -199,6 +204,7 @@ int run_reindex(const ReindexOptions& o, Sink& out, Sink& err) {
     out.write(d->out.contents());
     out.flush();
     rc = std::max(rc, d->rc);
+    progress.add(1);
   }
   for (auto& t : pool) t.join();
   return rc;

@@ -48,6 +48,7 @@ struct ReindexOptions {
   bool producer_state = false;           // also rebuild .txnindex and producer snapshots
   std::optional<int64_t> now_ms;         // default: the clock
   int64_t producer_id_expiration_ms = 86400000;
+  bool progress = false;  // a progress line on stderr for a log dir (Progress)
 };
 
 // The plan for one partition directory, and what it cannot fix.

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "lib/cpus.h"
+#include "tools/ops/common/progress.h"
 #include "tools/ops/common/sink.h"
 #include "tools/ops/partition/log_dir.h"
 #include "tools/ops/verify/verify_partition.h"
@@ -77,23 +78,20 @@ int run_verify(const VerifyOptions& opts, Sink& out, Sink& err) {
   const unsigned hw = opts.threads ? opts.threads : usable_cpus();
   const size_t workers = std::min<size_t>(hw, std::max<size_t>(1, targets.size()));
   lo.segment_threads = static_cast<unsigned>(hw / workers);  // cores the partitions leave idle
-  std::atomic<size_t> next{0}, done{0};
-  std::mutex progress_mu;
-  auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < results.size();) {
-      run_one(lo, results[i]);
-      const size_t d = ++done;
-      if (opts.progress) {
-        std::lock_guard<std::mutex> lock(progress_mu);
-        std::fprintf(stderr, "\rkseg-verify: %zu/%zu checked", d, results.size());
+  std::atomic<size_t> next{0};
+  {
+    Progress progress("kseg-verify", Progress::Unit::partitions, static_cast<int64_t>(results.size()), opts.progress);
+    auto work = [&] {
+      for (size_t i; (i = next.fetch_add(1)) < results.size();) {
+        run_one(lo, results[i]);
+        progress.add(1);
       }
-    }
-  };
-  std::vector<std::thread> pool;
-  for (size_t i = 1; i < workers; ++i) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
-  if (opts.progress) std::fprintf(stderr, "\r\033[K");
+    };
+    std::vector<std::thread> pool;
+    for (size_t i = 1; i < workers; ++i) pool.emplace_back(work);
+    work();
+    for (auto& t : pool) t.join();
+  }
   for (auto& r : results)
     if (r.target.kind == Target::log_dir) verify_log_dir(r, results);
   // A path under which no file was checked is not a clean verdict: a mistyped

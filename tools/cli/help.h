@@ -1,0 +1,38 @@
+// What every kseg tool's command line shares: help pages within 80 columns
+// (or a narrower terminal) with options in groups and examples and exit codes
+// at the end, -V/--version, and parse errors that name the tool and suggest
+// the closest spelling of an unknown option.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace kseg {
+
+// Option groups, in the order the help lists them.
+inline constexpr const char* kGroupKafka = "Kafka-compatible options";
+inline constexpr const char* kGroupKseg = "kseg options";
+inline constexpr const char* kGroupSafety = "Safety";
+
+// Sets the formatter, the version flag and the footer: `examples` as
+// "command  # what it does" lines, then `exit_codes` (one "N  meaning" per line).
+void setup_help(CLI::App& app, const char* tool, const std::vector<std::string>& examples,
+                const std::vector<std::string>& exit_codes);
+
+// Parses; nullopt when the run goes on, else the exit code (0 after --help
+// or --version, 2 after a usage error, reported on stderr).
+// Errors are prefixed with the app's name.
+std::optional<int> parse_args(CLI::App& app, int argc, char** argv);
+
+// The candidate closest to `word` when it is close enough to be a typo of
+// it (or `word` is a prefix of it); empty otherwise.
+std::string closest_spelling(std::string_view word, const std::vector<std::string>& candidates);
+
+// Columns help text is wrapped to.
+size_t help_width();
+
+}  // namespace kseg

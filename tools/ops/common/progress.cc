@@ -1,0 +1,93 @@
+#include "tools/ops/common/progress.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <mutex>
+
+namespace kseg {
+
+namespace {
+
+// The active line: set and cleared, drawn and erased under g_mu.
+std::mutex g_mu;
+Progress* g_active = nullptr;
+bool g_drawn = false;
+constexpr int64_t kFirstDrawNs = 1'000'000'000;
+constexpr int64_t kRedrawNs = 200'000'000;
+
+// 1536 -> "1.5 KiB"
+void human_bytes(char* out, size_t n, double v) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (v >= 1024 && u < 4) {
+    v /= 1024;
+    ++u;
+  }
+  std::snprintf(out, n, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
+}
+
+}  // namespace
+
+Progress::Progress(const char* tool, Unit unit, int64_t total, bool enabled)
+    : tool_(tool), unit_(unit), total_(total), enabled_(enabled), start_(std::chrono::steady_clock::now()),
+      next_draw_ns_(kFirstDrawNs) {
+  if (!enabled_) return;
+  std::lock_guard lk(g_mu);
+  g_active = this;
+}
+
+Progress::~Progress() {
+  if (!enabled_) return;
+  std::lock_guard lk(g_mu);
+  if (g_active != this) return;
+  g_active = nullptr;
+  if (g_drawn) std::fputs("\r\033[K", stderr);
+  g_drawn = false;
+}
+
+bool Progress::wanted(bool quiet) { return !quiet && isatty(STDERR_FILENO) != 0; }
+
+void Progress::add(int64_t done) {
+  if (!enabled_) return;
+  done_.fetch_add(done, std::memory_order_relaxed);
+  const auto now = std::chrono::steady_clock::now();
+  const int64_t ns = std::chrono::duration_cast<std::chrono::nanoseconds>(now - start_).count();
+  int64_t due = next_draw_ns_.load(std::memory_order_relaxed);
+  if (ns < due || !next_draw_ns_.compare_exchange_strong(due, ns + kRedrawNs)) return;
+  draw(now);
+}
+
+void Progress::draw(std::chrono::steady_clock::time_point now) {
+  std::unique_lock lk(g_mu, std::try_to_lock);
+  if (!lk || g_active != this) return;
+  const double secs = std::chrono::duration<double>(now - start_).count();
+  const int64_t done = std::min(done_.load(std::memory_order_relaxed), total_);
+  const double rate = secs > 0 ? static_cast<double>(done) / secs : 0;
+  const double left = rate > 0 ? static_cast<double>(total_ - done) / rate : 0;
+  const int pct = total_ > 0 ? static_cast<int>(100 * static_cast<double>(done) / static_cast<double>(total_)) : 0;
+  char a[32], b[32], r[32];
+  if (unit_ == Unit::bytes) {
+    human_bytes(a, sizeof a, static_cast<double>(done));
+    human_bytes(b, sizeof b, static_cast<double>(total_));
+    human_bytes(r, sizeof r, rate);
+    std::fprintf(stderr, "\r%s: %s of %s (%d%%), %s/s, %.0f s left\033[K", tool_, a, b, pct, r, left);
+  } else {
+    std::fprintf(stderr, "\r%s: %lld of %lld partitions (%d%%), %.0f/s, %.0f s left\033[K", tool_,
+                 static_cast<long long>(done), static_cast<long long>(total_), pct, rate, left);
+  }
+  std::fflush(stderr);
+  g_drawn = true;
+}
+
+void progress_clear_line(std::FILE* f) {
+  static const bool stdout_tty = isatty(STDOUT_FILENO) != 0;
+  if (f != stderr && (f != stdout || !stdout_tty)) return;
+  std::lock_guard lk(g_mu);
+  if (!g_drawn) return;
+  std::fputs("\r\033[K", stderr);
+  std::fflush(stderr);
+  g_drawn = false;
+}
+
+}  // namespace kseg

@@ -1,0 +1,46 @@
+// A progress line on stderr while a long run works: how much of the total is
+// done, the rate and the time left, redrawn at most five times a second and
+// only after the first second (short runs print nothing). Off unless stderr
+// is a terminal and the run is not --quiet. One at a time per process; a
+// Sink writing to a terminal clears the line before its output (the next
+// update draws it again), so the two never share a line.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+
+namespace kseg {
+
+class Progress {
+ public:
+  enum class Unit { bytes, partitions };
+  // `enabled`: Progress::wanted(quiet) for the usual rule.
+  Progress(const char* tool, Unit unit, int64_t total, bool enabled);
+  ~Progress();
+  Progress(const Progress&) = delete;
+  Progress& operator=(const Progress&) = delete;
+
+  // From any thread.
+  void add(int64_t done);
+  // stderr is a terminal and the run is not quiet.
+  static bool wanted(bool quiet);
+
+ private:
+  void draw(std::chrono::steady_clock::time_point now);
+
+  const char* tool_;
+  const Unit unit_;
+  const int64_t total_;
+  const bool enabled_;
+  const std::chrono::steady_clock::time_point start_;
+  std::atomic<int64_t> done_{0};
+  std::atomic<int64_t> next_draw_ns_;  // since start_
+};
+
+// Clears the progress line, if one is drawn, before text goes to `f` (stdout
+// or stderr) on the same terminal; Sink calls it before each write.
+void progress_clear_line(std::FILE* f);
+
+}  // namespace kseg
