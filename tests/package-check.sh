@@ -46,7 +46,8 @@ for f in ./usr/bin/kseg ./usr/bin/kseg-{dump,verify,reindex,truncate,compact,txn
 done
 rm -rf "$work/root" && dpkg-deb -x "$deb" "$work/root"
 "$work/root/usr/bin/kseg" verify "$sample" >/dev/null || fail "the packaged kseg verify exited $? on the sample"
-"$work/root/usr/bin/kseg" dump --deep-iteration "$sample" >"$work/dump-deb.txt" || fail "the packaged kseg dump exited $?"
+"$work/root/usr/bin/kseg" dump --deep-iteration "$sample" >"$work/dump-deb.txt" 2>"$work/dump-deb.err" ||
+  fail "the packaged kseg dump exited $?"
 # The bash completion offers a command's options from its --help.
 words="$(PATH="$work/root/usr/bin:$PATH" bash -c 'source "$1"; COMP_WORDS=(kseg-verify --de); COMP_CWORD=1;
   _kseg_complete; echo "${COMPREPLY[*]}"' _ "$work/root/usr/share/bash-completion/completions/kseg")"
@@ -67,7 +68,8 @@ if [[ $(id -u) == 0 ]]; then
   ldd "$work/static/kseg" | grep -oE '/[^ ]+' | while read -r l; do mkdir -p "$root$(dirname "$l")"; cp -L "$l" "$root$l"; done
   cp -r "$sample" "$root/data/"
   chroot "$root" /kseg verify /data/orders-0 >/dev/null || fail "static kseg verify in the chroot exited $?"
-  chroot "$root" /kseg dump --deep-iteration /data/orders-0 >"$work/dump-static.txt" || fail "static kseg dump exited $?"
+  chroot "$root" /kseg dump --deep-iteration /data/orders-0 >"$work/dump-static.txt" 2>"$work/dump-static.err" ||
+    fail "static kseg dump exited $?"
   # Paths differ (/data vs the tree); the rest is the same.
   diff <(sed "s|$sample|P|g" "$work/dump-deb.txt") <(sed "s|/data/orders-0|P|g" "$work/dump-static.txt") >/dev/null ||
     fail "the static and packaged builds print different dumps"

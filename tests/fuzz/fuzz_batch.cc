@@ -1,6 +1,7 @@
 // Fuzz target for segment-file entries: the input is a .log file image.
 // EntryScanner walks it; every entry is decoded as far as it goes (v2:
-// header, CRC, every record and header, control records; legacy: message,
+// header, CRC, every record and header, control records, each value as a
+// __remote_log_metadata record; legacy: message,
 // CRC, inner messages) with a 1 MiB decompression budget, and replayed into
 // producer state. Nothing may
 // crash, read out of bounds or overflow; the scanner's accounting must add
@@ -15,6 +16,7 @@
 #include "formats/log_batch.h"
 #include "formats/log_entry.h"
 #include "formats/producer_state.h"
+#include "formats/remote_log_metadata.h"
 
 using namespace kseg;
 
@@ -47,6 +49,7 @@ void fuzz_v2(const EntryRef& e, std::vector<uint8_t>& scratch) {
     while (hr.next(hdr)) ++n;
     check(hr.ok() && n == rec.headers_count);  // next() already walked them
     if (h->is_control()) (void)control::describe(rec.key, rec.value);
+    if (!rec.value.null) (void)remote_log_metadata::describe(rec.value.bytes);  // any value, as the decoder reads it
   }
   (void)rr.finish();
 }

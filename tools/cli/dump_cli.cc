@@ -66,10 +66,12 @@ int dump_main(int argc, char** argv) {
                  ->expected(0, 1);
   auto* vd = app.add_option("--value-decoder-class", value_decoder, "Value decoder (as --key-decoder-class)")
                  ->expected(0, 1);
-  bool offsets = false, txn_log = false, cluster_metadata = false, share_state = false;
+  bool offsets = false, txn_log = false, cluster_metadata = false, share_state = false, remote_log = false;
   app.add_flag("--offsets-decoder", offsets, "Parse records as __consumer_offsets records");
   app.add_flag("--transaction-log-decoder", txn_log, "Parse records as __transaction_state records");
   app.add_flag("--cluster-metadata-decoder", cluster_metadata, "Parse records as KRaft metadata records");
+  app.add_flag("--remote-log-metadata-decoder", remote_log,
+               "Parse records as __remote_log_metadata records (tiered storage's segment metadata)");
   app.add_flag("--share-group-state-decoder", share_state, "Parse records as __share_group_state records");
   bool quiet = false;
   app.add_flag("-q,--quiet", quiet, "No progress line on stderr (shown only when stderr is a terminal)");
@@ -133,6 +135,7 @@ int dump_main(int argc, char** argv) {
   if (offsets) o.parser = RecordParser::offsets;
   else if (txn_log) o.parser = RecordParser::transaction_log;
   else if (cluster_metadata) o.parser = RecordParser::cluster_metadata;
+  else if (remote_log) o.parser = RecordParser::remote_log_metadata;
   else if (share_state) o.parser = RecordParser::share_group_state;
   // As in Kafka: any decoder option turns printing on; printing implies deep iteration.
   if (o.parser != RecordParser::plain || kd->count() > 0 || vd->count() > 0) o.print_data_log = true;

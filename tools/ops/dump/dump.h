@@ -15,7 +15,7 @@ namespace kseg {
 class Sink;
 
 enum class ValueDecoder { string, hex, base64, integer, long_int };
-enum class RecordParser { plain, offsets, transaction_log, cluster_metadata, share_group_state };
+enum class RecordParser { plain, offsets, transaction_log, cluster_metadata, share_group_state, remote_log_metadata };
 enum class OutputFormat { text, json, jsonl };
 
 inline constexpr unsigned kMaxDumpThreads = 64;

@@ -1,11 +1,11 @@
 // Parsers for Kafka's internal topics (__consumer_offsets,
-// __transaction_state, __cluster_metadata), printing what DumpLogSegments'
-// --offsets-decoder, --transaction-log-decoder and --cluster-metadata-decoder
-// print. The decoding lives in formats/; this file maps it onto ParsedRecord.
+// __transaction_state, __cluster_metadata, __share_group_state,
+// __remote_log_metadata), printing what DumpLogSegments' decoder options print. The decoding lives in formats/; this file maps it onto ParsedRecord.
 #include <fmt/format.h>
 
 #include "formats/coordinator_records.h"
 #include "formats/metadata_records.h"
+#include "formats/remote_log_metadata.h"
 #include "tools/ops/dump/record_text.h"
 
 namespace kseg {
@@ -62,6 +62,19 @@ void parse_cluster_metadata_record(const RecordView& r, ParsedRecord& out) {
       out.error = Error{Errc::unsupported, std::nullopt, fmt::format("record at offset {}: {}", r.offset, text.text)};
       break;
   }
+}
+
+void parse_remote_log_metadata_record(const RecordView& r, ParsedRecord& out) {
+  // The key is never read. A null value makes Kafka's parser throw a
+  // NullPointerException, which we report as an error rather than imitate.
+  if (r.value.null) {
+    out.error = Error{Errc::bad_value, std::nullopt,
+                      fmt::format("record at offset {}: null remote log metadata record value", r.offset)};
+    return;
+  }
+  auto text = remote_log_metadata::describe(r.value.bytes);
+  out.payload = text.ok() ? std::move(*text) : fmt::format("Error at offset {}, skipping. {}", r.offset,
+                                                           text.error().message);
 }
 
 }  // namespace kseg

@@ -35,6 +35,7 @@ void parse_record(const DumpOptions& o, const RecordView& r, ParsedRecord& out) 
     case RecordParser::transaction_log: parse_transaction_log_record(r, out); return;
     case RecordParser::cluster_metadata: parse_cluster_metadata_record(r, out); return;
     case RecordParser::share_group_state: parse_share_group_state_record(r, out); return;
+    case RecordParser::remote_log_metadata: parse_remote_log_metadata_record(r, out); return;
     case RecordParser::plain: break;
   }
   if (!r.key.null) {

@@ -39,5 +39,6 @@ void parse_offsets_record(const RecordView& r, ParsedRecord& out);
 void parse_transaction_log_record(const RecordView& r, ParsedRecord& out);
 void parse_share_group_state_record(const RecordView& r, ParsedRecord& out);
 void parse_cluster_metadata_record(const RecordView& r, ParsedRecord& out);
+void parse_remote_log_metadata_record(const RecordView& r, ParsedRecord& out);
 
 }  // namespace kseg

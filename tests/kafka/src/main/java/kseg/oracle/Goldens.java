@@ -102,6 +102,7 @@ public final class Goldens {
         if (partitionDir.startsWith("__transaction_state-")) return "--transaction-log-decoder";
         if (partitionDir.startsWith("__cluster_metadata-")) return "--cluster-metadata-decoder";
         if (partitionDir.startsWith("__share_group_state-")) return "--share-group-state-decoder";
+        if (partitionDir.startsWith("__remote_log_metadata-")) return "--remote-log-metadata-decoder";
         return null;
     }
 

@@ -80,10 +80,86 @@ final class RecordTypes {
         made.add(coordinatorTopic(c, cfg, "__share_group_state", "share",
                 java.util.Arrays.stream(org.apache.kafka.coordinator.share.generated.CoordinatorRecordType.values())
                         .map(t -> new Coordinator(t.id(), t.newRecordKey(), t.newRecordValue())).toList()));
+        made.add(remoteLogMetadataTopic(c, cfg));
         for (String s : made) c.step(s);
         c.info.put("variants", Generate.topicConfig("set", "every field a value (1, 2, 3, ... by kind; one array element), tagged fields present",
                 "null", "nullable fields null, tagged fields absent", "empty", "arrays empty, strings empty, tagged fields absent",
                 "empty-tagged", "arrays empty, strings empty, tagged fields present"));
+    }
+
+    /** __remote_log_metadata as TopicBasedRemoteLogMetadataManager writes it: each record kind
+     *  through Kafka's own RemoteLogMetadataSerde (every state, custom metadata absent, empty and
+     *  set, leader epochs out of order), then values Kafka's deserializer rejects, each with the
+     *  error DumpLogSegments prints: the frame, the type and the body cut short or wrong. */
+    static String remoteLogMetadataTopic(Case c, Map<String, Object> cfg) throws Exception {
+        UnifiedLog log = Kafka.open(c.partitionDir("__remote_log_metadata", 0, cfg), cfg, c.time, 0, 0, false,
+                c.topicId("__remote_log_metadata"));
+        var serde = new org.apache.kafka.server.log.remote.metadata.storage.serialization.RemoteLogMetadataSerde();
+        var tip = new org.apache.kafka.common.TopicIdPartition(new Uuid(0x0123456789abcdefL, 0x0fedcba987654321L),
+                new org.apache.kafka.common.TopicPartition("orders", 3));
+        var tip2 = new org.apache.kafka.common.TopicIdPartition(new Uuid(-2L, 7L),
+                new org.apache.kafka.common.TopicPartition("a.b_c-d", 0));
+        var id = new org.apache.kafka.server.log.remote.storage.RemoteLogSegmentId(tip, new Uuid(42L, -42L));
+        var id2 = new org.apache.kafka.server.log.remote.storage.RemoteLogSegmentId(tip2, new Uuid(1L << 62, 3L));
+        var states = org.apache.kafka.server.log.remote.storage.RemoteLogSegmentState.values();
+        java.util.List<java.util.Optional<org.apache.kafka.server.log.remote.storage.RemoteLogSegmentMetadata.CustomMetadata>> customs =
+                List.of(java.util.Optional.empty(),
+                        java.util.Optional.of(new org.apache.kafka.server.log.remote.storage.RemoteLogSegmentMetadata.CustomMetadata(new byte[0])),
+                        java.util.Optional.of(new org.apache.kafka.server.log.remote.storage.RemoteLogSegmentMetadata.CustomMetadata(new byte[] {1, 2, 3, 4})));
+        Map<Integer, Long> epochs = new java.util.HashMap<>();
+        epochs.put(7, 900L);
+        epochs.put(0, 100L);
+        epochs.put(3, 250L);
+        List<byte[]> values = new ArrayList<>();
+        int i = 0;
+        for (var state : states) {
+            for (var custom : customs) {
+                values.add(serde.serialize(new org.apache.kafka.server.log.remote.storage.RemoteLogSegmentMetadata(
+                        (i % 2 == 0) ? id : id2, 100L * i, 100L * i + 99, 1_700_000_000_000L + i, i, 1_700_000_100_000L + i,
+                        4096 * (i + 1), custom, state, i % 2 == 0 ? epochs : Map.of(5, 100L * i), i % 3 == 0)));
+                values.add(serde.serialize(new org.apache.kafka.server.log.remote.storage.RemoteLogSegmentMetadataUpdate(
+                        (i % 2 == 0) ? id2 : id, 1_700_000_200_000L + i, custom, state, 2 * i)));
+                i++;
+            }
+        }
+        for (var state : org.apache.kafka.server.log.remote.storage.RemotePartitionDeleteState.values())
+            values.add(serde.serialize(new org.apache.kafka.server.log.remote.storage.RemotePartitionDeleteMetadata(
+                    tip, state, 1_700_000_300_000L, 5)));
+        for (var custom : customs)
+            values.add(serde.serialize(new org.apache.kafka.server.log.remote.metadata.storage.RemoteLogSegmentMetadataSnapshot(
+                    new Uuid(9L, 9L), 5L, 10L, 1_700_000_400_000L, 1, 1_700_000_500_000L, 512, custom,
+                    states[1], epochs, true)));
+        int good = values.size();
+        byte[] seg = values.get(0);
+        // Values Kafka's deserializer rejects: frame versions 0 and 2, an unknown type, varints
+        // cut short or too large, a body cut short, bytes after the body, unknown states.
+        values.add(new byte[0]);
+        values.add(new byte[] {0, 0, 0});
+        values.add(new byte[] {2, 0, 0});
+        values.add(new byte[] {1, 7, 0});
+        values.add(new byte[] {1});
+        values.add(new byte[] {1, 0});
+        values.add(new byte[] {1, (byte) 0x80});
+        values.add(new byte[] {1, (byte) 0x80, (byte) 0x80, 0x04, 0});
+        values.add(java.util.Arrays.copyOf(seg, seg.length - 3));
+        values.add(java.util.Arrays.copyOf(seg, seg.length + 2));
+        byte[] badState = values.get(1).clone();  // an update: its state is the last byte before the tagged fields
+        badState[badState.length - 2] = 9;
+        values.add(badState);
+        byte[] badDelete = values.get(2 * customs.size() * states.length).clone();
+        badDelete[badDelete.length - 2] = 9;
+        values.add(badDelete);
+        List<SimpleRecord> recs = new ArrayList<>();
+        for (int k = 0; k < values.size(); k++)
+            recs.add(new SimpleRecord(c.time.milliseconds(), k == 3 ? "key".getBytes() : null, values.get(k)));
+        log.appendAsLeader(Kafka.batch(RecordBatch.MAGIC_VALUE_V2, Compression.NONE, TimestampType.CREATE_TIME, 0, recs), 0,
+                AppendOrigin.CLIENT);
+        c.time.advance(1);
+        log.updateHighWatermark(log.logEndOffset());
+        MoreCases.closeClean(c, log);
+        return values.size() + " __remote_log_metadata records: " + good + " written by RemoteLogMetadataSerde (every "
+                + "segment and partition-delete state, snapshots, custom metadata absent, empty and set), "
+                + (values.size() - good) + " it rejects";
     }
 
     /** One coordinator record type: the id is its key version. */
