@@ -26,39 +26,61 @@ const char* partition_delete_state(int8_t s) {
   return s >= 0 && s < 3 ? kNames[s] : nullptr;
 }
 
-// Reads the record bodies; any failure is the generated reader throwing.
+// Reads the record bodies as the generated readers do (Kafka 4.4); any
+// failure is one of them throwing.
 struct Body {
   MessageReader m;
+  int16_t version = 0;
   bool bad = false;
 
+  // A nested struct's read() refuses any version above 0 (the top-level
+  // ones do not check).
+  void nested() {
+    if (version > 0) bad = true;
+  }
   std::string string() {
-    auto s = m.string();
-    if (!s) bad = true;  // null (not nullable) or cut short
-    return s.value_or("");
+    const uint32_t n1 = m.raw().uvarint();
+    if (!m.ok() || n1 == 0 || n1 - 1 > 0x7fff) {  // cut short, null (not nullable), or over Short.MAX_VALUE
+      bad = true;
+      return {};
+    }
+    return std::string(as_chars(m.raw().bytes(Length{n1 - 1})));
+  }
+  // A struct's tagged fields, all unknown here.
+  void tagged_fields() {
+    const uint32_t count = m.raw().uvarint();
+    if (count > 10000) bad = true;
+    for (uint32_t i = 0; i < count && ok(); ++i) {
+      (void)m.raw().uvarint();
+      m.raw().skip(Length{m.raw().uvarint()});
+    }
   }
   // TopicIdPartition.toString(): "<uuid>:<topic>-<partition>".
   std::string topic_id_partition() {
+    nested();
     std::string name = string();
     std::string id = m.uuid();
     const int32_t partition = m.i32();
-    m.tagged_fields();
+    tagged_fields();
     return fmt::format("{}:{}-{}", id, name, partition);
   }
   std::string segment_id() {
+    nested();
     std::string tip = topic_id_partition();
     std::string id = m.uuid();
-    m.tagged_fields();
+    tagged_fields();
     return fmt::format("RemoteLogSegmentId{{topicIdPartition={}, id={}}}", tip, id);
   }
   // A TreeMap's toString, in key order; a repeated epoch keeps its last offset (HashMap.put).
   std::string leader_epochs(bool& empty) {
     const int32_t n = m.array_length();
-    if (n < 0) bad = true;
+    if (n < 0 || n > 1'000'000) bad = true;  // null (not nullable), or over the readers' limit
     std::map<int32_t, int64_t> epochs;
     for (int32_t i = 0; i < n && ok(); ++i) {
+      nested();
       const int32_t epoch = m.i32();
       epochs[epoch] = m.i64();
-      m.tagged_fields();
+      tagged_fields();
     }
     empty = epochs.empty();
     std::string out = "{";
@@ -74,19 +96,19 @@ struct Body {
     }
     return fmt::format("Optional[CustomMetadata{{{} bytes}}]", b->size());
   }
-  // The struct's tagged fields; tag 0 is TxnIndexEmpty where the record has it.
+  // The struct's tagged fields; tag 0 is TxnIndexEmpty where the record has
+  // it, read as one byte whatever size the field declares (as Kafka does).
   bool tagged_txn_index_empty() {
     bool value = false;
     const uint32_t count = m.raw().uvarint();
+    if (count > 10000) bad = true;
     for (uint32_t i = 0; i < count && ok(); ++i) {
       const uint32_t tag = m.raw().uvarint();
       const uint32_t size = m.raw().uvarint();
-      if (tag == 0 && size >= 1) {
+      if (tag == 0)
         value = m.raw().u8() != 0;
-        m.raw().skip(Length{size - 1});
-      } else {
+      else
         m.raw().skip(Length{size});
-      }
     }
     return value;
   }
@@ -127,7 +149,7 @@ Result<std::string> segment_update(Body& b) {
   const int64_t event_ts = b.m.i64();
   const std::string custom = b.custom_metadata();
   const int8_t state = b.m.i8();
-  b.m.tagged_fields();
+  b.tagged_fields();
   if (!b.ok()) return Error{Errc::truncated, std::nullopt, ""};
   if (!segment_state(state)) return fail("state can not be null");
   return fmt::format("RemoteLogSegmentMetadataUpdate{{remoteLogSegmentId={}, customMetadata={}, state={}, "
@@ -140,7 +162,7 @@ Result<std::string> partition_delete(Body& b) {
   const int32_t broker = b.m.i32();
   const int64_t event_ts = b.m.i64();
   const int8_t state = b.m.i8();
-  b.m.tagged_fields();
+  b.tagged_fields();
   if (!b.ok()) return Error{Errc::truncated, std::nullopt, ""};
   if (!partition_delete_state(state)) return fail("null");  // Objects.requireNonNull without a message
   return fmt::format("RemotePartitionDeleteMetadata{{topicPartition={}, state={}, eventTimestampMs={}, brokerId={}}}",
@@ -171,12 +193,14 @@ Result<std::string> segment_snapshot(Body& b) {
 
 Result<std::string> describe(Bytes value) {
   ByteReader r(value, Position{0});
-  // AbstractApiMessageSerde.read: each varint read as a Java int.
+  // AbstractApiMessageSerde.read: each varint read as a Java int, refused
+  // above Short.MAX_VALUE, then cast to a short (a value past 2^31 reads
+  // as negative, passes, and keeps its low 16 bits).
   auto header = [&](const char* what) -> Result<int32_t> {
     const auto v = static_cast<int32_t>(r.uvarint());
     if (!r.ok()) return fail(fmt::format("Error while reading {}", what));
     if (v > SHRT_MAX) return fail(fmt::format("Value for {} was too large.", what));
-    return v;
+    return static_cast<int16_t>(v);
   };
   KSEG_ASSIGN_OR_RETURN(const int32_t frame, header("frame version"));
   if (frame == 0)
@@ -187,11 +211,10 @@ Result<std::string> describe(Bytes value) {
                             "version 1 is supported)", frame));
   KSEG_ASSIGN_OR_RETURN(const int32_t type, header("type"));
   KSEG_ASSIGN_OR_RETURN(const int32_t version, header("version"));
-  (void)version;  // every field is "0+": the generated reader reads any version alike
   if (type < 0 || type > 3)
     return fail(fmt::format("org.apache.kafka.common.errors.UnsupportedVersionException: Unknown metadata id {}", type));
   const size_t at = static_cast<size_t>((r.position() - Position{0}).bytes);
-  Body b{MessageReader(value.subspan(at), true)};
+  Body b{MessageReader(value.subspan(at), true), static_cast<int16_t>(version)};
   Result<std::string> out = type == 0   ? segment_metadata(b)
                             : type == 1 ? segment_update(b)
                             : type == 2 ? partition_delete(b)

@@ -5,11 +5,12 @@
 set -euo pipefail
 # --build: only what building the tools needs (tests/sample.sh): no JDK, no test framework.
 pkgs=(cmake ninja-build g++ pkg-config libcli11-dev libfmt-dev nlohmann-json3-dev libzstd-dev liblz4-dev
-      libsnappy-dev zlib1g-dev libisal-dev)
+      libsnappy-dev zlib1g-dev libisal-dev
+      file dpkg-dev)  # cpack -G DEB: CPackDeb needs file, and dpkg-shlibdeps computes Depends
 [[ "${1:-}" == --build ]] || pkgs+=(catch2 clang libclang-rt-14-dev maven openjdk-17-jdk-headless jq kcat
       time  # /usr/bin/time: the peak RSS of a tool, unpolluted by the test process that starts it
       groff-base man-db bsdextrautils  # groff, man and col: tests/man-check.sh
-      lintian dpkg-dev)  # tests/package-check.sh: lintian, dpkg-shlibdeps
+      lintian)  # tests/package-check.sh
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

@@ -48,10 +48,11 @@ const Command* find(const char* name) {
   return nullptr;
 }
 
-int unknown(const char* name) {
+// `help_target`: the name followed `kseg help`, where only commands are.
+int unknown(const char* name, bool help_target = false) {
   std::vector<std::string> names;
   for (const auto& c : kCommands) names.emplace_back(c.name);
-  names.insert(names.end(), {"help", "version"});
+  if (!help_target) names.insert(names.end(), {"help", "version"});
   const std::string near = kseg::closest_spelling(name, names);
   std::fprintf(stderr, "kseg: unknown command '%s'%s\nRun 'kseg --help' for the commands.\n", name,
                near.empty() ? "" : ("; did you mean '" + near + "'?").c_str());
@@ -76,7 +77,7 @@ int main(int argc, char** argv) {
   }
   if (!std::strcmp(cmd, "help")) {
     const Command* c = find(argv[2]);
-    if (c == nullptr) return unknown(argv[2]);
+    if (c == nullptr) return unknown(argv[2], true);
     char help[] = "--help";
     char* args[] = {argv[2], help, nullptr};
     return c->main(2, args);

@@ -74,9 +74,12 @@ class Formatter : public CLI::Formatter {
   }
   std::string make_option_desc(const CLI::Option* opt) const override {
     std::string d = opt->get_description();
-    for (const CLI::Option* x : opt->get_excludes()) {
+    std::vector<std::string> excluded;  // by name: CLI11 keeps them in a set of pointers
+    for (const CLI::Option* x : opt->get_excludes()) excluded.push_back(x->get_name());
+    std::sort(excluded.begin(), excluded.end());
+    for (const auto& x : excluded) {
       if (!d.empty() && d.back() != '.') d += '.';
-      d += " Not with " + x->get_name() + ".";
+      d += " Not with " + x + ".";
     }
     return d;
   }
@@ -124,10 +127,20 @@ size_t help_width() {
 
 std::string closest_spelling(std::string_view word, const std::vector<std::string>& candidates) {
   if (word.size() > 64) return {};  // bounded work on absurd input
+  // A prefix of exactly one candidate, of three letters or more past the dashes.
+  const size_t letters = word.size() - std::min(word.find_first_not_of('-'), word.size());
+  std::string prefix_of;
+  int prefixes = 0;
+  for (const auto& c : candidates)
+    if (letters >= 3 && c.size() > word.size() && c.compare(0, word.size(), word) == 0) {
+      prefix_of = c;
+      ++prefixes;
+    }
+  if (prefixes == 1) return prefix_of;
   std::string best;
   size_t best_d = word.size() <= 8 ? 2 : 3;  // the most edits still called a typo
   for (const auto& c : candidates) {
-    if (c.size() > word.size() && c.compare(0, word.size(), word) == 0 && word.size() >= 4) return c;
+    if (c == word) continue;
     const size_t d = edit_distance(word, c);
     if (d <= best_d && (best.empty() || d < best_d)) {
       best = c;

@@ -1,5 +1,6 @@
 #include "tools/ops/common/progress.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -29,8 +30,8 @@ void human_bytes(char* out, size_t n, double v) {
 
 }  // namespace
 
-Progress::Progress(const char* tool, Unit unit, int64_t total, bool enabled)
-    : tool_(tool), unit_(unit), total_(total), enabled_(enabled), start_(std::chrono::steady_clock::now()),
+Progress::Progress(const char* tool, Unit unit, int64_t total, bool enabled, const char* noun)
+    : tool_(tool), noun_(noun), unit_(unit), total_(total), enabled_(enabled), start_(std::chrono::steady_clock::now()),
       next_draw_ns_(kFirstDrawNs) {
   if (!enabled_) return;
   std::lock_guard lk(g_mu);
@@ -46,7 +47,11 @@ Progress::~Progress() {
   g_drawn = false;
 }
 
-bool Progress::wanted(bool quiet) { return !quiet && isatty(STDERR_FILENO) != 0; }
+bool Progress::wanted(bool quiet) {
+  struct stat st {};
+  const bool stdout_pipe = fstat(STDOUT_FILENO, &st) == 0 && S_ISFIFO(st.st_mode);
+  return !quiet && isatty(STDERR_FILENO) != 0 && !stdout_pipe;
+}
 
 void Progress::add(int64_t done) {
   if (!enabled_) return;
@@ -73,8 +78,8 @@ void Progress::draw(std::chrono::steady_clock::time_point now) {
     human_bytes(r, sizeof r, rate);
     std::fprintf(stderr, "\r%s: %s of %s (%d%%), %s/s, %.0f s left\033[K", tool_, a, b, pct, r, left);
   } else {
-    std::fprintf(stderr, "\r%s: %lld of %lld partitions (%d%%), %.0f/s, %.0f s left\033[K", tool_,
-                 static_cast<long long>(done), static_cast<long long>(total_), pct, rate, left);
+    std::fprintf(stderr, "\r%s: %lld of %lld %s (%d%%), %.0f/s, %.0f s left\033[K", tool_,
+                 static_cast<long long>(done), static_cast<long long>(total_), noun_, pct, rate, left);
   }
   std::fflush(stderr);
   g_drawn = true;

@@ -16,21 +16,24 @@ namespace kseg {
 class Progress {
  public:
   enum class Unit { bytes, partitions };
-  // `enabled`: Progress::wanted(quiet) for the usual rule.
-  Progress(const char* tool, Unit unit, int64_t total, bool enabled);
+  // `enabled`: Progress::wanted(quiet) for the usual rule. `noun` names
+  // what Unit::partitions counts.
+  Progress(const char* tool, Unit unit, int64_t total, bool enabled, const char* noun = "partitions");
   ~Progress();
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
 
   // From any thread.
   void add(int64_t done);
-  // stderr is a terminal and the run is not quiet.
+  // stderr is a terminal, stdout is not a pipe (a pager would share the
+  // terminal and the line would land on its screen), and the run is not quiet.
   static bool wanted(bool quiet);
 
  private:
   void draw(std::chrono::steady_clock::time_point now);
 
   const char* tool_;
+  const char* noun_;
   const Unit unit_;
   const int64_t total_;
   const bool enabled_;

@@ -177,7 +177,8 @@ int run_dump(const DumpOptions& opts, Sink& out, Sink& err) {
     for (const auto& f : opts.files) {
       std::error_code ec;
       const auto size = std::filesystem::file_size(f, ec);
-      if (!ec && (f.ends_with(".log") || f.ends_with(".checkpoint"))) total += static_cast<int64_t>(size);
+      if (!ec && (f.ends_with(".log") || f.ends_with(".checkpoint")))
+        total += std::min(static_cast<int64_t>(size), opts.max_bytes > 0 ? int64_t{opts.max_bytes} : INT64_MAX);
     }
   Progress progress("kseg-dump", Progress::Unit::bytes, total, opts.progress && total > 0);
   d.set_progress(&progress);

@@ -502,6 +502,7 @@ void Dumper::log_file(const std::string& path, const std::string& name, Offset b
     }
   }
   pipeline.reset();  // before `runs` goes: workers may still hold one
+  if (progress_ && file->size() > printed_to) progress_->add(file->size() - printed_to);  // what was not printed
   if (!gaps.empty()) {
     auto& dst = pairs_for(non_consecutive_, absolute_path(path));
     dst.pairs.insert(dst.pairs.end(), gaps.begin(), gaps.end());

@@ -65,11 +65,12 @@ void parse_cluster_metadata_record(const RecordView& r, ParsedRecord& out) {
 }
 
 void parse_remote_log_metadata_record(const RecordView& r, ParsedRecord& out) {
-  // The key is never read. A null value makes Kafka's parser throw a
-  // NullPointerException, which we report as an error rather than imitate.
+  // The key is never read. Kafka's parser catches everything, a null
+  // value's NullPointerException too (Java 17's message).
   if (r.value.null) {
-    out.error = Error{Errc::bad_value, std::nullopt,
-                      fmt::format("record at offset {}: null remote log metadata record value", r.offset)};
+    out.payload = fmt::format("Error at offset {}, skipping. Cannot invoke \"java.nio.ByteBuffer.remaining()\" "
+                              "because the return value of \"org.apache.kafka.common.record.internal.Record.value()\" "
+                              "is null", r.offset);
     return;
   }
   auto text = remote_log_metadata::describe(r.value.bytes);

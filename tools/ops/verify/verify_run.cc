@@ -80,7 +80,8 @@ int run_verify(const VerifyOptions& opts, Sink& out, Sink& err) {
   lo.segment_threads = static_cast<unsigned>(hw / workers);  // cores the partitions leave idle
   std::atomic<size_t> next{0};
   {
-    Progress progress("kseg-verify", Progress::Unit::partitions, static_cast<int64_t>(results.size()), opts.progress);
+    Progress progress("kseg-verify", Progress::Unit::partitions, static_cast<int64_t>(results.size()), opts.progress,
+                      "partitions and files");
     auto work = [&] {
       for (size_t i; (i = next.fetch_add(1)) < results.size();) {
         run_one(lo, results[i]);

@@ -149,6 +149,21 @@ final class RecordTypes {
         byte[] badDelete = values.get(2 * customs.size() * states.length).clone();
         badDelete[badDelete.length - 2] = 9;
         values.add(badDelete);
+        // Version 1 of each type (the nested structs refuse it), headers whose varints pass 2^31
+        // (Kafka keeps their low 16 bits), and tag 0 declared 2 bytes long (Kafka reads one).
+        for (int k : new int[] {0, 1, 2 * customs.size() * states.length, good - 1}) {
+            byte[] v1 = values.get(k).clone();
+            v1[2] = 1;
+            values.add(v1);
+        }
+        values.add(concat(new byte[] {(byte) 0x81, (byte) 0x80, (byte) 0x80, (byte) 0x80, 0x08},
+                java.util.Arrays.copyOfRange(seg, 1, seg.length)));
+        values.add(concat(new byte[] {1, (byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, 0x08},
+                java.util.Arrays.copyOfRange(seg, 2, seg.length)));
+        byte[] wideTag = java.util.Arrays.copyOf(seg, seg.length + 1);  // seg ends: count 1, tag 0, size 1, value
+        wideTag[seg.length - 2] = 2;
+        values.add(wideTag);
+        values.add(null);
         List<SimpleRecord> recs = new ArrayList<>();
         for (int k = 0; k < values.size(); k++)
             recs.add(new SimpleRecord(c.time.milliseconds(), k == 3 ? "key".getBytes() : null, values.get(k)));
@@ -159,7 +174,13 @@ final class RecordTypes {
         MoreCases.closeClean(c, log);
         return values.size() + " __remote_log_metadata records: " + good + " written by RemoteLogMetadataSerde (every "
                 + "segment and partition-delete state, snapshots, custom metadata absent, empty and set), "
-                + (values.size() - good) + " it rejects";
+                + (values.size() - good) + " it rejects or reads oddly (one null)";
+    }
+
+    static byte[] concat(byte[] a, byte[] b) {
+        byte[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
     }
 
     /** One coordinator record type: the id is its key version. */
