@@ -7,7 +7,7 @@ import re
 import sys
 
 OPS = "tools/ops/"
-READ_ONLY = ("dump", "verify", "txn")
+READ_ONLY = ("dump", "verify", "txn", "info")
 WRITERS = ("reindex", "truncate", "compact")
 
 

@@ -14,7 +14,8 @@
 #      the producer-state oracle (kseg-reindex --producer-state's .txnindex and snapshots vs
 #      Kafka's recovery of every segment, byte for byte; Kafka loading them without replay), the
 #      txn oracle (kseg-txn's producer state vs Kafka's, no false alarm, a hanging transaction
-#      made by Kafka's own truncation found),
+#      made by Kafka's own truncation found), the info oracle (kseg-info's log end, records, max
+#      timestamp and open transactions vs Kafka's load),
 #      the truncate oracle (kseg-truncate vs Kafka's own cuts, file by file, crash points) and a
 #      4.4.0 broker process started on a log dir kseg-truncate cut, the compact oracle
 #      (kseg-compact vs Kafka's own Cleaner, file by file, crash points), benchmark smoke runs,
@@ -83,6 +84,8 @@ if [[ "${KSEG_SKIP_KAFKA:-0}" != 1 ]]; then
   tier "kafka producer-state oracle" env KSEG_ORACLE_SEED="$RANDOM" "$top/tests/kafka/producer-oracle.sh" \
     "$b/main/kseg-reindex"
   tier "kafka txn oracle" env KSEG_ORACLE_SEED="$RANDOM" "$top/tests/kafka/txn-oracle.sh" "$b/main/kseg-txn"
+  # kseg-info's log end, records, max timestamp and open transactions vs Kafka's load of each partition.
+  tier "kafka info oracle" env KSEG_ORACLE_SEED="$RANDOM" "$top/tests/kafka/info-oracle.sh" "$b/main/kseg-info"
   tier "kafka truncate oracle" env KSEG_ORACLE_SEED="$RANDOM" python3 "$top/tests/kafka/truncate-oracle.py" \
     "$b/main/kseg-truncate"
   tier "kafka truncate, then a real broker" "$top/tests/kafka/truncate-broker.sh" "$b/main/kseg-truncate"

@@ -7,6 +7,7 @@
 #include "tools/ops/common/exit_codes.h"
 #include "tools/cli/dump_cli.h"
 #include "tools/cli/help.h"
+#include "tools/cli/info_cli.h"
 #include "tools/cli/verify_cli.h"
 #include "tools/cli/reindex_cli.h"
 #include "tools/cli/compact_cli.h"
@@ -28,6 +29,7 @@ constexpr Command kCommands[] = {
     {"truncate", kseg::truncate_main, "cut a partition at an offset or time, or by retention"},
     {"compact", kseg::compact_main, "compact a partition as the broker's log cleaner does"},
     {"txn", kseg::txn_main, "producer state, open and hanging transactions"},
+    {"info", kseg::info_main, "partitions and log dirs at a glance: offsets, times, codecs, indexes"},
 };
 
 void usage(std::FILE* f) {

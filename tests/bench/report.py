@@ -76,6 +76,18 @@ if small:
         lines.append("| " + " | ".join([w, s(c), s(v), f"{c / v:.2f}x" if c and v else "-", s(k), s(j), ratio(k, j),
                                          s(tx), s(jl), rel(jl, tx), s(td), s(jd), rel(jd, td), s(jj), rel(jj, td)]) + " |")
 
+# The seek of a filter (issue 25): records from near the end of the segment,
+# found with the .index, against the same filter reading from byte 0.
+seek = [w for w in order if med(w, "seek kseg")]
+if seek:
+    lines += ["", "Filters: `kseg-dump --deep-iteration --from-offset N` with N the offset of the segment's last "
+              ".index entry (the last few KiB of records), seeking with the .index against `--no-seek` (a scan "
+              "of the whole segment with the same output):", "",
+              "| workload | seek | scan from byte 0 | scan / seek |", "|---|---|---|---|"]
+    for w in seek:
+        k, n = med(w, "seek kseg"), med(w, "seek-scan kseg")
+        lines.append(f"| {w} | {s(k)} | {s(n)} | {ratio(k, n)} |")
+
 # Peak RSS of every command (max over runs, MiB); Kafka's in-process rebuild
 # is not measured by /usr/bin/time.
 cmds = [("cat", "cat"), ("codec", "codec"), ("jvm-start", "JVM start")] + [

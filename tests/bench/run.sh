@@ -7,8 +7,9 @@
 # Defaults: 1 GiB segments, 3 runs, every workload, results in tests/bench/results/, a
 # Release build in build-bench/ (--build reuses another build dir, as the smoke tier does).
 # --rows limits the commands to some of dump, verify, reindex, deepiter (--deep-iteration alone,
-# both sides), json (kseg-dump's JSON against its own text of the same content); cat is always
-# measured.
+# both sides), json (kseg-dump's JSON against its own text of the same content), seek (a
+# --from-offset filter near the end of the segment: seeking with the .index against
+# --no-seek's scan from byte 0, same output); cat is always measured.
 # Segments are generated once with the Kafka 4.4.0 harness and cached in $KSEG_BENCH_DIR
 # (default /tmp/kseg-bench).
 set -euo pipefail
@@ -17,7 +18,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/lib.sh"
 size=$((1 << 30)) runs=3 out="$here/results" build="$top/build-bench"
 workloads="v2-none-small,v2-none-10k,v2-lz4,v2-zstd,v2-gzip,v2-snappy,v1-gzip,v2-tiny,offsets"
-rows="dump,verify,reindex,deepiter,json"
+rows="dump,verify,reindex,deepiter,json,seek"
 bench_options run.sh size runs workloads rows out build -- "$@"
 bench_setup kseg-dump kseg-verify kseg-reindex kseg_bench_decompress
 # kafka-dump-log.sh runs DumpLogSegments through kafka-run-class.sh with these JVM options.
@@ -123,6 +124,19 @@ for w in "${list[@]}"; do
         measure "$w $mode kseg" "$build/kseg-dump" "${args[@]}"
       fi
     done
+    # A filter near the end: the records from the index's last entry on, found by the
+    # seek and by a scan of the whole segment.
+    if want seek; then
+      near_end=$(python3 -c 'import struct,sys
+d=open(sys.argv[1],"rb").read(); last=0
+for i in range(0,len(d)-7,8):
+    rel=struct.unpack(">i",d[i:i+4])[0]
+    if i and rel==0: break
+    last=rel
+print(last)' "$idx")
+      measure "$w seek kseg" "$build/kseg-dump" --deep-iteration --from-offset "$near_end" --files "$log"
+      measure "$w seek-scan kseg" "$build/kseg-dump" --deep-iteration --from-offset "$near_end" --no-seek --files "$log"
+    fi
     # JSON against kseg's own text of the same content, both written in full.
     if want json; then
       measure "$w text kseg" "$build/kseg-dump" --files "$log"

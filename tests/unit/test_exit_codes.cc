@@ -96,6 +96,14 @@ TEST_CASE("exit status contract: every tool over good, damaged, empty and wrong 
       {"kseg-txn", {"--allow-empty", "empty"}, 0},
       {"kseg-txn", {"good/orders-9"}, 3},
       {"kseg-txn", {"--no-such-option", "good/orders-0"}, 2},
+      {"kseg-info", {"good/orders-0"}, 0},
+      {"kseg-info", {"--format", "json", "good/orders-0"}, 0},
+      {"kseg-info", {"damaged/orders-0"}, 0},  // reported, not judged
+      {"kseg-info", {"empty"}, 3},
+      {"kseg-info", {"--allow-empty", "empty"}, 0},
+      {"kseg-info", {"notes.txt"}, 2},
+      {"kseg-info", {"good/orders-9"}, 3},
+      {"kseg-info", {"--no-such-option", "good/orders-0"}, 2},
   };
   for (const auto& r : rows) {
     const int got = r.tool == "kseg-reindex" ? reindex(r.args) : run_tool(bin + r.tool, r.args, root.string()).exit_code;

@@ -2,9 +2,11 @@
 
 #include <cstdio>
 #include <string>
+#include <tuple>
 
 #include <CLI/CLI.hpp>
 
+#include "lib/time_text.h"
 #include "tools/cli/help.h"
 #include "tools/ops/dump/dump.h"
 #include "tools/ops/partition/targets.h"
@@ -73,6 +75,20 @@ int dump_main(int argc, char** argv) {
   app.add_flag("--remote-log-metadata-decoder", remote_log,
                "Parse records as __remote_log_metadata records (tiered storage's segment metadata)");
   app.add_flag("--share-group-state-decoder", share_state, "Parse records as __share_group_state records");
+  DumpFilter& filter = o.filter;
+  std::string from_time, to_time, time_format = "ms";
+  app.add_option("--from-offset", filter.from_offset, "Records at this offset or later")->group(kGroupFilter);
+  app.add_option("--to-offset", filter.to_offset, "Records at this offset or earlier")->group(kGroupFilter);
+  app.add_option("--from-time", from_time, "Records with this timestamp or later: epoch ms or ISO 8601 (UTC unless it "
+                 "says, e.g. 2026-12-02T18:00:00Z)")->group(kGroupFilter);
+  app.add_option("--to-time", to_time, "Records with this timestamp or earlier (as --from-time)")->group(kGroupFilter);
+  app.add_option("--producer-id", filter.producer_id, "Batches of this producer id")->group(kGroupFilter);
+  app.add_option("--key", filter.key, "Records whose key is exactly these bytes")->group(kGroupFilter);
+  bool no_seek = false;
+  app.add_flag("--no-seek", no_seek, "Read each .log from its start, not from where its .index points")
+      ->group(kGroupFilter);
+  app.add_option("--time-format", time_format, "Timestamps in JSON output: ms (default) or iso; text stays Kafka's")
+      ->check(CLI::IsMember({"ms", "iso"}));
   bool quiet = false;
   app.add_flag("-q,--quiet", quiet, "No progress line on stderr (shown only when stderr is a terminal)");
   app.add_option("--format", format, "Output format: text (kafka-dump-log's), json or jsonl")
@@ -80,12 +96,26 @@ int dump_main(int argc, char** argv) {
   for (CLI::Option* opt : app.get_options()) {
     const std::string name = opt->get_name();
     if (!opt->nonpositional() || name == "--help" || name == "--version") continue;  // these stay first
+    if (opt->get_group() == kGroupFilter) continue;
     const bool kafka = opt->get_name() != "--format" && opt->get_name() != "--threads" && name != "--quiet" &&
+                       name != "--time-format" &&
                        opt->get_name() != "--allow-empty" && opt->get_name() != "--max-decompressed-bytes";
     opt->group(kafka ? kGroupKafka : kGroupKseg);
   }
   if (auto rc = parse_args(app, argc, argv)) return *rc;
   o.progress = Progress::wanted(quiet);
+  filter.seek = !no_seek;
+  o.time_format = time_format == "iso" ? TimeFormat::iso : TimeFormat::ms;
+  for (auto [text, out, name] : {std::tuple{&from_time, &filter.from_time, "--from-time"},
+                                 std::tuple{&to_time, &filter.to_time, "--to-time"}}) {
+    if (text->empty()) continue;
+    *out = parse_time_ms(*text);
+    if (!*out) {
+      std::fprintf(stderr, "kseg-dump: %s: '%s' is neither epoch milliseconds nor an ISO 8601 time "
+                   "(2026-12-02T18:00:00Z)\n", name, text->c_str());
+      return kExitUsage;
+    }
+  }
   // Kafka splits on ',' without trimming and drops trailing empty items.
   if (!files_csv.empty()) {
     std::vector<std::string> items;
@@ -110,8 +140,9 @@ int dump_main(int argc, char** argv) {
     for (const Target& t : expanded.targets) {
       if (t.kind == Target::file) o.files.push_back(t.path);
       if (t.kind != Target::partition) continue;
-      const auto files = partition_files(t.path);
-      o.files.insert(o.files.end(), files.begin(), files.end());
+      // Filters select records: of a directory, only the segments are read.
+      for (const auto& f : partition_files(t.path))
+        if (!filter.any() || f.ends_with(".log")) o.files.push_back(f);
     }
     if (o.files.size() == before && !allow_empty) {
       std::fprintf(stderr, "kseg-dump: %s: nothing to dump: no segment, index or snapshot file in it (--allow-empty "

@@ -16,6 +16,7 @@ namespace kseg {
 // Option groups, in the order the help lists them.
 inline constexpr const char* kGroupKafka = "Kafka-compatible options";
 inline constexpr const char* kGroupKseg = "kseg options";
+inline constexpr const char* kGroupFilter = "Filters (kseg; a batch shows if any of its records passes all)";
 inline constexpr const char* kGroupSafety = "Safety";
 
 // Sets the formatter, the version flag and the footer: `examples` as

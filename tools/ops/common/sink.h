@@ -62,6 +62,11 @@ class Sink {
   std::string_view contents() const { return {buf_.data(), buf_.size()}; }
   size_t capacity() const { return buf_.capacity(); }
   void clear() { buf_.clear(); }
+  // A collecting sink: drops what was written after the first `n` bytes.
+  void truncate(size_t n) {
+    assert(f_ == nullptr && n <= buf_.size());
+    buf_.resize(n);
+  }
   // A collecting sink's buffer, so large text can be decoded straight into
   // it instead of through a line that is then copied. Only a collecting
   // sink: appending here skips the flush a writing one needs.

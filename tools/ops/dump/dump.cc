@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -169,12 +170,42 @@ int Dumper::finish() {
   return exit_;
 }
 
+namespace {
+
+// Whether the offset filters leave out a whole segment: one whose base is
+// past --to-offset, or whose next segment starts at or below --from-offset.
+// `layouts` keeps each directory's listing, read once.
+bool segment_outside(const DumpFilter& f, const std::string& path,
+                     std::map<std::string, std::optional<PartitionLayout>>& layouts) {
+  if ((!f.from_offset && !f.to_offset) || !path.ends_with(".log")) return false;
+  auto base = file_names::offset_from_file_name(base_name(path));
+  if (!base.ok()) return false;
+  if (f.to_offset && base->value > *f.to_offset) return true;
+  if (!f.from_offset) return false;
+  const std::string dir = dir_name(java_file_path(path));
+  auto [it, fresh] = layouts.try_emplace(dir);
+  if (fresh) {
+    auto layout = read_partition_layout(dir);
+    if (layout.ok()) it->second = std::move(*layout);
+  }
+  if (!it->second) return false;
+  const auto& segments = it->second->segments;
+  const auto next = segments.upper_bound(*base);
+  return next != segments.end() && next->first.value <= *f.from_offset;
+}
+
+}  // namespace
+
 int run_dump(const DumpOptions& opts, Sink& out, Sink& err) {
   Dumper d(opts, out, err);
+  std::vector<std::string> files;
+  std::map<std::string, std::optional<PartitionLayout>> layouts;
+  for (const auto& f : opts.files)
+    if (!segment_outside(opts.filter, f, layouts)) files.push_back(f);
   // The .log bytes to print: what the progress line counts.
   int64_t total = 0;
   if (opts.progress)
-    for (const auto& f : opts.files) {
+    for (const auto& f : files) {
       std::error_code ec;
       const auto size = std::filesystem::file_size(f, ec);
       if (!ec && (f.ends_with(".log") || f.ends_with(".checkpoint")))
@@ -182,7 +213,7 @@ int run_dump(const DumpOptions& opts, Sink& out, Sink& err) {
     }
   Progress progress("kseg-dump", Progress::Unit::bytes, total, opts.progress && total > 0);
   d.set_progress(&progress);
-  for (const auto& f : opts.files) d.dump_file(f);
+  for (const auto& f : files) d.dump_file(f);
   return d.finish();
 }
 

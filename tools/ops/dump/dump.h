@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,23 @@ enum class RecordParser { plain, offsets, transaction_log, cluster_metadata, sha
 enum class OutputFormat { text, json, jsonl };
 
 inline constexpr unsigned kMaxDumpThreads = 64;
+
+// Which batches and records of a .log to print (kseg's own options, beyond
+// DumpLogSegments). A batch is printed when at least one of its records is
+// selected by every filter given; under --deep-iteration only the selected
+// records are printed. Offsets and times are inclusive bounds.
+struct DumpFilter {
+  std::optional<int64_t> from_offset, to_offset;
+  std::optional<int64_t> from_time, to_time;  // epoch ms, the record's timestamp
+  std::optional<int64_t> producer_id;         // v2 batches only
+  std::optional<std::string> key;             // the record's key bytes, exactly
+  bool seek = true;                           // start at the index's entry, not byte 0
+  bool any() const { return from_offset || to_offset || from_time || to_time || producer_id || key; }
+  // Whether records must be read to tell (a batch's header bounds the rest).
+  bool per_record() const { return from_time || to_time || key || from_offset || to_offset; }
+};
+
+enum class TimeFormat { ms, iso };
 
 struct DumpOptions {
   std::vector<std::string> files;  // as given; directories are expanded
@@ -43,6 +61,9 @@ struct DumpOptions {
   size_t run_bytes = 256u << 10;
   size_t run_text_cap = 4u << 20;
   bool progress = false;  // a progress line on stderr (Progress)
+  DumpFilter filter;
+  // Timestamps in the JSON form; the text form is Kafka's and stays ms.
+  TimeFormat time_format = TimeFormat::ms;
 };
 
 // Runs a whole dump; returns the exit code.

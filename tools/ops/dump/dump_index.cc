@@ -8,6 +8,7 @@
 #include "formats/offset_index.h"
 #include "formats/time_index.h"
 #include "lib/mapped_file.h"
+#include "lib/time_text.h"
 #include "tools/ops/dump/dumper.h"
 
 namespace kseg {
@@ -265,7 +266,8 @@ void Dumper::time_index_file(const std::string& path, const std::string& name, O
         out_.print("timestamp: {} offset: {}\n", to.timestamp_ms, to.offset);
       else
         emit({{"type", "time_index_entry"}, {"file", path}, {"slot", i}, {"position", slot.value},
-              {"timestamp", to.timestamp_ms}, {"offset", to.offset.value}});
+              {"timestamp", opts_.time_format == TimeFormat::iso && to.timestamp_ms >= 0 ? nlohmann::ordered_json(iso_ms(to.timestamp_ms))
+                                                                                        : nlohmann::ordered_json(to.timestamp_ms)}, {"offset", to.offset.value}});
     }
     prev_timestamp = to.timestamp_ms;
   }

@@ -16,6 +16,7 @@
 #include "formats/txn_index.h"
 #include "lib/codec.h"
 #include "lib/mapped_file.h"
+#include "lib/time_text.h"
 #include "tools/ops/dump/dumper.h"
 #include "tools/ops/dump/log_printer.h"
 #include "tools/ops/common/java_text.h"
@@ -85,9 +86,20 @@ void LogPrinter::end_object() {
   bound_text();
 }
 
+// --time-format iso: a timestamp as an ISO 8601 string; none (-1) stays a number.
+void json_time(JsonObject& obj, std::string_view name, int64_t ms, TimeFormat f) {
+  if (f == TimeFormat::ms || ms < 0) {
+    obj.field(name, ms);
+    return;
+  }
+  char buf[40];
+  obj.plain_string(name, std::string_view(buf, static_cast<size_t>(format_iso_ms(ms, buf) - buf)));
+}
+
 void LogPrinter::json_record(const EntryRef& e, JsonObject& obj, const RecordView& rv) {
-  obj.literal("file", path_json).field("batch_position", e.position.value).field("offset", rv.offset)
-      .field("timestamp", rv.timestamp).field("key_size", rv.key.size()).field("value_size", rv.value.size());
+  obj.literal("file", path_json).field("batch_position", e.position.value).field("offset", rv.offset);
+  json_time(obj, "timestamp", rv.timestamp, o.time_format);
+  obj.field("key_size", rv.key.size()).field("value_size", rv.value.size());
   if (o.print_data_log) {
     // Strings that are printable ASCII read the same through Java's
     // decoder and JSON: written as they are, not decoded, copied and escaped.
@@ -121,6 +133,7 @@ bool LogPrinter::json_entry(const EntryRef& e) {
       problem(Code::log_bad_size, Error{Errc::bad_length, e.position, too_small_text(e)});
       return false;
     }
+    if (filtering && !entry_selected(e, c)) return true;
     const v2::BatchHeader& h = c.header;
     const uint32_t crc = c.crc_computed;
     {
@@ -133,9 +146,11 @@ bool LogPrinter::json_entry(const EntryRef& e) {
           .field("attributes", h.attributes).field("codec", codec_name(h.codec_id()))
           .field("timestamp_type", v2::timestamp_type_name(h.timestamp_type()))
           .field("is_transactional", h.is_transactional()).field("is_control", h.is_control());
-      if (h.has_delete_horizon()) b.field("delete_horizon_ms", h.base_timestamp);
+      if (h.has_delete_horizon()) json_time(b, "delete_horizon_ms", h.base_timestamp, o.time_format);
       else b.null("delete_horizon_ms");
-      b.field("base_timestamp", h.base_timestamp).field("max_timestamp", h.max_timestamp).field("crc", h.crc)
+      json_time(b, "base_timestamp", h.base_timestamp, o.time_format);
+      json_time(b, "max_timestamp", h.max_timestamp, o.time_format);
+      b.field("crc", h.crc)
           .field("crc_computed", crc).field("crc_valid", crc == h.crc);
       end_object();
     }
@@ -154,6 +169,10 @@ bool LogPrinter::json_entry(const EntryRef& e) {
     v2::Record rec;
     while (rr.next(rec)) {
       RecordView rv{h.record_offset(rec.offset_delta), h.record_timestamp(rec.timestamp_delta), rec.key, rec.value};
+      if (filtering) {
+        if (!record_wanted(rv)) continue;
+        shown = true;
+      }
       // A control record that does not read is a problem before its record.
       std::optional<Result<std::string>> ctl;
       if (h.is_control()) {
@@ -191,14 +210,16 @@ bool LogPrinter::json_entry(const EntryRef& e) {
     problem(Code::log_bad_size, legacy::decode(e).error());
     return false;
   }
+  if (filtering && !entry_selected(e, c)) return true;
   const legacy::Message& m = c.message;
   const uint32_t crc = c.crc_computed;
   {
     JsonObject b = begin_object();
     b.field("type", "batch").literal("file", path_json).field("position", e.position.value).field("size_bytes", e.bytes.size())
         .field("magic", m.magic).field("last_offset", m.offset).field("attributes", m.attributes)
-        .field("codec", codec_name(m.codec_id())).field("timestamp_type", v2::timestamp_type_name(m.timestamp_type()))
-        .field("max_timestamp", m.timestamp).field("crc", m.crc).field("crc_computed", crc).field("crc_valid", crc == m.crc);
+        .field("codec", codec_name(m.codec_id())).field("timestamp_type", v2::timestamp_type_name(m.timestamp_type()));
+    json_time(b, "max_timestamp", m.timestamp, o.time_format);
+    b.field("crc", m.crc).field("crc_computed", crc).field("crc_valid", crc == m.crc);
     end_object();
   }
   if (!c.crc_ok())
@@ -206,9 +227,14 @@ bool LogPrinter::json_entry(const EntryRef& e) {
                                           fmt::format("message at offset {}: {}", m.offset, crc_mismatch_text(c))});
   if (!deep) return true;
   if (m.codec_id() == 0) {
+    const RecordView rv{m.offset, m.timestamp, m.key, m.value};
+    if (filtering) {
+      if (!record_wanted(rv)) return true;
+      shown = true;
+    }
     JsonObject ro = begin_object();
     ro.field("type", "record").field("position", e.position.value).field("crc_valid", crc == m.crc);
-    json_record(e, ro, RecordView{m.offset, m.timestamp, m.key, m.value});
+    json_record(e, ro, rv);
     return true;
   }
   if (Status st = legacy::inner_messages(m, scratch, o.max_decompressed_bytes, inner); !st.ok()) {
@@ -216,9 +242,14 @@ bool LogPrinter::json_entry(const EntryRef& e) {
     return true;
   }
   for (const auto& im : inner) {
+    const RecordView rv{im.absolute_offset, im.timestamp, im.message.key, im.message.value};
+    if (filtering) {
+      if (!record_wanted(rv)) continue;
+      shown = true;
+    }
     JsonObject ro = begin_object();
     ro.field("type", "record").field("stream_position", im.message.position.value).field("crc_valid", im.crc_valid);
-    json_record(e, ro, RecordView{im.absolute_offset, im.timestamp, im.message.key, im.message.value});
+    json_record(e, ro, rv);
   }
   return true;
 }
@@ -233,7 +264,9 @@ void Dumper::state_json(const std::string& path, bool snapshot) {
     for (const auto& e : snap->entries)
       emit({{"type", "producer_entry"}, {"file", path}, {"producer_id", e.producer_id},
             {"producer_epoch", e.producer_epoch}, {"last_sequence", e.last_sequence}, {"last_offset", e.last_offset},
-            {"offset_delta", e.offset_delta}, {"timestamp", e.timestamp_ms}, {"coordinator_epoch", e.coordinator_epoch},
+            {"offset_delta", e.offset_delta},
+            {"timestamp", opts_.time_format == TimeFormat::iso && e.timestamp_ms >= 0 ? json(iso_ms(e.timestamp_ms))
+                                                                                    : json(e.timestamp_ms)}, {"coordinator_epoch", e.coordinator_epoch},
             {"current_txn_first_offset", nullable(e.current_txn_first_offset, e.has_open_txn())}});
     return;
   }

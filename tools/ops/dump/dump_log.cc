@@ -43,6 +43,7 @@ void LogPrinter::problem(Code c, Error e) {
 }
 
 bool LogPrinter::entry(const EntryRef& e) {
+  if (filtering) return filtered_entry(e);
   if (o.format != OutputFormat::text) return json_entry(e);
   return e.magic >= 2 ? batch_v2(e) : legacy_entry(e);
 }
@@ -58,6 +59,7 @@ void LogPrinter::print(PrintedRun& run) {
 }
 
 void LogPrinter::note_offset(int64_t offset) {
+  if (filtering) return;  // the gaps are the filter's
   if (!r->any_offset) {
     r->any_offset = true;
     r->first_offset = offset;
@@ -130,6 +132,7 @@ bool LogPrinter::batch_v2(const EntryRef& e) {
     problem(Code::log_bad_size, Error{Errc::bad_length, e.position, too_small_text(e)});
     return false;
   }
+  if (filtering && !entry_selected(e, c)) return true;
   const v2::BatchHeader& h = c.header;
   const char* codec = codec_name(h.codec_id());
   // Formatted in place at the end of the run's text. Through fmt's appender
@@ -181,6 +184,10 @@ bool LogPrinter::batch_v2(const EntryRef& e) {
     rv.timestamp = h.record_timestamp(rec.timestamp_delta);
     rv.key = rec.key;
     rv.value = rec.value;
+    if (filtering) {
+      if (!record_wanted(rv)) continue;
+      shown = true;
+    }
     note_offset(rv.offset);
     line.clear();
     std::string_view prefix = "| ";
@@ -232,6 +239,7 @@ bool LogPrinter::legacy_entry(const EntryRef& e) {
     problem(Code::log_bad_size, legacy::decode(e).error());
     return false;
   }
+  if (filtering && !entry_selected(e, c)) return true;
   const legacy::Message& m = c.message;
   const char* codec = codec_name(m.codec_id());
   if (codec == nullptr) {  // ids 5..7; zstd (4) is printed, as Kafka prints it, and fails deep iteration
@@ -265,6 +273,10 @@ bool LogPrinter::legacy_entry(const EntryRef& e) {
 }
 
 bool LogPrinter::legacy_record(const RecordView& rv, const char* ts_name, bool valid, uint32_t crc) {
+  if (filtering) {
+    if (!record_wanted(rv)) return true;
+    shown = true;
+  }
   note_offset(rv.offset);
   line.clear();
   std::string_view prefix = "| ";
@@ -288,10 +300,11 @@ namespace {
 
 // Cuts the next run of entries off the scan: about `bytes` of the file, and
 // few enough batches and records that the text it prints stays small.
-bool cut_run(EntryScanner& scan, PrintedRun& run, size_t bytes) {
+// With --to-offset the walk ends after the entry that reaches it (`past`).
+bool cut_run(EntryScanner& scan, PrintedRun& run, size_t bytes, std::optional<int64_t> to_offset, bool& past) {
   constexpr size_t kMaxEntries = 1024;
   constexpr int64_t kMaxRecords = 16384;
-  if (bytes == 0) return false;
+  if (bytes == 0 || past) return false;
   size_t taken = 0;
   int64_t records = 0;
   // The walk stops after the entry that fills the run; the next run resumes
@@ -306,6 +319,11 @@ bool cut_run(EntryScanner& scan, PrintedRun& run, size_t bytes) {
       records += 1;
     }
     run.entries.push_back(e);
+    // Offsets rise through a segment: nothing after this entry is wanted.
+    if (to_offset && v2::last_offset_of(e) >= *to_offset) {
+      past = true;
+      return Step::stop_after;
+    }
     const bool full = taken >= bytes || run.entries.size() >= kMaxEntries || records >= kMaxRecords;
     return full ? Step::stop_after : Step::accept;
   });
@@ -449,7 +467,10 @@ void Dumper::log_file(const std::string& path, const std::string& name, Offset b
       self->r->text.clear();
     };
   }
-  EntryScanner scan(file->bytes(), Position{0});
+  const Position start = seek_position(path, base, *file);
+  EntryScanner scan(file->bytes().subspan(static_cast<size_t>(start.value)), start);
+  const std::optional<int64_t> to_offset = opts_.filter.to_offset;
+  bool past = false;  // the scan stopped at --to-offset
   // Kafka 4.4 starts from -1, so a file whose first record is not offset 0
   // reports (-1, first) too.
   int64_t last_offset = -1;
@@ -477,7 +498,7 @@ void Dumper::log_file(const std::string& path, const std::string& name, Offset b
   if (self) {
     for (PrintedRun& r = runs[0];;) {
       r.reset();
-      if (!cut_run(scan, r, opts_.run_bytes)) break;
+      if (!cut_run(scan, r, opts_.run_bytes, to_offset, past)) break;
       self->print(r);
       if (!write_out(r)) { aborted = true; break; }
     }
@@ -489,7 +510,7 @@ void Dumper::log_file(const std::string& path, const std::string& name, Offset b
       while (more && in_flight < runs.size()) {
         PrintedRun& r = runs[(next + in_flight) % runs.size()];
         r.reset();
-        if (!cut_run(scan, r, opts_.run_bytes)) { more = false; break; }
+        if (!cut_run(scan, r, opts_.run_bytes, to_offset, past)) { more = false; break; }
         pipeline->submit(&r);
         ++in_flight;
       }
@@ -507,7 +528,7 @@ void Dumper::log_file(const std::string& path, const std::string& name, Offset b
     auto& dst = pairs_for(non_consecutive_, absolute_path(path));
     dst.pairs.insert(dst.pairs.end(), gaps.begin(), gaps.end());
   }
-  if (aborted) return;
+  if (aborted || past) return;
   auto end = log_end_problem(scan, path, base, file->file_size());
   if (!end) return;
   if (text && end->error.code == Errc::truncated) out_.print("Found {} invalid bytes at the end of {}\n", scan.trailing().bytes, name);

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "formats/log_entry.h"
+#include "lib/mapped_file.h"
 #include "lib/status.h"
 #include "tools/ops/dump/dump.h"
 #include "tools/ops/common/problem.h"
@@ -44,6 +45,8 @@ class Dumper {
   void time_index_file(const std::string& path, const std::string& name, Offset base);
   // A .log or KRaft .checkpoint (`base` -1) in either format (dump_log.cc).
   void log_file(const std::string& path, const std::string& name, Offset base);
+  // Where the filters' lower bounds let a .log's reading start (dump_filter.cc).
+  Position seek_position(const std::string& path, Offset base, const MappedFile& log);
   // The text form of the other file types (dump_text_*.cc).
   void snapshot_text(const std::string& path);
   void txn_index_text(const std::string& path);

@@ -5,11 +5,13 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "formats/batch_check.h"
 #include "formats/legacy.h"
 #include "formats/log_entry.h"
 #include "tools/ops/common/json_writer.h"
@@ -50,13 +52,14 @@ struct PrintedRun {
 // decompression and line buffers.
 struct LogPrinter {
   LogPrinter(const DumpOptions& opts, bool deep_iteration, std::string file)
-      : o(opts), deep(deep_iteration), path(std::move(file)) {
+      : o(opts), deep(deep_iteration), filtering(opts.filter.any()), path(std::move(file)) {
     fmt::memory_buffer b;
     append_json_string(b, path);
     path_json = fmt::to_string(b);
   }
   const DumpOptions& o;
   bool deep;
+  bool filtering;  // o.filter.any()
   std::string path;       // as JSON objects name the file
   std::string path_json;  // the same, as a JSON string, escaped once
   PrintedRun* r = nullptr;
@@ -71,7 +74,7 @@ struct LogPrinter {
   void print(PrintedRun& run);
   void problem(Code c, Error e);
   void bound_text() {
-    if (r->text.contents().size() > o.run_text_cap) spill();
+    if (!hold && r->text.contents().size() > o.run_text_cap) spill();
   }
   // Returns false when the file cannot be read further (Kafka would abort).
   bool entry(const EntryRef& e);
@@ -84,6 +87,23 @@ struct LogPrinter {
   void append_header_key(std::string_view key);
   bool legacy_entry(const EntryRef& e);
   bool legacy_record(const RecordView& rv, const char* ts_name, bool valid, uint32_t crc);
+
+  // Filters (dump_filter.cc). An entry is printed, then taken back if no
+  // record of it was selected: `hold` keeps its text from being written
+  // out until that is known, `shown` says whether it stays.
+  bool hold = false;
+  bool shown = false;
+  bool filtered_entry(const EntryRef& e);
+  // What the header alone tells: false, no record can be selected; true,
+  // every record is; nullopt, the records must be read.
+  std::optional<bool> header_verdict(const EntryCheck& c) const;
+  bool record_wanted(const RecordView& rv) const;
+  // Reads the records (no printing) to tell whether any is selected; an
+  // entry whose records do not read counts as selected, so its problem shows.
+  bool any_record_wanted(const EntryRef& e, const EntryCheck& c);
+  // The filter's verdict on an entry before its line is printed: false to
+  // pass over it. Under --deep-iteration the records decide as they print.
+  bool entry_selected(const EntryRef& e, const EntryCheck& c);
 
   // The JSON form (dump_json.cc): one object per batch, record and problem.
   bool json_entry(const EntryRef& e);

@@ -1,0 +1,8 @@
+// kseg-info's entry point, callable in-process by tests and by `kseg`.
+#pragma once
+
+namespace kseg {
+
+int info_main(int argc, char** argv);
+
+}  // namespace kseg

@@ -1,0 +1,4 @@
+// kseg-info: partitions and log dirs in one screen each, offline. See man/kseg-info.1.
+#include "tools/cli/info_cli.h"
+
+int main(int argc, char** argv) { return kseg::info_main(argc, argv); }
