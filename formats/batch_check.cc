@@ -47,6 +47,33 @@ EntryCheck check_entry(const EntryRef& e) {
   return c;
 }
 
+bool plausible_entry(Bytes data, size_t p, int64_t min_offset, int64_t max_size) {
+  // Room for a v2 header whatever the magic, so the v0/v1 fields read below are there too.
+  if (p > data.size() || data.size() - p < static_cast<size_t>(kLogOverhead + v2::kRecordBatchOverhead)) return false;
+  const uint8_t* e = data.data() + p;
+  const auto offset = static_cast<int64_t>(load_be64(e));
+  if (offset < min_offset || static_cast<uint64_t>(offset) - static_cast<uint64_t>(min_offset) > INT32_MAX)
+    return false;
+  const auto bytes = static_cast<int32_t>(load_be32(e + kOffsetFieldBytes));
+  const uint8_t magic = e[kMagicOffset];
+  if (magic == 2) {
+    const int64_t last_delta_at = v2::kAttributesOffset + v2::kAttributesBytes;
+    if (bytes < v2::kRecordBatchOverhead - kLogOverhead || static_cast<int32_t>(load_be32(e + v2::kRecordsCountOffset)) < 0 ||
+        static_cast<int32_t>(load_be32(e + last_delta_at)) < 0)
+      return false;
+  } else if (magic <= 1) {
+    const uint8_t attributes = e[legacy::kAttributesOffset];
+    const int64_t key_at = magic == 1 ? legacy::kTimestampOffsetV1 + 8 : legacy::kTimestampOffsetV1;
+    const auto key = static_cast<int32_t>(load_be32(e + key_at));  // key length, -1 for none
+    if (bytes < (magic == 1 ? legacy::kRecordOverheadV1 : legacy::kRecordOverheadV0) ||
+        (attributes & (magic == 1 ? 0xF0 : 0xF8)) != 0 || key < -1 || key > bytes)
+      return false;
+  } else {
+    return false;
+  }
+  return bytes <= max_size && static_cast<size_t>(bytes) <= data.size() - p - kLogOverhead;
+}
+
 const char* crc_name(const EntryCheck& c) { return c.v2() ? "CRC-32C" : "CRC-32"; }
 
 std::string crc_mismatch_text(const EntryCheck& c) {

@@ -41,6 +41,14 @@ struct EntryCheck {
 
 EntryCheck check_entry(const EntryRef& e);
 
+// Fields Kafka could have written for an entry at byte `p` of `data`: an
+// offset in [min_offset, min_offset + 2^31], a size field of at most
+// `max_size` that fits, magic 0-2 and the header fields of that magic that
+// no writer sets otherwise. Cheap, and sometimes true of other bytes: a
+// guess of where an entry starts, for a CRC or the entries before it to
+// confirm.
+bool plausible_entry(Bytes data, size_t p, int64_t min_offset, int64_t max_size);
+
 // A v2 control batch with a producer id and records is read by Kafka's
 // producer state (ProducerAppendInfo) as an end-transaction marker in its
 // first record. Errc::refused when that record is another control type

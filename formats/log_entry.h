@@ -76,6 +76,17 @@ class EntryScanner {
   // The stopping entry's offset/size fields (partial_tail, bad_size, zero_tail).
   int64_t stop_offset() const { return stop_offset_; }
   int32_t stop_size() const { return stop_size_; }
+  // The bytes from valid_end() to the end of the data.
+  Bytes remaining() const { return data_.subspan(pos_); }
+  // Goes on from `p` (between valid_end() and the end of the data), as if
+  // the entries before it had been returned: a walk that found them by
+  // other means hands the scanner back there.
+  void resume_at(Position p) {
+    pos_ = static_cast<size_t>((p - base_).bytes);
+    prefetched_ = pos_;
+    last_total_ = 0;
+    end_ = SegmentEnd::none;
+  }
 
  private:
   Bytes data_;

@@ -1,6 +1,7 @@
 // walk_entries: every entry examined once, results consumed in file order
 // whatever the thread count; each Step does what it says, serial or
 // parallel, and a stop leaves the scan where it stopped.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <random>
@@ -9,6 +10,8 @@
 #include <catch2/catch.hpp>
 
 #include "formats/batch_walk.h"
+#include "formats/batch_v2.h"
+#include "tests/unit/corrupt.h"
 
 namespace {
 
@@ -207,4 +210,145 @@ TEST_CASE("WalkEntry checks its entry once, on first use", "[walk]") {
   CHECK(first == &w.check());
   CHECK(w.check().v2());
   CHECK(!w.check().crc_ok());  // filler bytes: the CRC cannot match
+}
+
+namespace {
+
+// Kafka-written segments repeated with their offsets moved on each time, to
+// at least `min_bytes`: small batches whose CRCs hold, as the block walk
+// guesses them.
+std::vector<uint8_t> repeated(const std::vector<std::string>& cases, size_t min_bytes) {
+  std::vector<std::vector<uint8_t>> logs;
+  for (const auto& c : cases) logs.push_back(corrupt::read_file(std::filesystem::path(KSEG_SOURCE_DIR) / "testdata/kafka" / c));
+  std::vector<uint8_t> out;
+  int64_t next = 0;  // the offset the next copy starts at
+  while (out.size() < min_bytes) {
+    for (const auto& log : logs) {
+      EntryScanner sc(Bytes(log), Position{0});
+      int64_t first = -1, last = -1;
+      while (auto e = sc.next()) {
+        if (first < 0) first = e->offset;
+        const size_t at = out.size();
+        out.insert(out.end(), e->bytes.begin(), e->bytes.end());
+        put_be(&out[at], static_cast<uint64_t>(next + (e->offset - first)), 8);
+        last = std::max(last, v2::last_offset_of(*e) - first);
+      }
+      next += last + 1;
+    }
+  }
+  return out;
+}
+
+struct Walked {
+  std::vector<std::tuple<int64_t, int64_t, bool>> entries;  // position, offset, CRC holds
+  SegmentEnd end = SegmentEnd::none;
+  int64_t valid_end = 0, trailing = 0, stop_offset = 0;
+  int32_t stop_size = 0;
+  std::vector<int64_t> released;
+  bool operator==(const Walked& o) const {
+    // The stopping entry's fields mean something only where an entry stopped the scan.
+    const bool stopping = end == SegmentEnd::partial_tail || end == SegmentEnd::bad_size || end == SegmentEnd::zero_tail;
+    return entries == o.entries && end == o.end && valid_end == o.valid_end && trailing == o.trailing &&
+           (!stopping || (stop_offset == o.stop_offset && stop_size == o.stop_size));
+  }
+};
+
+Walked walk_with(const std::vector<uint8_t>& file, unsigned threads, size_t stop_after) {
+  Walked w;
+  EntryScanner sc(Bytes(file), Position{0});
+  examine_entries<std::tuple<int64_t, int64_t, bool>>(
+      sc, threads,
+      [&](const WalkEntry& e, unsigned) {
+        return std::tuple{e.ref().position.value, e.ref().offset, e.check().crc_ok()};
+      },
+      [&](std::span<Examined<std::tuple<int64_t, int64_t, bool>>> chunk) {
+        for (auto& [e, r] : chunk) {
+          REQUIRE(std::get<0>(r) == e.ref().position.value);
+          w.entries.push_back(r);
+          if (w.entries.size() == stop_after) return false;
+        }
+        return true;
+      },
+      [&](Position end) { w.released.push_back(end.value); });
+  w.end = sc.end();
+  if (w.entries.size() < stop_after) {  // the scanner is only meaningful when the walk was not stopped
+    w.valid_end = sc.valid_end().value;
+    w.trailing = sc.trailing().bytes;
+    w.stop_offset = sc.stop_offset();
+    w.stop_size = sc.stop_size();
+  }
+  return w;
+}
+
+}  // namespace
+
+TEST_CASE("examine_entries in blocks walks what the serial scan walks, whatever the bytes", "[pipeline]") {
+  // Small v2 batches, batches whose values hold whole batches (guesses land
+  // on them), and v0/v1/v2 entries mixed, as Kafka wrote them.
+  const auto base = repeated({"v2-none/orders-0/00000000000000000000.log", "nested-batches/nested-0/00000000000000000000.log",
+                              "mixed-magic/upgrade-0/00000000000000000000.log"},
+                             12u << 20);
+  // Entry starts, to damage the file at entries.
+  std::vector<size_t> starts;
+  {
+    EntryScanner sc(Bytes(base), Position{0});
+    while (auto e = sc.next()) starts.push_back(static_cast<size_t>(e->position.value));
+  }
+  auto at = [&](double share) { return starts[static_cast<size_t>(share * static_cast<double>(starts.size()))]; };
+  std::vector<std::pair<std::string, std::vector<uint8_t>>> files;
+  files.emplace_back("intact", base);
+  {
+    auto f = base;
+    std::fill(f.begin() + static_cast<std::ptrdiff_t>(at(0.6) + 100), f.end(), 0);
+    files.emplace_back("zero-filled from within an entry to the end", f);
+  }
+  {
+    auto f = base;
+    for (double s : {0.1, 0.33, 0.34, 0.9}) f[at(s) + 70] ^= 0x10;
+    files.emplace_back("records flipped (CRC mismatches)", f);
+  }
+  {
+    auto f = base;
+    corrupt::set_be32(f, at(0.5) + 8, 0x7ffffff0);
+    files.emplace_back("a size field past the end, mid-file", f);
+  }
+  {
+    // A 3 MiB entry of copied batches: blocks it covers, and guesses inside it whose CRCs hold.
+    auto f = std::vector<uint8_t>(base.begin(), base.begin() + static_cast<std::ptrdiff_t>(at(0.25)));
+    const size_t big = f.size();
+    f.resize(big + 12 + 49);
+    put_be(&f[big], 1, 8);
+    f[big + 16] = 2;
+    f.insert(f.end(), base.begin(), base.begin() + (3 << 20));
+    put_be(&f[big + 8], f.size() - big - 12, 4);
+    f.insert(f.end(), base.begin() + static_cast<std::ptrdiff_t>(at(0.25)), base.end());
+    files.emplace_back("a 3 MiB entry holding batches", f);
+  }
+  {
+    auto f = base;
+    f.insert(f.end(), {1, 2, 3, 4, 5});
+    files.emplace_back("a short tail", f);
+  }
+  for (const auto& [name, f] : files) {
+    INFO(name);
+    const Walked serial = walk_with(f, 1, SIZE_MAX);
+    REQUIRE(serial.entries.size() > 1000);
+    for (unsigned threads : {2u, 3u, 4u}) {
+      INFO(threads << " threads");
+      EntryScanner sc(Bytes(f), Position{0});
+      REQUIRE(detail::uses_blocks(sc, threads, 8 << 20));
+      const Walked blocks = walk_with(f, threads, SIZE_MAX);
+      INFO("entries " << blocks.entries.size() << " vs " << serial.entries.size() << ", end " << int(blocks.end) << " vs "
+                      << int(serial.end) << ", valid_end " << blocks.valid_end << " vs " << serial.valid_end << ", trailing "
+                      << blocks.trailing << " vs " << serial.trailing);
+      CHECK(blocks == serial);
+      CHECK(std::is_sorted(blocks.released.begin(), blocks.released.end()));
+      CHECK(blocks.released.back() == serial.valid_end);
+      // Stopped by consume halfway: the same entries up to there.
+      const size_t half = serial.entries.size() / 2;
+      const Walked stopped = walk_with(f, threads, half);
+      REQUIRE(stopped.entries.size() == half);
+      CHECK(std::equal(stopped.entries.begin(), stopped.entries.end(), serial.entries.begin()));
+    }
+  }
 }

@@ -34,6 +34,7 @@
 #include <thread>
 #include <vector>
 
+#include "formats/batch_check.h"
 #include "formats/batch_v2.h"
 #include "formats/legacy.h"
 #include "lib/mapped_file.h"
@@ -151,31 +152,9 @@ class Scan {
   bool plausible(int64_t p, int64_t to) const {
     for (int i = 0; i < 2; i++) {
       if (p == size_ && i > 0) return true;
-      if (size_ - p < kLogOverhead + v2::kRecordBatchOverhead) return false;  // also the v0/v1 fields read below
-      const uint8_t* e = data_ + p;
-      const auto offset = static_cast<int64_t>(load_be64(e));
-      if (offset < base_.value || static_cast<uint64_t>(offset) - static_cast<uint64_t>(base_.value) > INT32_MAX)
+      if (!plausible_entry(Bytes(data_, static_cast<size_t>(size_)), static_cast<size_t>(p), base_.value, 2 * block_))
         return false;
-      const auto bytes = static_cast<int32_t>(load_be32(e + kOffsetFieldBytes));
-      const uint8_t magic = e[kMagicOffset];
-      if (magic == 2) {
-        const int64_t last_delta_at = v2::kAttributesOffset + v2::kAttributesBytes;
-        if (bytes < v2::kRecordBatchOverhead - kLogOverhead ||
-            static_cast<int32_t>(load_be32(e + v2::kRecordsCountOffset)) < 0 ||
-            static_cast<int32_t>(load_be32(e + last_delta_at)) < 0)
-          return false;
-      } else if (magic <= 1) {
-        const uint8_t attributes = e[legacy::kAttributesOffset];
-        const int64_t key_at = magic == 1 ? legacy::kTimestampOffsetV1 + 8 : legacy::kTimestampOffsetV1;
-        const auto key = static_cast<int32_t>(load_be32(e + key_at));  // key length, -1 for none
-        if (bytes < (magic == 1 ? legacy::kRecordOverheadV1 : legacy::kRecordOverheadV0) ||
-            (attributes & (magic == 1 ? 0xF0 : 0xF8)) != 0 || key < -1 || key > bytes)
-          return false;
-      } else {
-        return false;
-      }
-      if (bytes > size_ - p - kLogOverhead || bytes > 2 * block_) return false;
-      p += kLogOverhead + bytes;
+      p += kLogOverhead + static_cast<int32_t>(load_be32(data_ + p + kOffsetFieldBytes));
       if (p > to + block_) return true;
     }
     return true;
