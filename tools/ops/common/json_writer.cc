@@ -1,6 +1,7 @@
 #include "tools/ops/common/json_writer.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 
 namespace kseg {
@@ -33,18 +34,38 @@ constexpr Lead lead_of(uint8_t b) {
 // Eight bytes at a time: a byte below 0x20, at or above 0x80, '"' or '\\'
 // ends the run. The loop of one compare per byte was a fifth of a
 // --print-data-log JSON dump.
-size_t json_plain_prefix(const uint8_t* p, size_t n) {
+namespace {
+
+// Whether none of the 8 bytes at `p` needs escaping.
+bool plain_word(const uint8_t* p) {
   constexpr uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
   auto has_zero = [](uint64_t v) { return (v - ones) & ~v & high; };
+  uint64_t x;
+  std::memcpy(&x, p, 8);
+  return ((x & high) | ((x - 0x20 * ones) & ~x & high) | has_zero(x ^ ('"' * ones)) | has_zero(x ^ ('\\' * ones))) == 0;
+}
+
+// For each ASCII byte, 0 when it is written as it is, else what follows
+// the backslash of its escape ('u' for \u00XX).
+constexpr std::array<char, 128> kEscape = [] {
+  std::array<char, 128> t{};
+  for (int c = 0; c < 0x20; ++c) t[static_cast<size_t>(c)] = 'u';
+  t['"'] = '"';
+  t['\\'] = '\\';
+  t['\b'] = 'b';
+  t['\f'] = 'f';
+  t['\n'] = 'n';
+  t['\r'] = 'r';
+  t['\t'] = 't';
+  return t;
+}();
+
+}  // namespace
+
+size_t json_plain_prefix(const uint8_t* p, size_t n) {
   size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    uint64_t x;
-    std::memcpy(&x, p + i, 8);
-    const uint64_t stop = (x & high) | ((x - 0x20 * ones) & ~x & high) | has_zero(x ^ ('"' * ones)) |
-                          has_zero(x ^ ('\\' * ones));
-    if (stop != 0) break;
-  }
-  while (i < n && p[i] >= 0x20 && p[i] < 0x80 && p[i] != '"' && p[i] != '\\') ++i;
+  while (i + 8 <= n && plain_word(p + i)) i += 8;
+  while (i < n && p[i] < 0x80 && kEscape[p[i]] == 0) ++i;
   return i;
 }
 
@@ -66,47 +87,67 @@ void append_json_string(fmt::memory_buffer& out, std::string_view s) {
     *d = '"';
     return;
   }
-  out.push_back('"');
+  // Written through a pointer, a piece of the string at a time with room for
+  // its worst case (a byte becomes at most 6): through an append per escape
+  // the decoders' JSON text (a quote every few bytes) cost a third of a
+  // --offsets-decoder JSON dump.
+  constexpr size_t kPiece = 16384, kWorst = 6, kSlack = 8;  // slack: a UTF-8 sequence read past the piece
+  static constexpr char kHex[] = "0123456789abcdef";
+  size_t at = out.size();
+  out.try_reserve(at + 1);
+  out.try_resize(at + 1);
+  out.data()[at++] = '"';
   i = 0;
   while (i < n) {
-    // Runs that need nothing done are copied whole.
-    const size_t j = i + json_plain_prefix(p + i, n - i);
-    out.append(s.data() + i, s.data() + j);
-    i = j;
-    if (i == n) break;
-    const uint8_t b = p[i];
-    if (b < 0x80) {
-      switch (b) {
-        case '"': out.append(std::string_view("\\\"")); break;
-        case '\\': out.append(std::string_view("\\\\")); break;
-        case '\b': out.append(std::string_view("\\b")); break;
-        case '\f': out.append(std::string_view("\\f")); break;
-        case '\n': out.append(std::string_view("\\n")); break;
-        case '\r': out.append(std::string_view("\\r")); break;
-        case '\t': out.append(std::string_view("\\t")); break;
-        default: fmt::format_to(fmt::appender(out), FMT_COMPILE("\\u{:04x}"), b);
+    const size_t lim = std::min(n, i + kPiece);
+    out.try_reserve(at + (lim - i) * kWorst + kSlack);
+    char* const begin = out.data();
+    char* d = begin + at;
+    while (i < lim) {
+      // Eight plain bytes at a time where they are; escapes come every few
+      // bytes in the decoders' text, so the rest goes byte by byte.
+      if (i + 8 <= lim && plain_word(p + i)) {
+        std::memcpy(d, p + i, 8);
+        d += 8;
+        i += 8;
+        continue;
       }
-      ++i;
-      continue;
+      const uint8_t b = p[i];
+      if (b < 0x80) {
+        const char e = kEscape[b];
+        if (e == 0) {
+          *d++ = static_cast<char>(b);
+        } else {
+          *d++ = '\\';
+          *d++ = e;
+          if (e == 'u') {
+            *d++ = '0';
+            *d++ = '0';
+            *d++ = kHex[b >> 4];
+            *d++ = kHex[b & 15];
+          }
+        }
+        ++i;
+        continue;
+      }
+      const Lead l = lead_of(b);
+      size_t k = 1;
+      for (; k < l.length && i + k < n; ++k) {
+        const uint8_t c = p[i + k];
+        const bool ok = k == 1 ? (c >= l.lo && c <= l.hi) : (c >= 0x80 && c <= 0xBF);
+        if (!ok) break;
+      }
+      if (l.length != 0 && k == l.length) {
+        std::memcpy(d, p + i, k);
+        d += k;
+      } else {  // the breaking byte, if any, is read again
+        std::memcpy(d, kReplacement.data(), kReplacement.size());
+        d += kReplacement.size();
+      }
+      i += l.length == 0 ? 1 : k;
     }
-    const Lead l = lead_of(b);
-    if (l.length == 0) {
-      out.append(kReplacement);
-      ++i;
-      continue;
-    }
-    size_t k = 1;
-    for (; k < l.length && i + k < n; ++k) {
-      const uint8_t c = p[i + k];
-      const bool ok = k == 1 ? (c >= l.lo && c <= l.hi) : (c >= 0x80 && c <= 0xBF);
-      if (!ok) break;
-    }
-    if (k == l.length) {
-      out.append(s.data() + i, s.data() + i + k);
-    } else {
-      out.append(kReplacement);  // the breaking byte, if any, is read again
-    }
-    i += k;
+    at = static_cast<size_t>(d - begin);
+    out.try_resize(at);
   }
   out.push_back('"');
 }

@@ -29,6 +29,8 @@ size_t json_plain_prefix(const uint8_t* p, size_t n);
 class JsonObject {
  public:
   explicit JsonObject(fmt::memory_buffer& out) : out_(out) { out_.push_back('{'); }
+  // Goes on with an object whose opening and first fields are already in `out`.
+  static JsonObject resume(fmt::memory_buffer& out) { return JsonObject(out, false); }
   JsonObject& key(std::string_view k) {
     commit(put_key(room(k.size() + 4), k));
     return *this;
@@ -83,6 +85,7 @@ class JsonObject {
     *p++ = ':';
     return p;
   }
+  JsonObject(fmt::memory_buffer& out, bool first) : out_(out), first_(first) {}
   fmt::memory_buffer& out_;
   bool first_ = true;
 };

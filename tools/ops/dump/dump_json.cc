@@ -20,6 +20,7 @@
 #include "tools/ops/dump/dumper.h"
 #include "tools/ops/dump/log_printer.h"
 #include "tools/ops/common/java_text.h"
+#include "tools/ops/common/text_out.h"
 #include "tools/ops/dump/record_text.h"
 
 namespace kseg {
@@ -96,10 +97,32 @@ void json_time(JsonObject& obj, std::string_view name, int64_t ms, TimeFormat f)
   obj.plain_string(name, std::string_view(buf, static_cast<size_t>(format_iso_ms(ms, buf) - buf)));
 }
 
+namespace {
+
+std::string_view json_bool(bool b) { return b ? "true" : "false"; }
+
+// The same as the other json_time, into a TextOut with room for 40 bytes.
+void json_time(TextOut& t, int64_t ms, TimeFormat f) {
+  if (f == TimeFormat::ms || ms < 0) {
+    t << ms;
+    return;
+  }
+  char buf[40];
+  t << "\"" << std::string_view(buf, static_cast<size_t>(format_iso_ms(ms, buf) - buf)) << "\"";
+}
+
+}  // namespace
+
 void LogPrinter::json_record(const EntryRef& e, JsonObject& obj, const RecordView& rv) {
-  obj.literal("file", path_json).field("batch_position", e.position.value).field("offset", rv.offset);
-  json_time(obj, "timestamp", rv.timestamp, o.time_format);
-  obj.field("key_size", rv.key.size()).field("value_size", rv.value.size());
+  {
+    // The fixed fields in one reservation, as for the batch object.
+    TextOut t(r->text.room(256 + path_json.size()));
+    t << ",\"file\":" << std::string_view(path_json) << ",\"batch_position\":" << e.position.value
+      << ",\"offset\":" << rv.offset << ",\"timestamp\":";
+    json_time(t, rv.timestamp, o.time_format);
+    t << ",\"key_size\":" << rv.key.size() << ",\"value_size\":" << rv.value.size();
+    r->text.commit(t.end());
+  }
   if (o.print_data_log) {
     // Strings that are printable ASCII read the same through Java's
     // decoder and JSON: written as they are, not decoded, copied and escaped.
@@ -137,22 +160,35 @@ bool LogPrinter::json_entry(const EntryRef& e) {
     const v2::BatchHeader& h = c.header;
     const uint32_t crc = c.crc_computed;
     {
-      JsonObject b = begin_object();
-      b.field("type", "batch").literal("file", path_json).field("position", e.position.value).field("size_bytes", e.bytes.size())
-          .field("magic", h.magic).field("base_offset", h.base_offset).field("last_offset", h.last_offset())
-          .field("count", h.records_count).field("base_sequence", h.base_sequence)
-          .field("last_sequence", h.last_sequence()).field("producer_id", h.producer_id)
-          .field("producer_epoch", h.producer_epoch).field("partition_leader_epoch", h.partition_leader_epoch)
-          .field("attributes", h.attributes).field("codec", codec_name(h.codec_id()))
-          .field("timestamp_type", v2::timestamp_type_name(h.timestamp_type()))
-          .field("is_transactional", h.is_transactional()).field("is_control", h.is_control());
-      if (h.has_delete_horizon()) json_time(b, "delete_horizon_ms", h.base_timestamp, o.time_format);
-      else b.null("delete_horizon_ms");
-      json_time(b, "base_timestamp", h.base_timestamp, o.time_format);
-      json_time(b, "max_timestamp", h.max_timestamp, o.time_format);
-      b.field("crc", h.crc)
-          .field("crc_computed", crc).field("crc_valid", crc == h.crc);
-      end_object();
+      // One reservation for the whole object, as for the text line: field
+      // by field through JsonObject, each a reservation and a resize, JSONL
+      // took 1.65x the text dump's time on small batches.
+      const char* codec = codec_name(h.codec_id());
+      TextOut t(r->text.room(1024 + path_json.size()));
+      if (o.format == OutputFormat::json) t << ",\n";
+      t << "{\"type\":\"batch\",\"file\":" << std::string_view(path_json) << ",\"position\":" << e.position.value
+        << ",\"size_bytes\":" << e.bytes.size() << ",\"magic\":" << h.magic << ",\"base_offset\":" << h.base_offset
+        << ",\"last_offset\":" << h.last_offset() << ",\"count\":" << h.records_count
+        << ",\"base_sequence\":" << h.base_sequence << ",\"last_sequence\":" << h.last_sequence()
+        << ",\"producer_id\":" << h.producer_id << ",\"producer_epoch\":" << h.producer_epoch
+        << ",\"partition_leader_epoch\":" << h.partition_leader_epoch << ",\"attributes\":" << h.attributes
+        << ",\"codec\":";
+      if (codec) t << "\"" << std::string_view(codec) << "\"";
+      else t << "null";
+      t << ",\"timestamp_type\":\"" << std::string_view(v2::timestamp_type_name(h.timestamp_type()))
+        << "\",\"is_transactional\":" << json_bool(h.is_transactional()) << ",\"is_control\":" << json_bool(h.is_control())
+        << ",\"delete_horizon_ms\":";
+      if (h.has_delete_horizon()) json_time(t, h.base_timestamp, o.time_format);
+      else t << "null";
+      t << ",\"base_timestamp\":";
+      json_time(t, h.base_timestamp, o.time_format);
+      t << ",\"max_timestamp\":";
+      json_time(t, h.max_timestamp, o.time_format);
+      t << ",\"crc\":" << h.crc << ",\"crc_computed\":" << crc << ",\"crc_valid\":" << json_bool(crc == h.crc) << "}";
+      if (o.format == OutputFormat::jsonl) t << "\n";
+      r->text.commit(t.end());
+      ++r->objects;
+      bound_text();
     }
     if (!c.crc_ok())
       problem(Code::log_crc_mismatch, Error{Errc::bad_crc, e.position,
@@ -179,11 +215,17 @@ bool LogPrinter::json_entry(const EntryRef& e) {
         ctl = control::describe(rec.key, rec.value);
         if (!ctl->ok()) problem(Code::log_record_decode, Error{ctl->error().code, e.position, ctl->error().message});
       }
-      JsonObject ro = begin_object();
-      ro.field("type", "record").field(compressed ? "stream_position" : "position", rec.position.value)
-          .field("sequence", h.record_sequence(rec.offset_delta));
-      auto& out = ro.key("headers").raw();
-      out.push_back('[');
+      auto& out = r->text.buffer();
+      {
+        TextOut t(r->text.room(128));
+        if (o.format == OutputFormat::json) t << ",\n";
+        t << "{\"type\":\"record\",";
+        if (compressed) t << "\"stream_position\":";
+        else t << "\"position\":";
+        t << rec.position.value << ",\"sequence\":" << h.record_sequence(rec.offset_delta) << ",\"headers\":[";
+        r->text.commit(t.end());
+      }
+      JsonObject ro = JsonObject::resume(out);
       v2::HeaderReader hr(rec);
       v2::Header hdr;
       for (bool first = true; hr.next(hdr); first = false) {
