@@ -35,6 +35,20 @@ struct PrintedRun {
   bool aborted = false;       // Kafka would stop reading the file here
   bool done = false;          // these two guarded by the pipeline's mutex
   bool head = false;          // every earlier run is written: this one may write
+  // Small entries (dump_log.cc): the worker finds the run's entries itself,
+  // those starting in [from, to) of `data` from where it guesses the first
+  // starts (`known` when it is known). The writer takes the run only if it
+  // started where the entries before it end.
+  struct Block {
+    Bytes data;
+    Position base;  // of data[0]
+    int64_t from = 0, to = 0, known = -1, min_offset = 0, block = 0;
+  };
+  std::optional<Block> job;
+  int64_t start = -1;     // of the entries found, relative to data; -1: none guessed
+  int64_t end = -1;       // past the last of them
+  bool ended = false;     // the scan of the file ended in this block (EntryScanner::end)
+  bool overflow = false;  // its text passed the cap before it could be written
 
   void reset() {
     entries.clear();
@@ -45,6 +59,9 @@ struct PrintedRun {
     objects = 0;
     any_offset = aborted = done = head = false;
     gaps.clear();
+    job.reset();
+    start = end = -1;
+    ended = overflow = false;
   }
 };
 
