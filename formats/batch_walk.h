@@ -309,7 +309,13 @@ void examine_blocks(EntryScanner& scanner, unsigned threads, Examine& examine, C
   std::condition_variable cv;
   int64_t claimed = 0, taken = 0;  // blocks claimed; blocks consumed
   int64_t chain = 0;               // where the entries consumed end
+  std::optional<EntryRef> last;    // the last entry consumed
   bool stop = false;
+  // Cleared after a run of missed guesses (offsets below the first, bytes
+  // no entry starts in): a block is then walked only from where the ones
+  // before end, rather than guessed at by every thread for nothing.
+  bool guessing = true;
+  int misses = 0;
   auto block_end = [&](int64_t k) { return std::min(size, (k + 1) * block); };
   // Claims and examines the next block; false when none is left to claim.
   // Called with `lk` held; returns with it held.
@@ -317,12 +323,14 @@ void examine_blocks(EntryScanner& scanner, unsigned threads, Examine& examine, C
     if (stop || claimed >= blocks || claimed >= taken + lead) return false;
     const int64_t k = claimed++;
     const int64_t known = k == taken ? chain : -1;
+    const bool guess = guessing;
     Block<R>& b = slots[static_cast<size_t>(k % lead)];
     lk.unlock();
     const int64_t from = k * block, to = block_end(k);
     const int64_t start = k == 0 ? 0
                           : known >= 0 ? known
-                                       : guess_start(data, base, static_cast<size_t>(from), static_cast<size_t>(to), min_offset, block);
+                          : guess ? guess_start(data, base, static_cast<size_t>(from), static_cast<size_t>(to), min_offset, block)
+                                  : -1;
     if (start < 0 || start >= to) {
       b.n = 0;
       b.start = start;
@@ -375,16 +383,24 @@ void examine_blocks(EntryScanner& scanner, unsigned threads, Examine& examine, C
       }
       const int64_t k = taken;
       int64_t end = chain;  // only this thread writes `chain`; the others read it under `m`
+      bool missed = false;
       lk.unlock();
       bool go_on = true;
       if (chain < block_end(k)) {  // else an entry of an earlier block covers this one
-        if (b.start != chain) fill_block(b, data, base, chain, block_end(k), examine, 0);  // the guess missed
+        if (b.start != chain) {  // the guess missed
+          missed = true;
+          fill_block(b, data, base, chain, block_end(k), examine, 0);
+        }
+        if (b.n > 0) last = b.items[b.n - 1].entry.ref();
         go_on = consume(b.used());
         end = b.end;
         ended = b.ended;
         if (go_on) consumed(base + Length{end});
       }
       lk.lock();
+      constexpr int kMaxMisses = 8;
+      misses = missed ? misses + 1 : 0;
+      if (misses >= kMaxMisses) guessing = false;
       chain = end;
       b.ready = false;
       ++taken;
@@ -398,7 +414,8 @@ void examine_blocks(EntryScanner& scanner, unsigned threads, Examine& examine, C
     }
   }
   // Hand the scanner back where the entries end, for its end() and the rest.
-  scanner.resume_at(base + Length{chain});
+  if (last) scanner.resume_after(*last);
+  else scanner.resume_at(base + Length{chain});
   [[maybe_unused]] const auto none = scanner.next();
 }
 

@@ -13,6 +13,7 @@
 // a clean end from a torn tail, a zero-filled preallocated tail or a bad size.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -82,10 +83,18 @@ class EntryScanner {
   // the entries before it had been returned: a walk that found them by
   // other means hands the scanner back there.
   void resume_at(Position p) {
-    pos_ = static_cast<size_t>((p - base_).bytes);
+    pos_ = std::min(data_.size(), static_cast<size_t>(std::max<int64_t>(0, (p - base_).bytes)));
     prefetched_ = pos_;
     last_total_ = 0;
     end_ = SegmentEnd::none;
+  }
+  // The same, just past `last`, the entry before it: its offset and size
+  // fields are what stop_offset() and stop_size() say at a clean or short
+  // end, as after a scan that returned it.
+  void resume_after(const EntryRef& last) {
+    resume_at(last.position + last.total());
+    stop_offset_ = last.offset;
+    stop_size_ = last.size;
   }
 
  private:

@@ -340,8 +340,9 @@ void scan_block(PrintedRun& r) {
   r.ended = false;
   r.start = j.known >= 0 ? j.known
             : j.from == 0 ? 0
-                          : detail::guess_start(j.data, j.base, static_cast<size_t>(j.from), static_cast<size_t>(j.to),
-                                                j.min_offset, j.block);
+            : j.guess     ? detail::guess_start(j.data, j.base, static_cast<size_t>(j.from), static_cast<size_t>(j.to),
+                                                j.min_offset, j.block)
+                          : -1;
   r.end = r.start;
   if (r.start < 0 || r.start >= j.to) return;
   EntryScanner sc(j.data.subspan(static_cast<size_t>(r.start)), j.base + Length{r.start});
@@ -393,6 +394,7 @@ class PrintPipeline {
       PrintedRun& r = *printer.r;
       if (r.job) {  // not known to start where the runs before end: never written from here
         r.overflow = true;
+        r.text.clear();  // printed again in order: kept bounded until the entry ends
         return;
       }
       {
@@ -544,13 +546,18 @@ void Dumper::log_file(const std::string& path, const std::string& name, Offset b
     const int64_t min_offset = first ? first->offset : 0;
     std::optional<LogPrinter> redo;  // prints, in order, a block whose guess missed
     int64_t chain = 0;               // where the entries written out end
+    std::optional<EntryRef> last;    // the last of them
+    // After a run of missed guesses (offsets below the first, bytes no entry
+    // starts in) the workers stop guessing, as formats/batch_walk.h does.
+    constexpr int kMaxMisses = 8;
+    int misses = 0;
     size_t next = 0, in_flight = 0;
     for (int64_t submitted = 0;;) {
       while (submitted < count && in_flight < runs.size()) {
         PrintedRun& r = runs[(next + in_flight) % runs.size()];
         r.reset();
         r.job = PrintedRun::Block{data, base0, submitted * block, std::min(size, (submitted + 1) * block),
-                                  submitted == 0 ? 0 : -1, min_offset, block};
+                                  submitted == 0 ? 0 : -1, min_offset, block, misses < kMaxMisses};
         pipeline->submit(&r);
         ++in_flight;
         ++submitted;
@@ -561,7 +568,9 @@ void Dumper::log_file(const std::string& path, const std::string& name, Offset b
       next = (next + 1) % runs.size();
       --in_flight;
       if (chain >= r.job->to) continue;  // an entry of an earlier block covers this one
-      if (r.start != chain || r.overflow) {
+      const bool missed = r.start != chain;
+      misses = missed ? misses + 1 : 0;
+      if (missed || r.overflow) {
         auto job = *r.job;
         job.known = chain;
         r.reset();
@@ -582,9 +591,11 @@ void Dumper::log_file(const std::string& path, const std::string& name, Offset b
         break;
       }
       chain = r.end;
+      if (!r.entries.empty()) last = r.entries.back();
       if (r.ended) break;
     }
-    scan.resume_at(base0 + Length{chain});
+    if (last) scan.resume_after(*last);
+    else scan.resume_at(base0 + Length{chain});
     if (!aborted) static_cast<void>(scan.next());  // for its end(), where the scan ends
   } else if (self) {
     for (PrintedRun& r = runs[0];;) {

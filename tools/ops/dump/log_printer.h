@@ -43,6 +43,7 @@ struct PrintedRun {
     Bytes data;
     Position base;  // of data[0]
     int64_t from = 0, to = 0, known = -1, min_offset = 0, block = 0;
+    bool guess = true;  // false after a run of missed guesses: the writer prints it
   };
   std::optional<Block> job;
   int64_t start = -1;     // of the entries found, relative to data; -1: none guessed
