@@ -13,23 +13,25 @@ SegmentEnd EntryCheck::fault() const {
   return crc_ok() ? SegmentEnd::clean : SegmentEnd::bad_crc;
 }
 
-EntryCheck check_entry(const EntryRef& e) {
+namespace {
+
+EntryCheck check_batch(const EntryRef& e) {
+  EntryCheck c(e);
+  const v2::BatchHeader& h = c.header;
+  c.crc_stored = h.crc;
+  c.crc_computed = v2::compute_crc(e.bytes);
+  c.codec_id = h.codec_id();
+  c.codec_known = c.codec_id <= static_cast<int>(Codec::zstd);
+  c.base_offset = h.base_offset;
+  c.last_offset = h.last_offset();
+  c.max_timestamp = h.max_timestamp;
+  return c;
+}
+
+EntryCheck check_message_or_short(const EntryRef& e) {
   EntryCheck c;
   c.magic = e.magic;
-  if (c.v2()) {
-    auto h = v2::decode_header(e);
-    if (!h.ok()) return c;  // too small: nothing else can be read
-    c.decoded = true;
-    c.header = *h;
-    c.crc_stored = h->crc;
-    c.crc_computed = v2::compute_crc(e.bytes);
-    c.codec_id = h->codec_id();
-    c.codec_known = codec_name(c.codec_id) != nullptr;
-    c.base_offset = h->base_offset;
-    c.last_offset = h->last_offset();
-    c.max_timestamp = h->max_timestamp;
-    return c;
-  }
+  if (c.v2()) return c;  // too small for a v2 header: nothing else can be read
   // The scanner hands out no entry under 12 + 14 bytes, so the CRC field and
   // the magic are there even when the key and value lengths are not.
   c.crc_stored = load_be32(e.bytes.data() + legacy::kCrcOffset);
@@ -40,11 +42,19 @@ EntryCheck check_entry(const EntryRef& e) {
   auto m = legacy::decode(e);
   if (m.ok()) {
     c.decoded = true;
-    c.message = *m;
+    c.message = std::move(*m);
   }
   c.codec_id = e.bytes[static_cast<size_t>(legacy::kAttributesOffset)] & 0x07;
   c.codec_known = c.codec_id <= static_cast<int>(Codec::lz4);
   return c;
+}
+
+}  // namespace
+
+EntryCheck check_entry(const EntryRef& e) {
+  // Kafka reads any magic above 1 as v2.
+  if (e.magic >= 2 && e.bytes.size() >= static_cast<size_t>(v2::kRecordBatchOverhead)) return check_batch(e);
+  return check_message_or_short(e);
 }
 
 bool plausible_entry(Bytes data, size_t p, int64_t min_offset, int64_t max_size) {

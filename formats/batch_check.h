@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "formats/batch_v2.h"
@@ -17,12 +18,19 @@
 namespace kseg {
 
 struct EntryCheck {
+  EntryCheck() = default;
+  // A v2 entry with room for its header: the header decoded straight into
+  // place, as building the whole check cleared first and the header copied
+  // in were half of check_entry on small batches. check_entry does the rest.
+  explicit EntryCheck(const EntryRef& v2_entry)
+      : magic(v2_entry.magic), decoded(true), header(v2::header_at(v2_entry.bytes.data())) {}
+
   int8_t magic = 0;
   // v2: the 61-byte header was there to decode. v0/v1: the key and value
   // lengths fit the entry (Kafka's recovery does not look at them).
   bool decoded = false;
   v2::BatchHeader header;   // magic >= 2 (Kafka reads any magic above 1 as v2), when decoded
-  legacy::Message message;  // magic 0/1, when decoded
+  std::optional<legacy::Message> message;  // magic 0/1, when decoded
   uint32_t crc_stored = 0;
   uint32_t crc_computed = 0;
   int codec_id = 0;          // attributes & 0x07

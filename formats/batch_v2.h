@@ -94,6 +94,26 @@ int32_t increment_sequence(int32_t sequence, int32_t increment);
 
 // Decodes the 61-byte header of an entry; checks bounds only.
 Result<BatchHeader> decode_header(const EntryRef& entry);
+// The same from `p`, with 61 bytes there: one length check, then fixed
+// offsets, as a bounds check per field showed in profiles of small batches.
+inline BatchHeader header_at(const uint8_t* p) {
+  static_assert(kCrcOffset == 17 && kAttributesOffset == 21 && kRecordsCountOffset == 57);
+  BatchHeader h;
+  h.base_offset = static_cast<int64_t>(load_be64(p));
+  h.batch_length = static_cast<int32_t>(load_be32(p + 8));
+  h.partition_leader_epoch = static_cast<int32_t>(load_be32(p + 12));
+  h.magic = static_cast<int8_t>(p[16]);
+  h.crc = load_be32(p + 17);
+  h.attributes = static_cast<int16_t>(load_be16(p + 21));
+  h.last_offset_delta = static_cast<int32_t>(load_be32(p + 23));
+  h.base_timestamp = static_cast<int64_t>(load_be64(p + 27));
+  h.max_timestamp = static_cast<int64_t>(load_be64(p + 35));
+  h.producer_id = static_cast<int64_t>(load_be64(p + 43));
+  h.producer_epoch = static_cast<int16_t>(load_be16(p + 51));
+  h.base_sequence = static_cast<int32_t>(load_be32(p + 53));
+  h.records_count = static_cast<int32_t>(load_be32(p + 57));
+  return h;
+}
 // The last offset Kafka reads from an entry's header (no checksum): a v2
 // batch's base + lastOffsetDelta, a v0/v1 entry's offset.
 int64_t last_offset_of(const EntryRef& entry);

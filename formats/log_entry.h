@@ -66,7 +66,47 @@ class EntryScanner {
   // `base` the absolute position of data[0].
   EntryScanner(Bytes data, Position base) : data_(data), base_(base) {}
 
-  std::optional<EntryRef> next();
+  // Inline: an EntryRef handed back through memory, written a field at a
+  // time and read back whole, stalled each caller on small batches.
+  std::optional<EntryRef> next() {
+    if (end_ != SegmentEnd::none) return std::nullopt;
+    const size_t left = data_.size() - pos_;
+    // Kafka stops when pos >= end - 17, i.e. it needs at least 18 bytes.
+    if (left <= static_cast<size_t>(kHeaderSizeUpToMagic)) {
+      stop_at(left);
+      return std::nullopt;
+    }
+    const uint8_t* p = data_.data() + pos_;
+    // Each header's load waits for the one before it (it gives the
+    // position), so on small batches every header was a miss from memory
+    // that the hardware prefetcher did not hide: a fifth of a v2-tiny dump.
+    // The entries are contiguous, so the cache lines up to kPrefetchAhead
+    // bytes on are requested early (dump --files of 1 GiB of 1-8-record
+    // batches: 0.78 s to 0.47 s; 1 KiB ahead: 0.55 s). After a large entry
+    // it is not done: 16 KiB batches were 5-10% slower with it.
+    constexpr size_t kPrefetchAhead = 4096, kLine = 64, kSmallEntry = 2048;
+    if (last_total_ < kSmallEntry) {
+      const size_t until = std::min(data_.size(), pos_ + kPrefetchAhead);
+      for (prefetched_ = std::max(prefetched_, pos_); prefetched_ < until; prefetched_ += kLine)
+        __builtin_prefetch(data_.data() + prefetched_);
+    }
+    stop_offset_ = static_cast<int64_t>(load_be64(p));
+    stop_size_ = static_cast<int32_t>(load_be32(p + kOffsetFieldBytes));
+    const int64_t total = kLogOverhead + stop_size_;
+    if (stop_size_ < kMinRecordOverhead || static_cast<uint64_t>(total) > left) {
+      stop_at(left);
+      return std::nullopt;
+    }
+    EntryRef e;
+    e.position = base_ + Length{static_cast<int64_t>(pos_)};
+    e.bytes = data_.subspan(pos_, static_cast<size_t>(total));
+    e.offset = stop_offset_;
+    e.size = stop_size_;
+    e.magic = static_cast<int8_t>(p[kMagicOffset]);
+    pos_ += static_cast<size_t>(total);
+    last_total_ = static_cast<size_t>(total);
+    return e;
+  }
 
   // Valid after next() returned nullopt.
   SegmentEnd end() const { return end_; }
@@ -98,6 +138,9 @@ class EntryScanner {
   }
 
  private:
+  // Sets end_ for a scan that cannot go on at pos_, `left` bytes before the end.
+  void stop_at(size_t left);
+
   Bytes data_;
   Position base_;
   size_t pos_ = 0;

@@ -150,8 +150,7 @@ Result<SegmentRecovery> recover_layout(Bytes log, const std::vector<Piece>& piec
           auto r = judge_entry(e.ref(), e.check(), config);
           return r.ok() ? Judged{std::move(*r), {}} : Judged{{}, r.status()};
         },
-        [&](const WalkEntry& entry, Judged& j) {
-          const EntryRef& e = entry.ref();
+        [&](const EntryRef& e, Judged& j) {
           if (!j.failed.ok()) {
             failed = j.failed;
             return Step::stop;

@@ -64,8 +64,7 @@ TEST_CASE("examine_entries consumes every entry once, in order, on any thread co
         },
         [&](std::span<Examined<Seen>> chunk) {
           ++chunks;
-          for (auto& [w, s] : chunk) {
-            const EntryRef& e = w.ref();
+          for (auto& [e, s] : chunk) {
             REQUIRE(e.offset == next);
             REQUIRE(s.offset == e.offset);
             REQUIRE(s.thread < threads);
@@ -99,9 +98,9 @@ TEST_CASE("examine_entries stops where consume says, never examining twice", "[p
           return w.ref().offset;
         },
         [&](std::span<Examined<int64_t>> chunk) {
-          for (auto& [w, r] : chunk) {
-            REQUIRE(r == w.ref().offset);
-            consumed_to = w.ref().offset + 1;
+          for (auto& [e, r] : chunk) {
+            REQUIRE(r == e.offset);
+            consumed_to = e.offset + 1;
           }
           return ++chunks < 2;
         },
@@ -136,8 +135,8 @@ WalkEnd walk_parallel(const std::vector<uint8_t>& file, unsigned threads, StepOf
   EntryScanner sc(Bytes(file), Position{0});
   return walk_entries<int64_t>(
       sc, threads, [](const WalkEntry& w, unsigned) { return w.ref().offset; },
-      [&](const WalkEntry& w, int64_t& r) {
-        REQUIRE(r == w.ref().offset);
+      [&](const EntryRef& e, int64_t& r) {
+        REQUIRE(r == e.offset);
         seen.push_back(r);
         return step(r);
       },
@@ -262,7 +261,7 @@ Walked walk_with(const std::vector<uint8_t>& file, unsigned threads, size_t stop
       },
       [&](std::span<Examined<std::tuple<int64_t, int64_t, bool>>> chunk) {
         for (auto& [e, r] : chunk) {
-          REQUIRE(std::get<0>(r) == e.ref().position.value);
+          REQUIRE(std::get<0>(r) == e.position.value);
           w.entries.push_back(r);
           if (w.entries.size() == stop_after) return false;
         }

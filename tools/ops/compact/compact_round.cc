@@ -81,7 +81,7 @@ Batch batch_of(const EntryRef& e) {
     b.log_append_time = h.timestamp_type() == v2::TimestampType::log_append_time;
     if (h.has_delete_horizon()) b.horizon = h.base_timestamp;
   } else {
-    b.log_append_time = b.check.message.timestamp_type() == v2::TimestampType::log_append_time;
+    b.log_append_time = b.check.message && b.check.message->timestamp_type() == v2::TimestampType::log_append_time;
   }
   return b;
 }
@@ -110,7 +110,8 @@ Status records_of(const Batch& b, std::vector<uint8_t>& scratch, std::vector<Rec
     if (!reader.status().ok()) return reader.status();
     return reader.finish();
   }
-  const legacy::Message& m = b.check.message;
+  if (!b.check.message) return legacy::decode(b.ref).status();
+  const legacy::Message& m = *b.check.message;
   if (m.codec_id() == 0) {
     out.push_back({m.offset, m.timestamp, m.magic, m.key, m.value, {}, 0});
     return {};
@@ -491,10 +492,10 @@ Status Round::build_map(int64_t start, int64_t end) {
           examine(w.ref(), x, [&](const Rec& r) { return r.offset >= start; }, nullptr);
           return x;
         },
-        [&](const WalkEntry& w, Examined& x) {
+        [&](const EntryRef& e, Examined& x) {
           const Batch& b = x.b;
           if (!x.status.ok()) {
-            failed = at(file, w.ref().position, x.status.error().message);
+            failed = at(file, e.position, x.status.error().message);
             return Step::stop;
           }
           if (b.control) {
@@ -690,8 +691,8 @@ Status Round::clean_segment(size_t seg, Dest& dest, Tracker& tracker) {
         examine(w.ref(), x, [&](const Rec& r) { return r.offset <= latest; }, &map_);
         return x;
       },
-      [&](const WalkEntry& w, Examined& x) {
-        failed = consume(&w.ref(), x);
+      [&](const EntryRef& e, Examined& x) {
+        failed = consume(&e, x);
         x = Examined{};  // freed as consumed, not when the chunk goes
         return failed.ok() ? Step::accept : Step::stop;
       },

@@ -253,7 +253,7 @@ bool LogPrinter::json_entry(const EntryRef& e) {
     return false;
   }
   if (filtering && !entry_selected(e, c)) return true;
-  const legacy::Message& m = c.message;
+  const legacy::Message& m = *c.message;
   const uint32_t crc = c.crc_computed;
   {
     JsonObject b = begin_object();

@@ -242,7 +242,7 @@ bool LogPrinter::legacy_entry(const EntryRef& e) {
     return false;
   }
   if (filtering && !entry_selected(e, c)) return true;
-  const legacy::Message& m = c.message;
+  const legacy::Message& m = *c.message;
   const char* codec = codec_name(m.codec_id());
   if (codec == nullptr) {  // ids 5..7; zstd (4) is printed, as Kafka prints it, and fails deep iteration
     r->text.print("offset: {}", m.offset);

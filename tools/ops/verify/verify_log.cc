@@ -93,15 +93,15 @@ bool examine_legacy(const EntryRef& e, const EntryCheck& c, BatchInfo& b, const 
   if (!c.crc_ok()) {
     b.crc_ok = false;
     f.add(Code::log_crc_mismatch, file, e.position,
-          fmt::format("v{} message at offset {} ({} bytes): {} mismatch", e.magic, c.message.offset, e.bytes.size(),
+          fmt::format("v{} message at offset {} ({} bytes): {} mismatch", e.magic, c.message->offset, e.bytes.size(),
                       crc_name(c)),
           hex32(c.crc_stored), hex32(c.crc_computed));
   }
   if (!c.codec_known)
     f.add(Code::log_bad_codec, file, e.position + Length{legacy::kAttributesOffset}, unknown_codec_text(c), "0..3",
           std::to_string(c.codec_id));
-  b.first_offset = b.last_offset = c.message.offset;
-  b.max_timestamp = c.message.timestamp;
+  b.first_offset = b.last_offset = c.message->offset;
+  b.max_timestamp = c.message->timestamp;
   return true;
 }
 
@@ -244,7 +244,7 @@ bool scan_segment(const LogCheckOptions& opts, SegmentScan& s, Findings& f, cons
   // the scanner cannot go on.
   walk_entries<EntryWork>(
       sc, threads, [&](const WalkEntry& e, unsigned t) { return examine_entry(opts, s.file, e, scratch[t]); },
-      [&](const WalkEntry&, EntryWork& w) {
+      [&](const EntryRef&, EntryWork& w) {
         if (w.found) f.take_all(*w.found);
         if (!w.ok) return Step::skip;
         check_offsets(w.b, prev_last, s, f);
