@@ -15,19 +15,6 @@ SegmentEnd EntryCheck::fault() const {
 
 namespace {
 
-EntryCheck check_batch(const EntryRef& e) {
-  EntryCheck c(e);
-  const v2::BatchHeader& h = c.header;
-  c.crc_stored = h.crc;
-  c.crc_computed = v2::compute_crc(e.bytes);
-  c.codec_id = h.codec_id();
-  c.codec_known = c.codec_id <= static_cast<int>(Codec::zstd);
-  c.base_offset = h.base_offset;
-  c.last_offset = h.last_offset();
-  c.max_timestamp = h.max_timestamp;
-  return c;
-}
-
 EntryCheck check_message_or_short(const EntryRef& e) {
   EntryCheck c;
   c.magic = e.magic;
@@ -53,8 +40,17 @@ EntryCheck check_message_or_short(const EntryRef& e) {
 
 EntryCheck check_entry(const EntryRef& e) {
   // Kafka reads any magic above 1 as v2.
-  if (e.magic >= 2 && e.bytes.size() >= static_cast<size_t>(v2::kRecordBatchOverhead)) return check_batch(e);
-  return check_message_or_short(e);
+  if (e.magic < 2 || e.bytes.size() < static_cast<size_t>(v2::kRecordBatchOverhead)) return check_message_or_short(e);
+  EntryCheck c(e);
+  const v2::BatchHeader& h = c.header;
+  c.crc_stored = h.crc;
+  c.crc_computed = v2::compute_crc(e.bytes);
+  c.codec_id = h.codec_id();
+  c.codec_known = c.codec_id <= static_cast<int>(Codec::zstd);
+  c.base_offset = h.base_offset;
+  c.last_offset = h.last_offset();
+  c.max_timestamp = h.max_timestamp;
+  return c;
 }
 
 bool plausible_entry(Bytes data, size_t p, int64_t min_offset, int64_t max_size) {

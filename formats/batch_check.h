@@ -17,13 +17,11 @@
 
 namespace kseg {
 
+struct EntryCheck;
+EntryCheck check_entry(const EntryRef& e);
+
 struct EntryCheck {
   EntryCheck() = default;
-  // A v2 entry with room for its header: the header decoded straight into
-  // place, as building the whole check cleared first and the header copied
-  // in were half of check_entry on small batches. check_entry does the rest.
-  explicit EntryCheck(const EntryRef& v2_entry)
-      : magic(v2_entry.magic), decoded(true), header(v2::header_at(v2_entry.bytes.data())) {}
 
   int8_t magic = 0;
   // v2: the 61-byte header was there to decode. v0/v1: the key and value
@@ -45,9 +43,15 @@ struct EntryCheck {
   // The fault that makes Kafka's recovery stop here (too_small, bad_crc), or
   // clean: the entry is one Kafka keeps.
   SegmentEnd fault() const;
-};
 
-EntryCheck check_entry(const EntryRef& e);
+ private:
+  friend EntryCheck check_entry(const EntryRef& e);
+  // For check_entry, on a v2 entry of at least 61 bytes: the header decoded
+  // straight into place, as clearing the whole check first and copying in a
+  // header built on the stack were half of check_entry on small batches.
+  explicit EntryCheck(const EntryRef& v2_entry)
+      : magic(v2_entry.magic), decoded(true), header(v2::header_at(v2_entry.bytes.data())) {}
+};
 
 // Fields Kafka could have written for an entry at byte `p` of `data`: an
 // offset in [min_offset, min_offset + 2^31], a size field of at most

@@ -61,6 +61,27 @@ TEST_CASE("check_entry names the fault Kafka's recovery stops at, worded once", 
     CHECK_FALSE(k.decoded);
     CHECK(k.fault() == SegmentEnd::too_small);
   }
+  SECTION("a magic above 2: read as v2, as Kafka reads it (the CRC does not cover the magic)") {
+    Buf log = first_entries(view(corpus_log("v2-none")), 1);
+    log[static_cast<size_t>(kMagicOffset)] = 3;
+    const EntryCheck k = first(log);
+    CHECK(k.v2());
+    CHECK(k.decoded);
+    CHECK(k.header.magic == 3);
+    CHECK(k.fault() == SegmentEnd::clean);
+    CHECK_FALSE(k.message);
+  }
+  SECTION("a v1 message whose key runs past it: not decoded, no message, CRC still read") {
+    Buf log = first_entries(view(corpus_log("v1-none")), 1);
+    set_be32(log, static_cast<size_t>(legacy::kTimestampOffsetV1 + 8), 0x7fffffff);  // key length
+    fix_crc(log);
+    const EntryCheck k = first(log);
+    CHECK_FALSE(k.v2());
+    CHECK_FALSE(k.decoded);
+    CHECK_FALSE(k.message);
+    CHECK(k.crc_ok());  // Kafka's recovery looks at size and CRC only
+    CHECK(k.fault() == SegmentEnd::clean);
+  }
   SECTION("zstd in a v1 wrapper: a codec the magic cannot hold, CRC still valid") {
     Buf log = first_entries(view(corpus_log("v1-gzip")), 1);
     log[static_cast<size_t>(legacy::kAttributesOffset)] = (log[static_cast<size_t>(legacy::kAttributesOffset)] & ~7) | 4;

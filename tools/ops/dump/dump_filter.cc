@@ -54,6 +54,7 @@ bool LogPrinter::any_record_wanted(const EntryRef& e, const EntryCheck& c) {
         return true;
     return !rr.finish().ok();
   }
+  if (!c.message) return true;  // callers pass decoded entries only; shown, as an undecoded one is
   const legacy::Message& m = *c.message;
   if (m.codec_id() == 0) return record_wanted(RecordView{m.offset, m.timestamp, m.key, m.value});
   if (!legacy::inner_messages(m, scratch, o.max_decompressed_bytes, inner).ok()) return true;
