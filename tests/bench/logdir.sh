@@ -3,15 +3,15 @@
 # same log dir: PARTITIONS small partitions (2-4 segments, 100-400 KiB each) of 100 topics and
 # OFFSETS __consumer_offsets partitions, written by Kafka's log code and shut down as a broker
 # shuts down (kseg.oracle.LogDirBench generate, seed 1), generated once and cached in
-# $KSEG_BENCH_DIR (default /tmp/kseg-bench). Each run, on fresh `cp -a` copies, synced and read
-# into the page cache before each command:
+# $KSEG_BENCH_DIR (default /tmp/kseg-bench). Each run, on fresh copies (see prepare), synced and
+# read into the page cache before each command:
 #   verify        kseg-verify LOGDIR (read-only: one copy serves every run)
-#   reindex       kseg-reindex --no-backup LOGDIR, every .index/.timeindex deleted first
+#   reindex       kseg-reindex --no-backup LOGDIR, copied without any .index/.timeindex
 #   kafka-clean   Kafka's load of the log dir as shut down (no recovery)
 #   kafka-unclean .kafka_cleanshutdown removed: Kafka recovers each partition's active segment
 #                 (LogLoader recovers from the segment holding the checkpointed recovery point on)
 #   kafka-unclean-all  also recovery-point-offset-checkpoint removed: every segment recovered
-#   kafka-noindex every .index/.timeindex deleted, marker present: Kafka rebuilds every index
+#   kafka-noindex no .index/.timeindex (copied without), marker present: Kafka rebuilds every index
 #                 (kseg-reindex's reference)
 # Kafka: kseg.oracle.LogDirBench load (the broker's LogManager built from a default KafkaConfig,
 # loadLogs timed in-process: no JVM start), with kafka-server-start.sh's JVM options; the
@@ -47,8 +47,6 @@ tmp="$(mktemp -d "$cache/logdir-run.XXXXXX")"; trap 'rm -rf "$tmp"' EXIT
 raw="$out/logdir-raw.txt" check="$out/logdir-check.txt"; : > "$raw"; : > "$check"
 failed=0
 fail() { echo "logdir.sh: $*" >> "$check"; failed=1; }
-no_indexes() { find "$1" \( -name '*.index' -o -name '*.timeindex' \) -delete; }
-
 # measure NAME DIR CMD...: DIR synced and read into the page cache, then CMD timed; appends
 # "NAME seconds peak_rss_kib exit_status [in-process seconds]" to $raw. stdout/stderr: $tmp/out, $tmp/err.
 measure() {
@@ -65,12 +63,36 @@ measure() {
   echo "$name $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.4f", b - a }') $(tail -n 1 "$tmp/t") $rc $inproc" >> "$raw"
   return 0
 }
-fresh() { rm -rf "$tmp/work"; cp -a "$src" "$tmp/work"; }
+
+# prepare: a copy for each writing row of the run, made before any is timed. On ext4 without a
+# journal (this machine's root) the inode allocator skips every inode freed in the last minute,
+# reading each one's inode block: timed right after the previous run's copies (~30,000 files)
+# and the indexes were deleted, kseg-reindex spent 73% of its time there, Kafka's loads a few
+# seconds. No operator's log dir has just lost 30,000 files, so: the previous copies deleted,
+# the new ones made (those without indexes copied without them, not deleted from a copy),
+# synced, then that minute waited out.
+prepare() {
+  local row
+  rm -rf "$tmp/run"; mkdir "$tmp/run"
+  for row in reindex kafka-clean kafka-unclean kafka-unclean-all kafka-noindex; do
+    if [[ $row == reindex || $row == kafka-noindex ]]; then
+      mkdir "$tmp/run/$row"
+      tar -C "$src" --exclude='*.index' --exclude='*.timeindex' -cf - . | tar -C "$tmp/run/$row" -xf -
+    else
+      cp -a "$src" "$tmp/run/$row"
+    fi
+  done
+  rm "$tmp/run/kafka-unclean-all/recovery-point-offset-checkpoint"
+  sync
+  sleep 61
+}
 
 cp -a "$src" "$tmp/verify"
 echo "log dir: $(find "$src" -mindepth 1 -maxdepth 1 -type d | wc -l) partitions, $(find "$src" -name '*.log' | wc -l) segments," \
   "$(find "$src" -name '*.log' -print0 | du -cb --files0-from=- | tail -n 1 | cut -f1) bytes of .log" | tee "$out/logdir-input.txt" >&2
 for ((r = 1; r <= runs; r++)); do
+  echo "run $r: preparing the copies" >&2
+  prepare
   order=(verify reindex kafka-clean kafka-unclean kafka-unclean-all kafka-noindex)
   if ((r % 2 == 0)); then order=(kafka-noindex kafka-unclean-all kafka-unclean kafka-clean reindex verify); fi
   for row in "${order[@]}"; do
@@ -83,29 +105,21 @@ for ((r = 1; r <= runs; r++)); do
           fail "run $r: kseg-verify exit $(tail -n 1 "$raw" | cut -d' ' -f4) on the Kafka-written log dir, $(grep -cE '^(ERROR|WARNING)' "$tmp/out") problems (see $out/logdir-verify.txt), first: $(grep -m 1 -E '^(ERROR|WARNING)' "$tmp/out" | sed "s|$tmp/verify/||")"
         ;;
       reindex)
-        fresh; no_indexes "$tmp/work"
-        measure reindex "$tmp/work" "$build/kseg-reindex" --no-backup "$tmp/work"
+        measure reindex "$tmp/run/reindex" "$build/kseg-reindex" --no-backup "$tmp/run/reindex"
         [[ $(tail -n 1 "$raw" | cut -d' ' -f4) == 0 ]] || fail "run $r: kseg-reindex exit $(tail -n 1 "$raw" | cut -d' ' -f4): $(head -n 5 "$tmp/err" | tr '\n' ';')"
-        rm -rf "$tmp/reindexed"; mv "$tmp/work" "$tmp/reindexed"
         ;;
       kafka-*)
-        fresh
         mode=clean
-        case $row in
-          kafka-unclean) mode=unclean ;;
-          kafka-unclean-all) mode=unclean; rm "$tmp/work/recovery-point-offset-checkpoint" ;;
-          kafka-noindex) no_indexes "$tmp/work" ;;
-        esac
-        measure "$row" "$tmp/work" "${kafka_load[@]}" "$tmp/work" "$mode"
+        [[ $row == kafka-unclean* ]] && mode=unclean
+        measure "$row" "$tmp/run/$row" "${kafka_load[@]}" "$tmp/run/$row" "$mode"
         [[ $(tail -n 1 "$raw" | cut -d' ' -f4) == 0 ]] || fail "run $r: Kafka's $row load failed: $(head -n 5 "$tmp/err" | tr '\n' ';')"
-        if [[ $row == kafka-noindex ]]; then rm -rf "$tmp/noindexed"; mv "$tmp/work" "$tmp/noindexed"; fi
         ;;
     esac
   done
   if ((r == 1)); then
     # kseg-reindex's files against Kafka's rebuild of the same segments (Kafka leaves the active
     # segment's indexes preallocated: zeros after the entries), then Kafka loading kseg's result.
-    python3 - "$tmp/reindexed" "$tmp/noindexed" >> "$check" <<'EOF' || failed=1
+    python3 - "$tmp/run/reindex" "$tmp/run/kafka-noindex" >> "$check" <<'EOF' || failed=1
 import os, sys
 k_root, j_root = sys.argv[1:]
 same = differ = 0
@@ -140,12 +154,11 @@ for part in sorted(os.listdir(j_root)):
 print(f"kseg-reindex: {same} index files equal to Kafka's rebuild, {differ} different")
 sys.exit(1 if differ else 0)
 EOF
-    if "${kafka_load[@]}" "$tmp/reindexed" clean > "$tmp/out" 2> "$tmp/err"; then
+    if "${kafka_load[@]}" "$tmp/run/reindex" clean > "$tmp/out" 2> "$tmp/err"; then
       echo "Kafka's clean load of kseg-reindex's result: $(cat "$tmp/out")" >> "$check"
     else
       fail "Kafka could not load kseg-reindex's result: $(head -n 5 "$tmp/err" | tr '\n' ';')"
     fi
-    rm -rf "$tmp/reindexed" "$tmp/noindexed"
   fi
 done
 
@@ -160,11 +173,11 @@ def med(name, i):
     return statistics.median(v) if v else None
 what = {
     "verify": "kseg-verify LOGDIR (read-only, every check)",
-    "reindex": "kseg-reindex --no-backup LOGDIR (indexes deleted)",
+    "reindex": "kseg-reindex --no-backup LOGDIR (no indexes)",
     "kafka-clean": "Kafka load, clean shutdown (no recovery)",
     "kafka-unclean": "Kafka load, marker removed (active segments recovered)",
     "kafka-unclean-all": "Kafka load, marker and recovery-point-offset-checkpoint removed (every segment recovered)",
-    "kafka-noindex": "Kafka load, indexes deleted, marker present (every index rebuilt)",
+    "kafka-noindex": "Kafka load, no indexes, marker present (every index rebuilt)",
 }
 kv, kr = med("verify", 0), med("reindex", 0)
 print(open(sys.argv[2]).read().strip() + f"; {len(rows.get('verify', []))} runs, medians.")

@@ -14,6 +14,8 @@
 #include <iterator>
 #include <map>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -213,4 +215,35 @@ TEST_CASE("a failed write of the new files leaves no tmp file and changes nothin
   CHECK(slurp(d.part() / "00000000000000000000.log") == kOldLog);
   CHECK(slurp(d.part() / "00000000000000000000.index") == "old index");
   CHECK(slurp(d.root / "recovery-point-offset-checkpoint") == kOldCheckpoint);
+}
+
+// fsync_together from many threads at once shares one pool: each call hears
+// of its own files' failures and of no other call's.
+TEST_CASE("fsync_together: concurrent calls each get their own files' results", "[safe_write]") {
+  const fs::path dir = fs::temp_directory_path() / fmt::format("kseg-fsync-together-{}", ::getpid());
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  for (int i = 0; i < 20; ++i) put(dir / fmt::format("f{}", i), "x");
+  CHECK(safe::fsync_together({}).ok());
+  constexpr int kCallers = 6, kCalls = 40;
+  std::vector<int> wrong(kCallers, 0);
+  {
+    std::vector<std::jthread> callers;
+    for (int c = 0; c < kCallers; ++c)
+      callers.emplace_back([&, c] {
+        for (int k = 0; k < kCalls; ++k) {
+          // 1 to 20 files; every third call names a missing file among them.
+          std::vector<std::string> paths;
+          const int n = 1 + (c * 7 + k * 3) % 20;
+          for (int i = 0; i < n; ++i) paths.push_back((dir / fmt::format("f{}", (i + k) % 20)).string());
+          const std::string missing = (dir / fmt::format("missing-{}-{}", c, k)).string();
+          if (k % 3 == 0) paths.insert(paths.begin() + n / 2, missing);
+          const Status st = safe::fsync_together(paths);
+          const bool ok = k % 3 != 0;
+          if (st.ok() != ok || (!ok && st.error().message.find(missing) == std::string::npos)) ++wrong[c];
+        }
+      });
+  }
+  for (int c = 0; c < kCallers; ++c) CHECK(wrong[c] == 0);
+  fs::remove_all(dir);
 }

@@ -206,8 +206,8 @@ void crash_point(const char* step);
 
 // fsync of a file or directory by path.
 Status fsync_path(const std::string& path);
-// fsync of each of `paths`, on a thread each, so that one journal commit
-// can carry them all.
+// fsync of each of `paths` at once (on this thread and a pool's), so that
+// one journal commit can carry them all.
 Status fsync_together(const std::vector<std::string>& paths);
 
 }  // namespace safe
