@@ -23,14 +23,15 @@
 # (first run, $out/logdir-check.txt), and Kafka must load kseg-reindex's result (clean) with
 # every partition at its end.
 # Usage:
-#   tests/bench/logdir.sh [--partitions N] [--offsets N] [--runs N] [--out DIR] [--build DIR]
-# Defaults: 2000 partitions, 50 offsets partitions, 3 runs, results in tests/bench/results/logdir/.
+#   tests/bench/logdir.sh [--partitions N] [--offsets N] [--runs N] [--settle S] [--out DIR] [--build DIR]
+# Defaults: 2000 partitions, 50 offsets partitions, 3 runs, 361 s settle (see copy_of), results in
+# tests/bench/results/logdir/.
 set -euo pipefail
 export LC_ALL=C  # EPOCHREALTIME and awk with a decimal point
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/lib.sh"
-partitions=2000 offsets=50 runs=3 out="$here/results/logdir" build="$top/build-bench"
-bench_options logdir.sh partitions offsets runs out build -- "$@"
+partitions=2000 offsets=50 runs=3 settle=361 out="$here/results/logdir" build="$top/build-bench"
+bench_options logdir.sh partitions offsets runs settle out build -- "$@"
 bench_setup kseg-verify kseg-reindex
 # What kafka-server-start.sh runs a broker with.
 kafka_load=(java -Xmx1G -Xms1G -server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35
@@ -64,35 +65,35 @@ measure() {
   return 0
 }
 
-# prepare: a copy for each writing row of the run, made before any is timed. On ext4 without a
-# journal (this machine's root) the inode allocator skips every inode freed in the last minute,
-# reading each one's inode block: timed right after the previous run's copies (~30,000 files)
-# and the indexes were deleted, kseg-reindex spent 73% of its time there, Kafka's loads a few
-# seconds. No operator's log dir has just lost 30,000 files, so: the previous copies deleted,
-# the new ones made (those without indexes copied without them, not deleted from a copy),
-# synced, then that minute waited out.
-prepare() {
-  local row
-  rm -rf "$tmp/run"; mkdir "$tmp/run"
-  for row in reindex kafka-clean kafka-unclean kafka-unclean-all kafka-noindex; do
-    if [[ $row == reindex || $row == kafka-noindex ]]; then
-      mkdir "$tmp/run/$row"
-      tar -C "$src" --exclude='*.index' --exclude='*.timeindex' -cf - . | tar -C "$tmp/run/$row" -xf -
-    else
-      cp -a "$src" "$tmp/run/$row"
-    fi
-  done
-  rm "$tmp/run/kafka-unclean-all/recovery-point-offset-checkpoint"
-  sync
-  sleep 61
+# Copies for every writing row of every run ($tmp/run<N>/<row>), made before anything is timed
+# and kept to the end. On ext4 without a journal (this machine's root) the inode allocator skips
+# every inode freed in the last minute (six, once new files dirty its inode block), reading each
+# one's inode block: kseg-reindex timed minutes after ~30,000 files were deleted (a previous
+# run's copies, the indexes) spent 73% of its time there, 4.3-5.7 s against 2.0 s later. No
+# operator's log dir has just lost 30,000 files: the script deletes nothing until it ends (the
+# copies without indexes or checkpoint are made without them), and before the first timed
+# command the copies are synced and left --settle seconds for earlier deletions to age.
+copy_of() {  # copy_of DEST [tar --exclude pattern...]
+  local dest="$1" ex=() p; shift
+  for p in "$@"; do ex+=(--exclude="$p"); done
+  mkdir -p "$dest"
+  tar -C "$src" "${ex[@]}" -cf - . | tar -C "$dest" -xf -
 }
+for ((r = 1; r <= runs; r++)); do
+  copy_of "$tmp/run$r/reindex" '*.index' '*.timeindex'
+  copy_of "$tmp/run$r/kafka-noindex" '*.index' '*.timeindex'
+  copy_of "$tmp/run$r/kafka-clean"
+  copy_of "$tmp/run$r/kafka-unclean"
+  copy_of "$tmp/run$r/kafka-unclean-all" ./recovery-point-offset-checkpoint
+done
+copy_of "$tmp/verify"
+sync
+echo "copies made; waiting $settle s for earlier deletions to age" >&2
+sleep "$settle"
 
-cp -a "$src" "$tmp/verify"
 echo "log dir: $(find "$src" -mindepth 1 -maxdepth 1 -type d | wc -l) partitions, $(find "$src" -name '*.log' | wc -l) segments," \
   "$(find "$src" -name '*.log' -print0 | du -cb --files0-from=- | tail -n 1 | cut -f1) bytes of .log" | tee "$out/logdir-input.txt" >&2
 for ((r = 1; r <= runs; r++)); do
-  echo "run $r: preparing the copies" >&2
-  prepare
   order=(verify reindex kafka-clean kafka-unclean kafka-unclean-all kafka-noindex)
   if ((r % 2 == 0)); then order=(kafka-noindex kafka-unclean-all kafka-unclean kafka-clean reindex verify); fi
   for row in "${order[@]}"; do
@@ -105,13 +106,13 @@ for ((r = 1; r <= runs; r++)); do
           fail "run $r: kseg-verify exit $(tail -n 1 "$raw" | cut -d' ' -f4) on the Kafka-written log dir, $(grep -cE '^(ERROR|WARNING)' "$tmp/out") problems (see $out/logdir-verify.txt), first: $(grep -m 1 -E '^(ERROR|WARNING)' "$tmp/out" | sed "s|$tmp/verify/||")"
         ;;
       reindex)
-        measure reindex "$tmp/run/reindex" "$build/kseg-reindex" --no-backup "$tmp/run/reindex"
+        measure reindex "$tmp/run$r/reindex" "$build/kseg-reindex" --no-backup "$tmp/run$r/reindex"
         [[ $(tail -n 1 "$raw" | cut -d' ' -f4) == 0 ]] || fail "run $r: kseg-reindex exit $(tail -n 1 "$raw" | cut -d' ' -f4): $(head -n 5 "$tmp/err" | tr '\n' ';')"
         ;;
       kafka-*)
         mode=clean
         [[ $row == kafka-unclean* ]] && mode=unclean
-        measure "$row" "$tmp/run/$row" "${kafka_load[@]}" "$tmp/run/$row" "$mode"
+        measure "$row" "$tmp/run$r/$row" "${kafka_load[@]}" "$tmp/run$r/$row" "$mode"
         [[ $(tail -n 1 "$raw" | cut -d' ' -f4) == 0 ]] || fail "run $r: Kafka's $row load failed: $(head -n 5 "$tmp/err" | tr '\n' ';')"
         ;;
     esac
@@ -119,7 +120,7 @@ for ((r = 1; r <= runs; r++)); do
   if ((r == 1)); then
     # kseg-reindex's files against Kafka's rebuild of the same segments (Kafka leaves the active
     # segment's indexes preallocated: zeros after the entries), then Kafka loading kseg's result.
-    python3 - "$tmp/run/reindex" "$tmp/run/kafka-noindex" >> "$check" <<'EOF' || failed=1
+    python3 - "$tmp/run$r/reindex" "$tmp/run$r/kafka-noindex" >> "$check" <<'EOF' || failed=1
 import os, sys
 k_root, j_root = sys.argv[1:]
 same = differ = 0
@@ -154,7 +155,7 @@ for part in sorted(os.listdir(j_root)):
 print(f"kseg-reindex: {same} index files equal to Kafka's rebuild, {differ} different")
 sys.exit(1 if differ else 0)
 EOF
-    if "${kafka_load[@]}" "$tmp/run/reindex" clean > "$tmp/out" 2> "$tmp/err"; then
+    if "${kafka_load[@]}" "$tmp/run$r/reindex" clean > "$tmp/out" 2> "$tmp/err"; then
       echo "Kafka's clean load of kseg-reindex's result: $(cat "$tmp/out")" >> "$check"
     else
       fail "Kafka could not load kseg-reindex's result: $(head -n 5 "$tmp/err" | tr '\n' ';')"
