@@ -149,7 +149,9 @@ class EntryScanner {
   size_t pos_ = 0;
   size_t prefetched_ = 0;  // lines before it were requested ahead of the scan
   static constexpr size_t kUnknownSize = SIZE_MAX;
-  size_t last_total_ = kUnknownSize;  // the size of the entry returned last
+  // The size of the entry returned last; kUnknownSize before the first one
+  // (made or resumed), so that nothing is prefetched on the first call.
+  size_t last_total_ = kUnknownSize;
   SegmentEnd end_ = SegmentEnd::none;
   int64_t stop_offset_ = 0;
   int32_t stop_size_ = 0;

@@ -324,7 +324,8 @@ namespace {
 // ended). Files are claimed under the lock, so a batch is out of the queue
 // once all its files are claimed and nobody touches it after its last fsync;
 // the caller fsyncs files of its own batch too, so a busy pool delays it but
-// cannot stall it.
+// cannot stall it. Not for a forked child of a process whose pool has
+// started (no tool forks; the tests' children fsync one file at a time).
 class FsyncPool {
  public:
   // Never destroyed: its idle threads wait until the process ends.
@@ -334,21 +335,25 @@ class FsyncPool {
   }
 
   std::vector<Status> run(const std::vector<std::string>& paths) {
-    Batch b{&paths, std::vector<Status>(paths.size()), 0, paths.size()};
+    Batch b{&paths, std::vector<Status>(paths.size()), 0, paths.size(), false};
     std::unique_lock<std::mutex> lock(mu_);
-    queue_.push_back(&b);
-    while (threads_ < kMaxThreads && threads_ + 1 < paths.size() + queued_) {
+    // Enough threads for the files not yet claimed, less the idle ones and
+    // this caller; none started, the files are fsynced here, in turn.
+    while (threads_ < kMaxThreads && idle_ + 1 < queued_ + paths.size()) {
       try {
         std::thread([this] { serve(); }).detach();
-      } catch (const std::system_error&) {
-        break;  // no thread to be had: the files are fsynced here, in turn
+      } catch (...) {
+        break;
       }
       ++threads_;
+      ++idle_;
     }
+    queue_.push_back(&b);  // after anything here that throws: a queued batch must be waited for
     queued_ += paths.size();
     more_.notify_all();
     while (b.next < paths.size()) sync_next(b, lock);
     done_.wait(lock, [&] { return b.left == 0; });
+    if (b.threw) b.results.front() = Status::fail(Errc::io, std::nullopt, "cannot fsync: out of memory");
     return std::move(b.results);
   }
 
@@ -358,17 +363,26 @@ class FsyncPool {
     const std::vector<std::string>* paths;
     std::vector<Status> results;
     size_t next, left;  // the next file to claim; files not yet fsynced
+    bool threw;         // a result could not be made (no memory for its message)
   };
 
   // Claims b's next file (lock held), fsyncs it (lock released), records it.
-  void sync_next(Batch& b, std::unique_lock<std::mutex>& lock) {
+  // Nothing thrown from here: the batch may be another thread's.
+  void sync_next(Batch& b, std::unique_lock<std::mutex>& lock) noexcept {
     const size_t i = b.next++;
     --queued_;
     if (b.next == b.paths->size()) queue_.erase(std::find(queue_.begin(), queue_.end(), &b));
     lock.unlock();
-    Status st = fsync_path((*b.paths)[i]);
+    Status st;
+    bool threw = false;
+    try {
+      st = fsync_path((*b.paths)[i]);
+    } catch (...) {
+      threw = true;
+    }
     lock.lock();
     b.results[i] = std::move(st);
+    b.threw = b.threw || threw;
     if (--b.left == 0) done_.notify_all();
   }
 
@@ -376,14 +390,17 @@ class FsyncPool {
     std::unique_lock<std::mutex> lock(mu_);
     for (;;) {
       more_.wait(lock, [&] { return !queue_.empty(); });
+      --idle_;
       sync_next(*queue_.front(), lock);
+      ++idle_;
     }
   }
 
   std::mutex mu_;
   std::condition_variable more_, done_;
   std::deque<Batch*> queue_;
-  size_t threads_ = 0, queued_ = 0;  // queued_: files in the queue not yet claimed
+  size_t threads_ = 0, idle_ = 0;
+  size_t queued_ = 0;  // files in the queue not yet claimed
 };
 
 }  // namespace
