@@ -3,7 +3,7 @@
 # same log dir: PARTITIONS small partitions (2-4 segments, 100-400 KiB each) of 100 topics and
 # OFFSETS __consumer_offsets partitions, written by Kafka's log code and shut down as a broker
 # shuts down (kseg.oracle.LogDirBench generate, seed 1), generated once and cached in
-# $KSEG_BENCH_DIR (default /tmp/kseg-bench). Each run, on fresh copies (see prepare), synced and
+# $KSEG_BENCH_DIR (default /tmp/kseg-bench). Each run, on its own copies (see copy_of), synced and
 # read into the page cache before each command:
 #   verify        kseg-verify LOGDIR (read-only: one copy serves every run)
 #   reindex       kseg-reindex --no-backup LOGDIR, copied without any .index/.timeindex

@@ -337,8 +337,8 @@ class FsyncPool {
   std::vector<Status> run(const std::vector<std::string>& paths) {
     Batch b{&paths, std::vector<Status>(paths.size()), 0, paths.size(), false};
     std::unique_lock<std::mutex> lock(mu_);
-    // Enough threads for the files not yet claimed, less the idle ones and
-    // this caller; none started, the files are fsynced here, in turn.
+    // Threads for the files not yet claimed, less the idle threads and this
+    // caller; where none can be started, this caller fsyncs them in turn.
     while (threads_ < kMaxThreads && idle_ + 1 < queued_ + paths.size()) {
       try {
         std::thread([this] { serve(); }).detach();
