@@ -93,3 +93,54 @@ TEST_CASE("kseg verify equals kseg-verify; codes agree with schema and man page"
     CHECK(man.find(".B " + code + "\n") != std::string::npos);
   }
 }
+
+TEST_CASE("verify reports a log dir as it goes: order kept, JSON problems past memory come back whole", "[verify]") {
+  // Hard-linked copies of one damaged partition: the report streams each
+  // partition's result in name order, and the JSON problems (which follow
+  // every target) pass the 1 MiB the report keeps in memory.
+  CaseCopy copy("crc-mismatch");
+  const std::string log_dir = copy.path("logdir");
+  fs::create_directory(log_dir);
+  constexpr size_t kPartitions = 1500;
+  for (size_t i = 0; i < kPartitions; ++i) {
+    const std::string p = log_dir + "/t-" + std::to_string(i);
+    fs::create_directory(p);
+    for (const auto& e : fs::directory_iterator(copy.path("orders-0")))
+      fs::create_hard_link(e.path(), p + "/" + e.path().filename().string());
+  }
+  const auto one = verify_json({"orders-0"}, copy.dir());
+  const auto all = verify_json({"--threads", "2", "logdir"}, copy.dir());
+  REQUIRE(!all.report.is_discarded());
+  CHECK(all.exit_code == 1);
+  CHECK(schema_violation(verify_schema(), verify_schema(), all.report) == "");
+  const auto& problems = all.report["problems"];
+  const size_t per = one.report["problems"].size();
+  REQUIRE(per > 0);
+  REQUIRE(problems.size() == per * kPartitions);
+  CHECK(problems.dump(2).size() > (1u << 20));  // as written, nested deeper: more
+  const auto& targets = all.report["targets"];
+  REQUIRE(targets.size() == kPartitions + 1);
+  CHECK(targets[kPartitions]["kind"] == "log_dir");
+  for (size_t t = 0; t < kPartitions; ++t) {
+    const std::string dir = targets[t]["path"];
+    if (t > 0) CHECK(std::string(targets[t - 1]["path"]) < dir);
+    for (size_t k = 0; k < per; ++k) {
+      nlohmann::json p = problems[t * per + k], q = one.report["problems"][k];
+      const std::string file = p["file"], want = q["file"];
+      CHECK(file == dir + want.substr(std::string("orders-0").size()));
+      p.erase("file");
+      q.erase("file");
+      CHECK(p == q);
+    }
+  }
+  // Text: each partition's problems before its line, the partitions in order, the total last.
+  const auto text = run_tool(kVerifyBin, {"--threads", "2", "logdir"}, copy.dir());
+  size_t at = 0;
+  for (size_t t = 0; t < kPartitions; ++t) {
+    const std::string line = std::string(targets[t]["path"]) + ": 3 segments, ";
+    const size_t found = text.out.find("\n" + line, at);
+    REQUIRE(found != std::string::npos);
+    at = found + 1;
+  }
+  CHECK(text.out.find("\ntotal: 1500 partitions, ", at) != std::string::npos);
+}

@@ -1,6 +1,8 @@
 #include "tools/ops/verify/verify_report.h"
 
 #include <array>
+#include <cerrno>
+#include <cstring>
 
 #include <nlohmann/json.hpp>
 
@@ -52,73 +54,144 @@ const char* depth_name(VerifyDepth d) {
   return d == VerifyDepth::quick ? "quick" : d == VerifyDepth::deep ? "deep" : "normal";
 }
 
+// Pretty JSON at `depth` levels of two spaces, as nlohmann prints a value
+// nested that deep in a document (strings hold no raw newline).
+std::string nested(const nlohmann::ordered_json& j, size_t depth) {
+  const std::string s = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);  // file text may not be UTF-8
+  std::string indented;
+  indented.reserve(s.size());
+  for (char c : s) {
+    indented.push_back(c);
+    if (c == '\n') indented.append(depth * 2, ' ');
+  }
+  return indented;
+}
+
+// One more element of an array that is a member of the report object.
+void element(Spill& to, const nlohmann::ordered_json& j) {
+  to.append(to.empty() ? "\n    " : ",\n    ");
+  to.append(nested(j, 2));
+}
+
 }  // namespace
 
-int report(const VerifyOptions& opts, const std::vector<TargetResult>& results,
-           const std::vector<std::string>& io_errors_in, const std::vector<std::string>& nothing, Sink& out, Sink& err) {
-  std::vector<std::string> io_errors = io_errors_in;
-  const bool only_nothing = io_errors.empty() && !nothing.empty() && !opts.allow_empty;
-  if (!opts.allow_empty)
-    for (const auto& p : nothing)
-      io_errors.push_back(fmt::format("{}: nothing to check: no Kafka partition or file of a known kind (--allow-empty "
-                                      "accepts this)",
-                                      p));
-  Counts total{};
-  int64_t files = 0, bytes = 0, partitions = 0;
-  for (const auto& r : results) {
-    const Counts c = count(r.findings);
-    for (size_t i = 0; i < 3; ++i) total[i] += c[i];
-    files += static_cast<int64_t>(r.findings.files.size());
-    for (const auto& f : r.findings.files) bytes += f.checked_bytes;
-    partitions += r.target.kind == Target::partition;
-    io_errors.insert(io_errors.end(), r.findings.io_errors.begin(), r.findings.io_errors.end());
+Spill::~Spill() {
+  if (file_ != nullptr) std::fclose(file_);
+}
+
+void Spill::append(std::string_view s) {
+  empty_ = empty_ && s.empty();
+  buf_.append(s);
+  if (buf_.size() < (1u << 20) || no_file_) return;
+  if (file_ == nullptr) file_ = std::tmpfile();
+  if (file_ == nullptr) {  // no temporary file to be had: memory, rather than no report
+    no_file_ = true;
+    return;
   }
-  bool failed = false;
-  for (size_t s = static_cast<size_t>(opts.fail_on); s < 3; ++s) failed = failed || total[s] > 0;
-  const int exit = !io_errors.empty() ? kExitIo : failed ? kExitProblems : kExitOk;
-  if (opts.format == VerifyFormat::json) {
-    nlohmann::ordered_json targets = nlohmann::ordered_json::array(), problems = nlohmann::ordered_json::array(),
-                           suppressed = nlohmann::ordered_json::array();
-    for (const auto& r : results) {
-      targets.push_back(target_json(r));
-      for (const auto& p : r.findings.problems) problems.push_back(problem_json(p));
-      for (const auto& [file, c] : r.findings.suppressed) {
-        if (c[0] + c[1] + c[2] == 0) continue;
-        nlohmann::ordered_json s{{"file", file}};
-        s.update(counts_json(c));
-        suppressed.push_back(s);
-      }
+  if (error_ == 0 && std::fwrite(buf_.data(), 1, buf_.size(), file_) != buf_.size()) error_ = errno ? errno : EIO;
+  buf_.clear();
+}
+
+bool Spill::copy_to(Sink& out) {
+  if (error_ == 0 && file_ != nullptr) {
+    char block[1 << 16];
+    if (std::fflush(file_) != 0 || std::fseek(file_, 0, SEEK_SET) != 0) error_ = errno ? errno : EIO;
+    else
+      for (size_t got; error_ == 0 && (got = std::fread(block, 1, sizeof block, file_)) > 0;) out.write({block, got});
+    if (error_ == 0 && std::ferror(file_)) error_ = errno ? errno : EIO;
+  }
+  if (error_ != 0) return false;
+  out.write(buf_);
+  return true;
+}
+
+VerifyReport::VerifyReport(const VerifyOptions& opts, Sink& out, Sink& err, const std::vector<std::string>& io_errors)
+    : opts_(opts), out_(out), err_(err) {
+  for (const auto& e : io_errors) io_error(e);
+  if (opts_.format != VerifyFormat::json) return;
+  nlohmann::ordered_json head{{"tool", "kseg-verify"}, {"schema_version", 1}, {"depth", depth_name(opts_.depth)},
+                              {"fail_on", severity_name(opts_.fail_on)}};
+  std::string text = nested(head, 0);
+  text.resize(text.size() - 2);  // "\n}": the document goes on
+  out_.write(text);
+  out_.write(",\n  \"targets\": [");
+}
+
+void VerifyReport::io_error(const std::string& e) {
+  ++io_errors_;
+  if (opts_.format == VerifyFormat::json) io_error_text_.push_back(e);
+  else err_.print("kseg-verify: {}\n", e);
+}
+
+void VerifyReport::add(const TargetResult& r) {
+  const Counts c = count(r.findings);
+  for (size_t i = 0; i < 3; ++i) total_[i] += c[i];
+  files_ += static_cast<int64_t>(r.findings.files.size());
+  for (const auto& f : r.findings.files) bytes_ += f.checked_bytes;
+  partitions_ += r.target.kind == Target::partition;
+  for (const auto& e : r.findings.io_errors) io_error(e);
+  if (opts_.format == VerifyFormat::json) {
+    out_.write(any_target_ ? ",\n    " : "\n    ");
+    out_.write(nested(target_json(r), 2));
+    any_target_ = true;
+    for (const auto& p : r.findings.problems) element(problems_, problem_json(p));
+    for (const auto& [file, s] : r.findings.suppressed) {
+      if (s[0] + s[1] + s[2] == 0) continue;
+      nlohmann::ordered_json j{{"file", file}};
+      j.update(counts_json(s));
+      element(suppressed_, j);
     }
-    nlohmann::ordered_json doc{{"tool", "kseg-verify"}, {"schema_version", 1}, {"depth", depth_name(opts.depth)},
-                               {"fail_on", severity_name(opts.fail_on)}, {"targets", targets},
-                               {"problems", problems}, {"io_errors", io_errors}};
+    return;
+  }
+  for (const auto& p : r.findings.problems)
+    if (p.severity != Severity::info || opts_.show_info) out_.print("{}\n", problem_text(p));
+  for (const auto& [file, s] : r.findings.suppressed)
+    if (s[0] + s[1] + s[2] > 0)
+      out_.print("{}: {} more problems not shown ({}): --max-problems {} per file and code\n", file, s[0] + s[1] + s[2],
+                 counts_text(s), Findings::max_per_file());
+  if (r.target.kind == Target::partition)
+    out_.print("{}: {} segment{}, {} files: {}\n", r.target.path, r.segments, r.segments == 1 ? "" : "s",
+               r.findings.files.size(), counts_text(c));
+}
+
+int VerifyReport::finish(const std::vector<std::string>& nothing) {
+  const bool only_nothing = io_errors_ == 0 && !nothing.empty() && !opts_.allow_empty;
+  if (!opts_.allow_empty)
+    for (const auto& p : nothing)
+      io_error(fmt::format("{}: nothing to check: no Kafka partition or file of a known kind (--allow-empty accepts this)",
+                           p));
+  bool failed = false;
+  for (size_t s = static_cast<size_t>(opts_.fail_on); s < 3; ++s) failed = failed || total_[s] > 0;
+  const int exit = io_errors_ > 0 ? kExitIo : failed ? kExitProblems : kExitOk;
+  if (opts_.format == VerifyFormat::json) {
+    out_.write(any_target_ ? "\n  ],\n  \"problems\": [" : "],\n  \"problems\": [");
+    int spill_error = problems_.copy_to(out_) ? 0 : problems_.error();
+    out_.write(problems_.empty() ? "],\n  \"io_errors\": " : "\n  ],\n  \"io_errors\": ");
+    out_.write(nested(nlohmann::ordered_json(io_error_text_), 1));
     // Problems past --max-problems in a file, counted only.
-    if (!suppressed.empty()) doc["suppressed"] = suppressed;
-    nlohmann::ordered_json summary{{"partitions", partitions}, {"files", files}, {"checked_bytes", bytes}};
-    summary.update(counts_json(total));
+    if (!suppressed_.empty()) {
+      out_.write(",\n  \"suppressed\": [");
+      if (!suppressed_.copy_to(out_)) spill_error = suppressed_.error();
+      out_.write("\n  ]");
+    }
+    nlohmann::ordered_json summary{{"partitions", partitions_}, {"files", files_}, {"checked_bytes", bytes_}};
+    summary.update(counts_json(total_));
     summary["exit_code"] = exit;
-    doc["summary"] = summary;
-    out.write(doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));  // file text in messages may not be UTF-8
-    out.put('\n');
+    out_.write(",\n  \"summary\": ");
+    out_.write(nested(summary, 1));
+    out_.write("\n}\n");
+    if (spill_error != 0) {
+      err_.print("kseg-verify: the report's problems could not be kept in a temporary file: {}\n",
+                 std::strerror(spill_error));
+      return kExitIo;
+    }
     return exit;
   }
-  for (const auto& e : io_errors) err.print("kseg-verify: {}\n", e);
-  for (const auto& r : results) {
-    for (const auto& p : r.findings.problems)
-      if (p.severity != Severity::info || opts.show_info) out.print("{}\n", problem_text(p));
-    for (const auto& [file, c] : r.findings.suppressed)
-      if (c[0] + c[1] + c[2] > 0)
-        out.print("{}: {} more problems not shown ({}): --max-problems {} per file and code\n", file, c[0] + c[1] + c[2],
-                  counts_text(c), Findings::max_per_file());
-    if (r.target.kind == Target::partition)
-      out.print("{}: {} segment{}, {} files: {}\n", r.target.path, r.segments, r.segments == 1 ? "" : "s",
-                r.findings.files.size(), counts_text(count(r.findings)));
-  }
-  out.print("total: {} partition{}, {} files, {} bytes checked: {}: {}\n", partitions, partitions == 1 ? "" : "s",
-            files, bytes, counts_text(total), exit == kExitOk          ? "OK"
-            : exit != kExitIo        ? "FAILED"
-            : only_nothing && total[1] + total[2] == 0 ? "NOTHING CHECKED"
-                                                                   : "I/O ERROR");
+  out_.print("total: {} partition{}, {} files, {} bytes checked: {}: {}\n", partitions_, partitions_ == 1 ? "" : "s",
+             files_, bytes_, counts_text(total_), exit == kExitOk          ? "OK"
+             : exit != kExitIo        ? "FAILED"
+             : only_nothing && total_[1] + total_[2] == 0 ? "NOTHING CHECKED"
+                                                                     : "I/O ERROR");
   return exit;
 }
 

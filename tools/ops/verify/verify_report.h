@@ -1,8 +1,12 @@
 // kseg-verify's output: the human report or the JSON report object (schema
-// formats/kseg-verify.schema.json), and the exit code they imply.
+// formats/kseg-verify.schema.json), and the exit code they imply. Written as
+// the targets' results come, so a log dir of any size holds one window of
+// results, not all of them.
 #pragma once
 
+#include <cstdio>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tools/ops/verify/verify.h"
@@ -12,11 +16,54 @@ namespace kseg {
 
 class Sink;
 
-// Writes the report for `results` (in order) and returns the exit code:
-// 3 if anything could not be read or a path held nothing to check (unless
-// opts.allow_empty), else 1 if a problem is at or above
-// opts.fail_on, else 0. I/O errors go to `err` in text mode.
-int report(const VerifyOptions& opts, const std::vector<TargetResult>& results,
-           const std::vector<std::string>& io_errors, const std::vector<std::string>& nothing, Sink& out, Sink& err);
+// Text that must come after text not yet written (the JSON report's
+// problems follow its targets): kept in memory up to 1 MiB, then in an
+// unnamed temporary file, so memory does not grow with the problems found.
+class Spill {
+ public:
+  Spill() = default;
+  Spill(const Spill&) = delete;
+  Spill& operator=(const Spill&) = delete;
+  ~Spill();
+  void append(std::string_view s);
+  bool empty() const { return empty_; }
+  int error() const { return error_; }
+  // Writes everything appended, in order; false (errno says why) if the
+  // temporary file could not be written or read back.
+  bool copy_to(Sink& out);
+
+ private:
+  std::string buf_;
+  std::FILE* file_ = nullptr;
+  bool no_file_ = false;  // none could be made: the rest stays in memory
+  int error_ = 0;          // errno of a failed write or read back
+  bool empty_ = true;
+};
+
+class VerifyReport {
+ public:
+  // `io_errors`: paths that could not be expanded into targets.
+  VerifyReport(const VerifyOptions& opts, Sink& out, Sink& err, const std::vector<std::string>& io_errors);
+  // A target's result, in the targets' order.
+  void add(const TargetResult& r);
+  // Ends the report and returns the exit code: 3 if anything could not be
+  // read or a path in `nothing` held nothing to check (unless
+  // opts.allow_empty), else 1 if a problem is at or above opts.fail_on,
+  // else 0. I/O errors go to `err` in text mode.
+  int finish(const std::vector<std::string>& nothing);
+
+ private:
+  void io_error(const std::string& e);
+
+  const VerifyOptions& opts_;
+  Sink& out_;
+  Sink& err_;
+  Counts total_{};
+  int64_t files_ = 0, bytes_ = 0, partitions_ = 0;
+  size_t io_errors_ = 0;
+  std::vector<std::string> io_error_text_;  // JSON only: they follow the problems
+  bool any_target_ = false;
+  Spill problems_, suppressed_;  // JSON only
+};
 
 }  // namespace kseg

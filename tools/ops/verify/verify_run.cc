@@ -1,9 +1,11 @@
 // The driver: paths to targets, targets to results on a small thread pool,
-// results to a report in a deterministic order.
+// results to the report in the targets' order as they finish.
 #include <algorithm>
-#include <atomic>
+#include <array>
+#include <condition_variable>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -46,12 +48,9 @@ std::vector<Target> expand(const std::vector<std::string>& paths, std::vector<st
   return out;
 }
 
-// The root files, once every partition of the log dir is done.
-void verify_log_dir(TargetResult& r, const std::vector<TargetResult>& all) {
-  std::map<std::string, PartitionRange> ranges;
-  for (const auto& o : all)
-    if (o.target.kind == Target::partition && fs::path(o.target.path).parent_path() == fs::path(r.target.path))
-      ranges[fs::path(o.target.path).filename().string()] = PartitionRange{o.log_start, o.log_end};
+// The root files, once every partition of the log dir is done; `ranges`:
+// those partitions by directory name.
+void verify_log_dir(TargetResult& r, const std::map<std::string, PartitionRange>& ranges) {
   const LogDirFiles files = log_dir_files(r.target.path);
   for (const auto& cp : files.checkpoints) check_root_checkpoint(cp.path, ranges, r.findings);
   if (files.meta_properties) check_meta_properties(*files.meta_properties, r.findings);
@@ -72,40 +71,77 @@ int run_verify(const VerifyOptions& opts, Sink& out, Sink& err) {
   std::vector<std::string> io_errors;
   std::vector<size_t> origin;
   const std::vector<Target> targets = expand(opts.paths, io_errors, origin);
-  std::vector<TargetResult> results(targets.size());
-  for (size_t i = 0; i < targets.size(); ++i) results[i].target = targets[i];
+  const size_t n = targets.size();
+  VerifyReport report(opts, out, err, io_errors);
   LogCheckOptions lo{opts.depth, opts.max_decompressed_bytes, opts.max_bytes};
   const unsigned hw = opts.threads ? opts.threads : usable_cpus();
-  const size_t workers = std::min<size_t>(hw, std::max<size_t>(1, targets.size()));
+  const size_t workers = std::min<size_t>(hw, std::max<size_t>(1, n));
   lo.segment_threads = static_cast<unsigned>(hw / workers);  // cores the partitions leave idle
-  std::atomic<size_t> next{0};
-  {
-    Progress progress("kseg-verify", Progress::Unit::partitions, static_cast<int64_t>(results.size()), opts.progress,
-                      "partitions and files");
-    auto work = [&] {
-      for (size_t i; (i = next.fetch_add(1)) < results.size();) {
-        run_one(lo, results[i]);
-        progress.add(1);
-      }
-    };
-    std::vector<std::thread> pool;
-    for (size_t i = 1; i < workers; ++i) pool.emplace_back(work);
-    work();
-    for (auto& t : pool) t.join();
-  }
-  for (auto& r : results)
-    if (r.target.kind == Target::log_dir) verify_log_dir(r, results);
+  // A log dir's partitions come before the log dir (targets.h): their
+  // ranges wait here for its root checkpoints.
+  std::map<std::string, std::map<std::string, PartitionRange>> ranges;
   // A path under which no file was checked is not a clean verdict: a mistyped
   // directory, an empty one, a file of no kind kseg reads.
   std::vector<size_t> files(opts.paths.size(), 0), listed(opts.paths.size(), 0);
-  for (size_t i = 0; i < results.size(); ++i) {
-    files[origin[i]] += results[i].findings.files.size();
+  auto emit = [&](size_t i, TargetResult& r) {
+    if (r.target.kind == Target::partition) {
+      const fs::path p(r.target.path);
+      ranges[p.parent_path().string()][p.filename().string()] = PartitionRange{r.log_start, r.log_end};
+    } else if (r.target.kind == Target::log_dir) {
+      try {
+        verify_log_dir(r, ranges[r.target.path]);
+      } catch (const std::exception& e) {
+        r.findings.io_error(r.target.path, e.what());
+      }
+      ranges.erase(r.target.path);
+    }
+    files[origin[i]] += r.findings.files.size();
     ++listed[origin[i]];
+    report.add(r);
+  };
+  // Results are reported in the targets' order as they finish, by the worker
+  // that finishes the first one not yet reported. No target is started more
+  // than kWindow ahead of that one, so the results held (each with its
+  // findings and file list) do not grow with the number of partitions.
+  constexpr size_t kWindow = 64;
+  std::array<std::unique_ptr<TargetResult>, kWindow> window;
+  std::mutex mu;
+  std::condition_variable cv;
+  size_t next = 0, reported = 0;
+  {
+    Progress progress("kseg-verify", Progress::Unit::partitions, static_cast<int64_t>(n), opts.progress,
+                      "partitions and files");
+    auto work = [&] {
+      for (;;) {
+        size_t i;
+        {
+          std::unique_lock<std::mutex> lock(mu);
+          cv.wait(lock, [&] { return next >= n || next < reported + kWindow; });
+          if (next >= n) return;
+          i = next++;
+        }
+        auto r = std::make_unique<TargetResult>();
+        r->target = targets[i];
+        run_one(lo, *r);
+        progress.add(1);
+        std::lock_guard<std::mutex> lock(mu);
+        window[i % kWindow] = std::move(r);
+        for (; reported < n && window[reported % kWindow]; ++reported) {
+          const auto done = std::move(window[reported % kWindow]);
+          emit(reported, *done);
+        }
+        cv.notify_all();
+      }
+    };
+    std::vector<std::thread> pool;
+    for (size_t w = 1; w < workers; ++w) pool.emplace_back(work);
+    work();
+    for (auto& t : pool) t.join();
   }
   std::vector<std::string> nothing;
   for (size_t i = 0; i < opts.paths.size(); ++i)
     if (listed[i] > 0 && files[i] == 0) nothing.push_back(opts.paths[i]);
-  return report(opts, results, io_errors, nothing, out, err);
+  return report.finish(nothing);
 }
 
 }  // namespace kseg

@@ -189,14 +189,19 @@ namespace {
 // What an interrupted writer removes: the .kseg-tmp paths of every plan
 // being applied (kseg-reindex applies several partitions' plans at once), NUL
 // separated. Each plan's record is published in a slot before its first tmp
-// file is created and withdrawn when apply() ends. Records are never freed
-// (a few per partition), so a handler on any thread never reads freed memory.
+// file is created and withdrawn when apply() ends. A record taken out of its
+// slot is freed unless a handler has started (it may be reading it): the
+// handler raises the flag before it reads the slots, the writer takes the
+// record out before it reads the flag (all sequentially consistent), so a
+// record the handler read is never freed, and memory does not grow with the
+// partitions applied.
 struct TmpPaths {
   std::string all;
 };
 constexpr int kTmpSlots = 64;
 std::array<std::atomic<const TmpPaths*>, kTmpSlots> g_tmp_paths{};
 std::array<std::atomic<bool>, kTmpSlots> g_slot_taken{};
+std::atomic<bool> g_interrupted{false};
 thread_local int t_slot = -1;  // the slot of the plan this thread applies
 std::atomic<int> g_replacing{0};  // plans past their commit point: replacing files
 const char* g_tool = "kseg";
@@ -210,6 +215,7 @@ size_t c_len(const char* s) {
 void say(const char* s) { (void)!::write(STDERR_FILENO, s, c_len(s)); }
 
 void on_interrupt(int sig) {
+  g_interrupted.store(true);
   for (const auto& slot : g_tmp_paths)
     if (const TmpPaths* t = slot.load()) {
       const char* p = t->all.data();
@@ -225,15 +231,13 @@ void on_interrupt(int sig) {
   ::raise(sig);
 }
 
+// Frees a record taken out of its slot, unless a handler may be reading it.
+void retire(const TmpPaths* t) {
+  if (!g_interrupted.load()) delete t;
+}
+
 void publish_tmp_paths(const Plan& plan) {
-  // Never freed (see above), and kept reachable: not a leak.
-  static auto* const records = new std::vector<std::unique_ptr<TmpPaths>>;
-  static std::mutex records_mutex;
-  auto* t = new TmpPaths;
-  {
-    std::lock_guard<std::mutex> lock(records_mutex);
-    records->emplace_back(t);
-  }
+  auto t = std::make_unique<TmpPaths>();
   for (const auto& a : plan.actions)
     if (a.replaces()) {  // the actions with a .kseg-tmp file
       t->all += plan.path_of(a) + kTmpSuffix;
@@ -245,12 +249,12 @@ void publish_tmp_paths(const Plan& plan) {
       if (!g_slot_taken[i].exchange(true)) t_slot = i;
     if (t_slot < 0) std::this_thread::yield();
   }
-  g_tmp_paths[t_slot].store(t);
+  retire(g_tmp_paths[t_slot].exchange(t.release()));
 }
 
 void withdraw_tmp_paths() {
   if (t_slot < 0) return;
-  g_tmp_paths[t_slot].store(nullptr);
+  retire(g_tmp_paths[t_slot].exchange(nullptr));
   g_slot_taken[t_slot].store(false);
   t_slot = -1;
 }
