@@ -96,8 +96,9 @@ TEST_CASE("kseg verify equals kseg-verify; codes agree with schema and man page"
 
 TEST_CASE("verify reports a log dir as it goes: order kept, JSON problems past memory come back whole", "[verify]") {
   // Hard-linked copies of one damaged partition: the report streams each
-  // partition's result in name order, and the JSON problems (which follow
-  // every target) pass the 1 MiB the report keeps in memory.
+  // partition's result in name order (100 threads: more than the 64 results
+  // it holds), and the JSON problems (which follow every target) pass the
+  // 1 MiB the report keeps in memory.
   CaseCopy copy("crc-mismatch");
   const std::string log_dir = copy.path("logdir");
   fs::create_directory(log_dir);
@@ -108,17 +109,28 @@ TEST_CASE("verify reports a log dir as it goes: order kept, JSON problems past m
     for (const auto& e : fs::directory_iterator(copy.path("orders-0")))
       fs::create_hard_link(e.path(), p + "/" + e.path().filename().string());
   }
+  // The root checkpoint is checked against the partitions' ends: one entry past t-9's.
+  const std::string checkpoint = "0\n2\nt 7 0\nt 9 9999\n";
+  write_bytes(log_dir + "/recovery-point-offset-checkpoint", {checkpoint.begin(), checkpoint.end()});
   const auto one = verify_json({"orders-0"}, copy.dir());
-  const auto all = verify_json({"--threads", "2", "logdir"}, copy.dir());
-  REQUIRE(!all.report.is_discarded());
-  CHECK(all.exit_code == 1);
-  CHECK(schema_violation(verify_schema(), verify_schema(), all.report) == "");
-  const auto& problems = all.report["problems"];
+  const auto raw = run_tool(kVerifyBin, {"--format", "json", "--threads", "100", "logdir"}, copy.dir());
+  CHECK(raw.exit_code == 1);
+  // Byte for byte what one dump of the whole document prints.
+  const auto ordered = nlohmann::ordered_json::parse(raw.out, nullptr, false);
+  REQUIRE(!ordered.is_discarded());
+  CHECK(raw.out == ordered.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  const nlohmann::json all = ordered;
+  CHECK(schema_violation(verify_schema(), verify_schema(), all) == "");
+  const auto& problems = all["problems"];
   const size_t per = one.report["problems"].size();
   REQUIRE(per > 0);
-  REQUIRE(problems.size() == per * kPartitions);
+  REQUIRE(problems.size() == per * kPartitions + 1);
   CHECK(problems.dump(2).size() > (1u << 20));  // as written, nested deeper: more
-  const auto& targets = all.report["targets"];
+  const auto& last = problems[per * kPartitions];
+  CHECK(last["code"] == "checkpoint.past_log_end");
+  CHECK(last["file"] == "logdir/recovery-point-offset-checkpoint");
+  CHECK(std::string(last["message"]).rfind("t-9: ", 0) == 0);
+  const auto& targets = all["targets"];
   REQUIRE(targets.size() == kPartitions + 1);
   CHECK(targets[kPartitions]["kind"] == "log_dir");
   for (size_t t = 0; t < kPartitions; ++t) {
@@ -134,7 +146,7 @@ TEST_CASE("verify reports a log dir as it goes: order kept, JSON problems past m
     }
   }
   // Text: each partition's problems before its line, the partitions in order, the total last.
-  const auto text = run_tool(kVerifyBin, {"--threads", "2", "logdir"}, copy.dir());
+  const auto text = run_tool(kVerifyBin, {"--threads", "100", "logdir"}, copy.dir());
   size_t at = 0;
   for (size_t t = 0; t < kPartitions; ++t) {
     const std::string line = std::string(targets[t]["path"]) + ": 3 segments, ";
@@ -142,5 +154,27 @@ TEST_CASE("verify reports a log dir as it goes: order kept, JSON problems past m
     REQUIRE(found != std::string::npos);
     at = found + 1;
   }
+  CHECK(text.out.find("\nERROR checkpoint.past_log_end logdir/recovery-point-offset-checkpoint:", at) !=
+        std::string::npos);
   CHECK(text.out.find("\ntotal: 1500 partitions, ", at) != std::string::npos);
+}
+
+TEST_CASE("verify: a missing path, then one with nothing to check; NOTHING CHECKED when that is all", "[verify]") {
+  CaseCopy copy("v2-none");
+  fs::create_directory(copy.path("empty"));
+  const auto text = run_tool(kVerifyBin, {"no-such-dir", "empty", "orders-0"}, copy.dir());
+  CHECK(text.exit_code == 3);
+  const size_t missing = text.err.find("no-such-dir"), empty = text.err.find("empty: nothing to check");
+  CHECK(missing != std::string::npos);
+  CHECK(empty != std::string::npos);
+  CHECK(missing < empty);
+  CHECK(text.out.find(": I/O ERROR\n") != std::string::npos);
+  const auto json = verify_json({"no-such-dir", "empty"}, copy.dir());
+  REQUIRE(json.report["io_errors"].size() == 2);
+  CHECK(std::string(json.report["io_errors"][0]).find("no-such-dir") != std::string::npos);
+  CHECK(std::string(json.report["io_errors"][1]).find("empty: nothing to check") != std::string::npos);
+  // Only a path with nothing to check: that is the verdict, not an I/O error.
+  const auto nothing = run_tool(kVerifyBin, {"empty"}, copy.dir());
+  CHECK(nothing.exit_code == 3);
+  CHECK(nothing.out.find(": NOTHING CHECKED\n") != std::string::npos);
 }

@@ -88,6 +88,7 @@ void Spill::append(std::string_view s) {
     no_file_ = true;
     return;
   }
+  errno = 0;
   if (error_ == 0 && std::fwrite(buf_.data(), 1, buf_.size(), file_) != buf_.size()) error_ = errno ? errno : EIO;
   buf_.clear();
 }
@@ -95,6 +96,7 @@ void Spill::append(std::string_view s) {
 bool Spill::copy_to(Sink& out) {
   if (error_ == 0 && file_ != nullptr) {
     char block[1 << 16];
+    errno = 0;
     if (std::fflush(file_) != 0 || std::fseek(file_, 0, SEEK_SET) != 0) error_ = errno ? errno : EIO;
     else
       for (size_t got; error_ == 0 && (got = std::fread(block, 1, sizeof block, file_)) > 0;) out.write({block, got});
@@ -106,8 +108,7 @@ bool Spill::copy_to(Sink& out) {
 }
 
 VerifyReport::VerifyReport(const VerifyOptions& opts, Sink& out, Sink& err, const std::vector<std::string>& io_errors)
-    : opts_(opts), out_(out), err_(err) {
-  for (const auto& e : io_errors) io_error(e);
+    : opts_(opts), out_(out), err_(err), path_errors_(io_errors) {
   if (opts_.format != VerifyFormat::json) return;
   nlohmann::ordered_json head{{"tool", "kseg-verify"}, {"schema_version", 1}, {"depth", depth_name(opts_.depth)},
                               {"fail_on", severity_name(opts_.fail_on)}};
@@ -117,19 +118,13 @@ VerifyReport::VerifyReport(const VerifyOptions& opts, Sink& out, Sink& err, cons
   out_.write(",\n  \"targets\": [");
 }
 
-void VerifyReport::io_error(const std::string& e) {
-  ++io_errors_;
-  if (opts_.format == VerifyFormat::json) io_error_text_.push_back(e);
-  else err_.print("kseg-verify: {}\n", e);
-}
-
 void VerifyReport::add(const TargetResult& r) {
   const Counts c = count(r.findings);
   for (size_t i = 0; i < 3; ++i) total_[i] += c[i];
   files_ += static_cast<int64_t>(r.findings.files.size());
   for (const auto& f : r.findings.files) bytes_ += f.checked_bytes;
   partitions_ += r.target.kind == Target::partition;
-  for (const auto& e : r.findings.io_errors) io_error(e);
+  target_errors_.insert(target_errors_.end(), r.findings.io_errors.begin(), r.findings.io_errors.end());
   if (opts_.format == VerifyFormat::json) {
     out_.write(any_target_ ? ",\n    " : "\n    ");
     out_.write(nested(target_json(r), 2));
@@ -155,23 +150,35 @@ void VerifyReport::add(const TargetResult& r) {
 }
 
 int VerifyReport::finish(const std::vector<std::string>& nothing) {
-  const bool only_nothing = io_errors_ == 0 && !nothing.empty() && !opts_.allow_empty;
+  // The paths' errors, the paths with nothing to check, the files' errors.
+  std::vector<std::string> io_errors = path_errors_;
+  const bool only_nothing = io_errors.empty() && !nothing.empty() && !opts_.allow_empty;
   if (!opts_.allow_empty)
     for (const auto& p : nothing)
-      io_error(fmt::format("{}: nothing to check: no Kafka partition or file of a known kind (--allow-empty accepts this)",
-                           p));
+      io_errors.push_back(fmt::format(
+          "{}: nothing to check: no Kafka partition or file of a known kind (--allow-empty accepts this)", p));
+  io_errors.insert(io_errors.end(), target_errors_.begin(), target_errors_.end());
   bool failed = false;
   for (size_t s = static_cast<size_t>(opts_.fail_on); s < 3; ++s) failed = failed || total_[s] > 0;
-  const int exit = io_errors_ > 0 ? kExitIo : failed ? kExitProblems : kExitOk;
+  int exit = !io_errors.empty() ? kExitIo : failed ? kExitProblems : kExitOk;
   if (opts_.format == VerifyFormat::json) {
+    // A temporary file that could not be written or read back: said on
+    // stderr (and in io_errors when it comes before them), exit 3.
+    auto lost = [&](const Spill& s, const char* what) {
+      const std::string e = fmt::format("the report's {} could not be kept in a temporary file: {}", what,
+                                        std::strerror(s.error()));
+      err_.print("kseg-verify: {}\n", e);
+      io_errors.push_back(e);
+      exit = kExitIo;
+    };
     out_.write(any_target_ ? "\n  ],\n  \"problems\": [" : "],\n  \"problems\": [");
-    int spill_error = problems_.copy_to(out_) ? 0 : problems_.error();
+    if (!problems_.copy_to(out_)) lost(problems_, "problems");
     out_.write(problems_.empty() ? "],\n  \"io_errors\": " : "\n  ],\n  \"io_errors\": ");
-    out_.write(nested(nlohmann::ordered_json(io_error_text_), 1));
+    out_.write(nested(nlohmann::ordered_json(io_errors), 1));
     // Problems past --max-problems in a file, counted only.
     if (!suppressed_.empty()) {
       out_.write(",\n  \"suppressed\": [");
-      if (!suppressed_.copy_to(out_)) spill_error = suppressed_.error();
+      if (!suppressed_.copy_to(out_)) lost(suppressed_, "suppressed counts");
       out_.write("\n  ]");
     }
     nlohmann::ordered_json summary{{"partitions", partitions_}, {"files", files_}, {"checked_bytes", bytes_}};
@@ -180,13 +187,9 @@ int VerifyReport::finish(const std::vector<std::string>& nothing) {
     out_.write(",\n  \"summary\": ");
     out_.write(nested(summary, 1));
     out_.write("\n}\n");
-    if (spill_error != 0) {
-      err_.print("kseg-verify: the report's problems could not be kept in a temporary file: {}\n",
-                 std::strerror(spill_error));
-      return kExitIo;
-    }
     return exit;
   }
+  for (const auto& e : io_errors) err_.print("kseg-verify: {}\n", e);
   out_.print("total: {} partition{}, {} files, {} bytes checked: {}: {}\n", partitions_, partitions_ == 1 ? "" : "s",
              files_, bytes_, counts_text(total_), exit == kExitOk          ? "OK"
              : exit != kExitIo        ? "FAILED"

@@ -53,17 +53,15 @@ class VerifyReport {
   int finish(const std::vector<std::string>& nothing);
 
  private:
-  void io_error(const std::string& e);
-
   const VerifyOptions& opts_;
   Sink& out_;
   Sink& err_;
   Counts total_{};
   int64_t files_ = 0, bytes_ = 0, partitions_ = 0;
-  size_t io_errors_ = 0;
-  std::vector<std::string> io_error_text_;  // JSON only: they follow the problems
+  std::vector<std::string> path_errors_;    // paths that could not be expanded
+  std::vector<std::string> target_errors_;  // files that could not be read: few, kept for the end
   bool any_target_ = false;
-  Spill problems_, suppressed_;  // JSON only
+  Spill problems_, suppressed_;  // JSON only: they follow the targets
 };
 
 }  // namespace kseg

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <condition_variable>
+#include <exception>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -108,28 +109,36 @@ int run_verify(const VerifyOptions& opts, Sink& out, Sink& err) {
   std::mutex mu;
   std::condition_variable cv;
   size_t next = 0, reported = 0;
+  std::exception_ptr failure;  // out of memory outside a target's own checks: the run stops, rethrown
   {
     Progress progress("kseg-verify", Progress::Unit::partitions, static_cast<int64_t>(n), opts.progress,
                       "partitions and files");
     auto work = [&] {
-      for (;;) {
-        size_t i;
-        {
-          std::unique_lock<std::mutex> lock(mu);
-          cv.wait(lock, [&] { return next >= n || next < reported + kWindow; });
-          if (next >= n) return;
-          i = next++;
+      try {
+        for (;;) {
+          size_t i;
+          {
+            std::unique_lock<std::mutex> lock(mu);
+            cv.wait(lock, [&] { return next >= n || next < reported + kWindow; });
+            if (next >= n) return;
+            i = next++;
+          }
+          auto r = std::make_unique<TargetResult>();
+          r->target = targets[i];
+          run_one(lo, *r);
+          progress.add(1);
+          std::lock_guard<std::mutex> lock(mu);
+          window[i % kWindow] = std::move(r);
+          for (; reported < n && window[reported % kWindow]; ++reported) {
+            const auto done = std::move(window[reported % kWindow]);
+            emit(reported, *done);
+          }
+          cv.notify_all();
         }
-        auto r = std::make_unique<TargetResult>();
-        r->target = targets[i];
-        run_one(lo, *r);
-        progress.add(1);
+      } catch (...) {
         std::lock_guard<std::mutex> lock(mu);
-        window[i % kWindow] = std::move(r);
-        for (; reported < n && window[reported % kWindow]; ++reported) {
-          const auto done = std::move(window[reported % kWindow]);
-          emit(reported, *done);
-        }
+        if (!failure) failure = std::current_exception();
+        next = n;  // no more targets started; the others' waits end
         cv.notify_all();
       }
     };
@@ -138,6 +147,7 @@ int run_verify(const VerifyOptions& opts, Sink& out, Sink& err) {
     work();
     for (auto& t : pool) t.join();
   }
+  if (failure) std::rethrow_exception(failure);
   std::vector<std::string> nothing;
   for (size_t i = 0; i < opts.paths.size(); ++i)
     if (listed[i] > 0 && files[i] == 0) nothing.push_back(opts.paths[i]);
