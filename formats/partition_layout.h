@@ -6,6 +6,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,11 @@ struct PartitionLayout {
   // Segment files whose prefix is not exactly 20 digits (Kafka parses them
   // but never writes them).
   std::vector<std::string> odd_prefixes;
+  // Which of Kafka's per-partition state files (leader-epoch-checkpoint,
+  // partition.metadata) the listing has, of whatever type (a dangling link
+  // is none): filled by the caller that lists the directory, so that their
+  // checks need no stat() of their own.
+  std::set<std::string> state_files;
 };
 
 // Sorts `names` into a layout; the order of the result does not depend on

@@ -150,7 +150,7 @@ void verify_partition(const LogCheckOptions& opts, TargetResult& r) {
     const auto txn = it->second.names.find(FileKind::txnindex);
     const std::string txn_path =
         dir + "/" + (txn != it->second.names.end() ? txn->second : file_names::segment_file_name(s.base_offset, FileKind::txnindex));
-    replay.begin_segment(txn_path);
+    replay.begin_segment(txn_path, txn != it->second.names.end());
     if (!scan_segment(opts, s, f, visit)) continue;
     ++r.segments;
     indexes.finish(s, f);
@@ -168,10 +168,9 @@ void verify_partition(const LogCheckOptions& opts, TargetResult& r) {
     s.file = dir + "/" + k;
     scan_segment(opts, s, f);
   }
-  std::error_code ec;
-  if (fs::exists(dir + "/leader-epoch-checkpoint", ec))
+  if (l.state_files.contains("leader-epoch-checkpoint"))
     check_leader_epoch_checkpoint(dir + "/leader-epoch-checkpoint", epochs, r.log_end, f);
-  if (fs::exists(dir + "/partition.metadata", ec)) check_partition_metadata(dir + "/partition.metadata", f);
+  if (l.state_files.contains("partition.metadata")) check_partition_metadata(dir + "/partition.metadata", f);
 }
 
 }  // namespace kseg

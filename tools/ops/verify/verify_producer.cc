@@ -115,10 +115,11 @@ void ProducerReplay::apply(const BatchInfo& b) {
   p.gap_begin = p.gap_end = -1;
 }
 
-void ProducerReplay::begin_segment(const std::string& txn_path) {
+void ProducerReplay::begin_segment(const std::string& txn_path, bool listed) {
   entries_.clear();
   next_entry_ = 0;
   txn_file_.reset();
+  if (!listed) return;  // most segments have none: no failed open for each
   auto mf = MappedFile::open(txn_path);
   if (!mf.ok()) return;
   mf->set_drop_page_cache(true);

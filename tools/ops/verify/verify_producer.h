@@ -49,10 +49,11 @@ class ProducerReplay {
   // transactions of producers whose earlier batches are gone.
   ProducerReplay(std::vector<SnapshotFile> snapshots, int64_t start_offset);
 
-  // Before the segment's first batch: reads its .txnindex (`txn_path`, which
-  // may not exist), so that an entry whose marker is gone from the log (an
-  // offset gap) ends the transaction where the marker was.
-  void begin_segment(const std::string& txn_path);
+  // Before the segment's first batch: reads its .txnindex (`txn_path`; not
+  // opened unless `listed`, the directory listing having it as a regular
+  // file), so that an entry whose marker is gone from the log (an offset
+  // gap) ends the transaction where the marker was.
+  void begin_segment(const std::string& txn_path, bool listed);
   // Replays one batch of the segment being scanned.
   void batch(const BatchInfo& b, Findings& f);
   // After the segment's last batch: checks its .txnindex (`txn_path`, which
