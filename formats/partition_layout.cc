@@ -20,12 +20,16 @@ PartitionLayout classify_partition(std::vector<std::string> names) {
       l.leftovers.push_back({Leftover::tmp, std::move(name)});
       continue;
     }
-    if (auto k = file_names::parse_kraft_snapshot_name(name); k.ok()) {
-      if (k->state == file_names::SnapshotState::complete) l.kraft_snapshots.push_back(std::move(name));
-      else l.leftovers.push_back(
-               {k->state == file_names::SnapshotState::deleted ? Leftover::kraft_deleted : Leftover::kraft_partial,
-                std::move(name)});
-      continue;
+    // Every KRaft snapshot suffix holds ".checkpoint": other names skip the
+    // parse, which formatted an error message for each segment file.
+    if (name.find(".checkpoint") != std::string::npos) {
+      if (auto k = file_names::parse_kraft_snapshot_name(name); k.ok()) {
+        if (k->state == file_names::SnapshotState::complete) l.kraft_snapshots.push_back(std::move(name));
+        else l.leftovers.push_back(
+                 {k->state == file_names::SnapshotState::deleted ? Leftover::kraft_deleted : Leftover::kraft_partial,
+                  std::move(name)});
+        continue;
+      }
     }
     auto n = file_names::parse_segment_file_name(name);
     if (!n.ok() || n->kind == FileKind::unknown) {

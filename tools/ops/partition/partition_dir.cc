@@ -1,11 +1,13 @@
 #include "tools/ops/partition/partition_dir.h"
 
-#include <algorithm>
+#include <dirent.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
-#include <filesystem>
+#include <memory>
 #include <set>
+#include <string_view>
 
 #include "lib/mapped_file.h"
 
@@ -13,31 +15,57 @@ namespace kseg {
 
 namespace {
 
-std::string what_it_is(const std::filesystem::directory_entry& e) {
-  struct stat st {};
-  if (::stat(e.path().c_str(), &st) == 0) return std::string("a ") + file_type_name(st.st_mode);
-  return errno == ELOOP ? "a symbolic link loop" : "a dangling symbolic link";
+// What a name that is not a regular file is, for the report: `st` its
+// stat(2) (following links) where that succeeded, else the errno.
+std::string what_it_is(const struct stat* st, int err) {
+  if (st != nullptr) return std::string("a ") + file_type_name(st->st_mode);
+  return err == ELOOP ? "a symbolic link loop" : "a dangling symbolic link";
 }
+
+struct DirCloser {
+  void operator()(DIR* d) const { closedir(d); }
+};
 
 }  // namespace
 
+// readdir(3), not std::filesystem::directory_iterator: the entry paths it
+// builds and splits into components were 300,000 of the 845,000 allocations
+// of kseg-verify on a log dir of 2,000 partitions. The type comes from
+// d_type; links (followed, as LogLoader's File.isFile follows them) and
+// file systems without d_type are asked with fstatat(2).
 Result<PartitionLayout> read_partition_layout(const std::string& dir) {
   std::vector<std::string> names, backups;
   std::vector<std::pair<std::string, std::string>> odd;
   std::set<std::string> state_files;
-  std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
-    std::error_code type_ec;
-    const std::string name = e.path().filename().string();
-    if ((name == "leader-epoch-checkpoint" || name == "partition.metadata") &&
-        (e.is_regular_file(type_ec) || e.exists(type_ec)))
-      state_files.insert(name);
-    if (e.is_regular_file(type_ec)) names.push_back(name);
-    else if (name.starts_with(".kseg-backup-") && e.is_directory(type_ec)) backups.push_back(name);
+  std::unique_ptr<DIR, DirCloser> d(opendir(dir.c_str()));
+  if (!d) return Error{Errc::io, std::nullopt, errno_text(errno)};
+  while (true) {
+    errno = 0;
+    const dirent* e = readdir(d.get());
+    if (e == nullptr) {
+      if (errno != 0) return Error{Errc::io, std::nullopt, errno_text(errno)};
+      break;
+    }
+    const std::string_view name = e->d_name;
+    if (name == "." || name == "..") continue;
+    struct stat st {};
+    bool stat_ok = true;
+    int stat_err = 0;
+    mode_t type = DTTOIF(e->d_type);
+    if (e->d_type == DT_LNK || e->d_type == DT_UNKNOWN) {
+      stat_ok = fstatat(dirfd(d.get()), e->d_name, &st, 0) == 0;
+      stat_err = errno;
+      type = stat_ok ? st.st_mode & S_IFMT : 0;
+    } else {
+      st.st_mode = type;
+    }
+    if ((name == "leader-epoch-checkpoint" || name == "partition.metadata") && stat_ok)
+      state_files.emplace(name);
+    if (S_ISREG(type)) names.emplace_back(name);
+    else if (name.starts_with(".kseg-backup-") && S_ISDIR(type)) backups.emplace_back(name);
     else if (auto n = file_names::parse_segment_file_name(name); n.ok() && n->kind != file_names::FileKind::unknown)
-      odd.emplace_back(name, what_it_is(e));
+      odd.emplace_back(name, what_it_is(stat_ok ? &st : nullptr, stat_err));
   }
-  if (ec) return Error{Errc::io, std::nullopt, ec.message()};
   PartitionLayout l = classify_partition(std::move(names));
   std::sort(backups.begin(), backups.end());
   l.kseg_backups = std::move(backups);
