@@ -6,6 +6,8 @@
 # $KSEG_BENCH_DIR (default /tmp/kseg-bench). Each run, on its own copies (see copy_of), synced and
 # read into the page cache before each command:
 #   verify        kseg-verify LOGDIR (read-only: one copy serves every run)
+#   read          the floor: list every partition and read each file whole, on every core
+#                 (tests/bench/read_files.cc), on the verify copy
 #   reindex       kseg-reindex --no-backup LOGDIR, copied without any .index/.timeindex
 #   kafka-clean   Kafka's load of the log dir as shut down (no recovery)
 #   kafka-unclean .kafka_cleanshutdown removed: Kafka recovers each partition's active segment
@@ -32,7 +34,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/lib.sh"
 partitions=2000 offsets=50 runs=3 settle=361 out="$here/results/logdir" build="$top/build-bench"
 bench_options logdir.sh partitions offsets runs settle out build -- "$@"
-bench_setup kseg-verify kseg-reindex
+bench_setup kseg-verify kseg-reindex kseg_bench_read_files
 # What kafka-server-start.sh runs a broker with.
 kafka_load=(java -Xmx1G -Xms1G -server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35
   -XX:+ExplicitGCInvokesConcurrent -XX:MaxInlineLevel=15 -Djava.awt.headless=true -cp "$cp" kseg.oracle.LogDirBench load)
@@ -94,8 +96,8 @@ sleep "$settle"
 echo "log dir: $(find "$src" -mindepth 1 -maxdepth 1 -type d | wc -l) partitions, $(find "$src" -name '*.log' | wc -l) segments," \
   "$(find "$src" -name '*.log' -print0 | du -cb --files0-from=- | tail -n 1 | cut -f1) bytes of .log" | tee "$out/logdir-input.txt" >&2
 for ((r = 1; r <= runs; r++)); do
-  order=(verify reindex kafka-clean kafka-unclean kafka-unclean-all kafka-noindex)
-  if ((r % 2 == 0)); then order=(kafka-noindex kafka-unclean-all kafka-unclean kafka-clean reindex verify); fi
+  order=(read verify reindex kafka-clean kafka-unclean kafka-unclean-all kafka-noindex)
+  if ((r % 2 == 0)); then order=(kafka-noindex kafka-unclean-all kafka-unclean kafka-clean reindex verify read); fi
   for row in "${order[@]}"; do
     echo "run $r: $row" >&2
     case $row in
@@ -105,6 +107,7 @@ for ((r = 1; r <= runs; r++)); do
         [[ $(tail -n 1 "$raw" | cut -d' ' -f4) == 0 ]] ||
           fail "run $r: kseg-verify exit $(tail -n 1 "$raw" | cut -d' ' -f4) on the Kafka-written log dir, $(grep -cE '^(ERROR|WARNING)' "$tmp/out") problems (see $out/logdir-verify.txt), first: $(grep -m 1 -E '^(ERROR|WARNING)' "$tmp/out" | sed "s|$tmp/verify/||")"
         ;;
+      read) measure read "$tmp/verify" "$build/tests/bench/kseg_bench_read_files" "$tmp/verify" ;;
       reindex)
         measure reindex "$tmp/run$r/reindex" "$build/kseg-reindex" --no-backup "$tmp/run$r/reindex"
         [[ $(tail -n 1 "$raw" | cut -d' ' -f4) == 0 ]] || fail "run $r: kseg-reindex exit $(tail -n 1 "$raw" | cut -d' ' -f4): $(head -n 5 "$tmp/err" | tr '\n' ';')"
@@ -173,6 +176,7 @@ def med(name, i):
     v = [r[i] for r in rows.get(name, []) if r[i] is not None]
     return statistics.median(v) if v else None
 what = {
+    "read": "floor: list every partition, read each file whole (read_files.cc, every core)",
     "verify": "kseg-verify LOGDIR (read-only, every check)",
     "reindex": "kseg-reindex --no-backup LOGDIR (no indexes)",
     "kafka-clean": "Kafka load, clean shutdown (no recovery)",
@@ -180,11 +184,11 @@ what = {
     "kafka-unclean-all": "Kafka load, marker and recovery-point-offset-checkpoint removed (every segment recovered)",
     "kafka-noindex": "Kafka load, no indexes, marker present (every index rebuilt)",
 }
-kv, kr = med("verify", 0), med("reindex", 0)
+kv, kr, kf = med("verify", 0), med("reindex", 0), med("read", 0)
 print(open(sys.argv[2]).read().strip() + f"; {len(rows.get('verify', []))} runs, medians.")
 print()
-print("| command | s (Kafka: load in-process) | Kafka process wall s | peak RSS MiB | Kafka / kseg-verify | Kafka / kseg-reindex |")
-print("|---|---|---|---|---|---|")
+print("| command | s (Kafka: load in-process) | Kafka process wall s | peak RSS MiB | Kafka / kseg-verify | Kafka / kseg-reindex | Kafka / floor |")
+print("|---|---|---|---|---|---|---|")
 for name, text in what.items():
     if name not in rows:
         continue
@@ -192,9 +196,9 @@ for name, text in what.items():
     if name.startswith("kafka"):
         t = med(name, 2)   # None: every load failed (see logdir-check.txt)
         r = lambda k: f"{t / k:.1f}x" if t and k else "-"
-        print(f"| {text} | {t or 0:.3f} | {med(name, 0):.3f} | {rss:.1f} | {r(kv)} | {r(kr)} |")
+        print(f"| {text} | {t or 0:.3f} | {med(name, 0):.3f} | {rss:.1f} | {r(kv)} | {r(kr)} | {r(kf)} |")
     else:
-        print(f"| {text} | {med(name, 0):.3f} | - | {rss:.1f} | - | - |")
+        print(f"| {text} | {med(name, 0):.3f} | - | {rss:.1f} | - | - | - |")
 EOF
 cat "$out/logdir.md"
 cat "$check" >&2
