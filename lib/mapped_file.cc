@@ -5,7 +5,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -274,41 +273,12 @@ Result<MappedFile> MappedFile::open(const std::string& path, int64_t max_bytes) 
   return f;
 }
 
-namespace {
-
-// sysconf() is a libc call that walks a table: asked once. release_before()
-// runs once per index entry in an index check, where the call was a sixth
-// of all instructions.
-size_t page_size() {
-  static const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  return page;
-}
-
-}  // namespace
-
 // A file that reads short shrank meanwhile: it is mapped instead, where the
 // SIGBUS guard finds and records where it ends.
 bool MappedFile::read_whole() {
+  cached_before_read_ = cached_page_count(fd_, 0, static_cast<int64_t>(size_));
   owned_.reset(new uint8_t[size_]);
   size_t got = 0;
-  if (size_ <= page_size()) {
-    // One page (indexes, snapshots, checkpoints: most files of a log dir of
-    // small partitions): read from the page cache alone first (RWF_NOWAIT),
-    // which says whether it was cached without a cachestat() (25,000 calls
-    // and a tenth of kseg-verify's system time on 2,000 partitions). Not for
-    // larger files: a RWF_NOWAIT read that fails still starts readahead, so
-    // their later pages would count as cached before.
-    iovec iov{owned_.get(), size_};
-    const ssize_t n = ::preadv2(fd_, &iov, 1, 0, RWF_NOWAIT);
-    if (n == static_cast<ssize_t>(size_)) {
-      got = size_;
-      cached_before_read_ = 1;
-    } else {
-      cached_before_read_ = n < 0 && errno == EAGAIN ? 0 : cached_page_count(fd_, 0, static_cast<int64_t>(size_));
-    }
-  } else {
-    cached_before_read_ = cached_page_count(fd_, 0, static_cast<int64_t>(size_));
-  }
   while (got < size_) {
     const ssize_t n = ::pread(fd_, owned_.get() + got, size_ - got, static_cast<off_t>(got));
     if (n < 0 && errno == EINTR) continue;
@@ -322,6 +292,18 @@ bool MappedFile::read_whole() {
   data_ = owned_.get();
   return true;
 }
+
+namespace {
+
+// sysconf() is a libc call that walks a table: asked once. release_before()
+// runs once per index entry in an index check, where the call was a sixth
+// of all instructions.
+size_t page_size() {
+  static const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  return page;
+}
+
+}  // namespace
 
 void MappedFile::release_before(Position pos) {
   if (!mapped_ || pos.value <= 0) return;

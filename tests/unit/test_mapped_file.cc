@@ -147,11 +147,11 @@ TEST_CASE("a small file is read whole: its bytes stay when it shrinks", "[mapped
   fs::remove(path);
 }
 
-// Files read whole (up to 512 KiB) keep the same manners: one of a page,
-// whose cache state the read itself tells, and one of many pages, counted
-// before the read (a read from the page cache alone starts readahead when
-// it misses, after which the count would take the file for cached; this
-// test has not caught that, the kernel's readahead not being that regular).
+// Files read whole (up to 512 KiB, not mapped) are dropped after the read
+// only if none of their pages was cached before it (cachestat(2) asked
+// first). A read from the page cache alone (RWF_NOWAIT), tried in its place,
+// was not safe: it fails with EAGAIN on a cached page that is locked (being
+// read in, or on XFS under a writer's inode lock), and it starts readahead.
 TEST_CASE("a dropping read of a small file leaves the cache as it found it", "[mapped_file]") {
   for (const size_t size : {size_t{96}, size_t{100000}}) {
     const std::string path = (fs::temp_directory_path() / fmt::format("kseg-small-drop-{}-{}", getpid(), size)).string();

@@ -168,9 +168,15 @@ void verify_partition(const LogCheckOptions& opts, TargetResult& r) {
     s.file = dir + "/" + k;
     scan_segment(opts, s, f);
   }
-  if (l.state_files.contains("leader-epoch-checkpoint"))
+  // The listing says which state files are there; a directory that could
+  // not be listed is asked name by name.
+  auto has = [&](const char* name) {
+    std::error_code ec;
+    return listed.ok() ? l.state_files.contains(name) : fs::exists(dir + "/" + name, ec);
+  };
+  if (has("leader-epoch-checkpoint"))
     check_leader_epoch_checkpoint(dir + "/leader-epoch-checkpoint", epochs, r.log_end, f);
-  if (l.state_files.contains("partition.metadata")) check_partition_metadata(dir + "/partition.metadata", f);
+  if (has("partition.metadata")) check_partition_metadata(dir + "/partition.metadata", f);
 }
 
 }  // namespace kseg
