@@ -107,7 +107,10 @@ for ((r = 1; r <= runs; r++)); do
         [[ $(tail -n 1 "$raw" | cut -d' ' -f4) == 0 ]] ||
           fail "run $r: kseg-verify exit $(tail -n 1 "$raw" | cut -d' ' -f4) on the Kafka-written log dir, $(grep -cE '^(ERROR|WARNING)' "$tmp/out") problems (see $out/logdir-verify.txt), first: $(grep -m 1 -E '^(ERROR|WARNING)' "$tmp/out" | sed "s|$tmp/verify/||")"
         ;;
-      read) measure read "$tmp/verify" "$build/tests/bench/kseg_bench_read_files" "$tmp/verify" ;;
+      read)
+        measure read "$tmp/verify" "$build/tests/bench/kseg_bench_read_files" "$tmp/verify"
+        [[ $(tail -n 1 "$raw" | cut -d' ' -f4) == 0 ]] || fail "run $r: the floor (read_files) exit $(tail -n 1 "$raw" | cut -d' ' -f4): $(head -n 3 "$tmp/err" | tr '\n' ';')"
+        ;;
       reindex)
         measure reindex "$tmp/run$r/reindex" "$build/kseg-reindex" --no-backup "$tmp/run$r/reindex"
         [[ $(tail -n 1 "$raw" | cut -d' ' -f4) == 0 ]] || fail "run $r: kseg-reindex exit $(tail -n 1 "$raw" | cut -d' ' -f4): $(head -n 5 "$tmp/err" | tr '\n' ';')"

@@ -8,7 +8,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -47,12 +49,16 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s LOGDIR [THREADS]\n", argv[0]);
     return 2;
   }
-  const unsigned threads = argc == 3 ? static_cast<unsigned>(std::atoi(argv[2]))
-                                     : std::max(1u, std::thread::hardware_concurrency());
+  const int asked = argc == 3 ? std::atoi(argv[2]) : static_cast<int>(std::thread::hardware_concurrency());
+  if (asked < 1 || asked > 1024) {
+    std::fprintf(stderr, "%s: THREADS must be 1-1024\n", argv[0]);
+    return 2;
+  }
+  const auto threads = static_cast<unsigned>(asked);
   std::vector<std::string> dirs{argv[1]};  // the log dir's own files (checkpoints) first
   std::error_code ec;
-  for (const auto& e : fs::directory_iterator(argv[1], ec))
-    if (e.is_directory()) dirs.push_back(e.path().string());
+  for (fs::directory_iterator it(argv[1], ec), end; !ec && it != end; it.increment(ec))
+    if (std::error_code type_ec; it->is_directory(type_ec)) dirs.push_back(it->path().string());
   if (ec) {
     std::fprintf(stderr, "%s: %s\n", argv[1], ec.message().c_str());
     return 1;
@@ -65,10 +71,10 @@ int main(int argc, char** argv) {
     uint64_t sum = 0;
     int64_t n = 0, b = 0;
     for (size_t i; (i = next++) < dirs.size();) {
-      std::error_code dec;
-      for (const auto& e : fs::directory_iterator(dirs[i], dec)) {
-        if (!e.is_regular_file()) continue;
-        if (const int64_t got = read_whole(e.path().string(), buf, sum); got >= 0) {
+      std::error_code dec;  // errors end a directory's listing: nothing to read there
+      for (fs::directory_iterator it(dirs[i], dec), end; !dec && it != end; it.increment(dec)) {
+        if (std::error_code type_ec; !it->is_regular_file(type_ec)) continue;
+        if (const int64_t got = read_whole(it->path().string(), buf, sum); got >= 0) {
           ++n;
           b += got;
         }
