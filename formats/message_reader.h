@@ -27,7 +27,13 @@ class MessageReader {
   int64_t i64() { return r_.i64(); }
   bool boolean() { return r_.u8() != 0; }
   // Kafka's Uuid.toString(): URL-safe base64 without padding.
-  std::string uuid();
+  std::string uuid() {
+    std::string s;
+    append_uuid(s);
+    return s;
+  }
+  // The same, appended to `out` (nothing after a short read).
+  void append_uuid(std::string& out);
   // nullopt for a null string.
   std::optional<std::string> string();
   std::optional<Bytes> bytes();

@@ -1,6 +1,8 @@
 #include "formats/schema.h"
 
+#include <algorithm>
 #include <bit>
+#include <charconv>
 #include <cmath>
 #include <vector>
 
@@ -11,6 +13,18 @@
 namespace kseg::schema {
 
 namespace {
+
+void append_int(std::string& out, int64_t v) {
+  char buf[24];
+  out.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+}
+
+// `"name":`. Field names are the schemas' identifiers: nothing to escape.
+void append_name(std::string& out, std::string_view name) {
+  out += '"';
+  out += name;
+  out += "\":";
+}
 
 // One message body being decoded. The first error wins; later reads are
 // skipped, so callers check `failed()` only where they branch on a value.
@@ -52,6 +66,29 @@ class Decoder {
 };
 
 void Decoder::decode_struct(const Struct& s, MessageReader& m, std::string& out) {
+  // Without tagged fields the values come in the order they are printed:
+  // written straight out. On an error the text is left unfinished, and
+  // decode() returns the error instead of it.
+  if (std::none_of(s.fields.begin(), s.fields.end(), [](const Field& f) { return f.tag >= 0; })) {
+    out += '{';
+    bool first = true;
+    for (const Field& f : s.fields) {
+      if (!f.in(v_)) continue;
+      if (!first) out += ',';
+      first = false;
+      append_name(out, f.name);
+      value(f, m, out);
+      if (failed()) return;
+    }
+    if (flexible_) {
+      std::vector<std::string> none;
+      std::vector<bool> unseen;
+      tagged_section(s, m, none, unseen);  // unknown tags: read past
+      if (failed()) return;
+    }
+    out += '}';
+    return;
+  }
   std::vector<std::string> values(s.fields.size());
   std::vector<bool> seen(s.fields.size(), false);
   for (size_t i = 0; i < s.fields.size() && !failed(); ++i) {
@@ -69,8 +106,7 @@ void Decoder::decode_struct(const Struct& s, MessageReader& m, std::string& out)
     if (!seen[i] || (f.tag >= 0 && values[i] == f.tag_default)) continue;
     if (!first) out += ',';
     first = false;
-    append_json_string(out, f.name);
-    out += ':';
+    append_name(out, f.name);
     out += values[i];
   }
   out += '}';
@@ -138,17 +174,17 @@ void Decoder::value(const Field& f, MessageReader& m, std::string& out) {
 void Decoder::scalar(const Field& f, MessageReader& m, std::string& out) {
   switch (f.kind) {
     case Kind::boolean: out += m.boolean() ? "true" : "false"; break;
-    case Kind::int8: out += fmt::format("{}", m.i8()); break;
-    case Kind::int16: out += fmt::format("{}", m.i16()); break;
-    case Kind::uint16: out += fmt::format("{}", m.u16()); break;
-    case Kind::int32: out += fmt::format("{}", m.i32()); break;
-    case Kind::int64: out += fmt::format("{}", m.i64()); break;
+    case Kind::int8: append_int(out, m.i8()); break;
+    case Kind::int16: append_int(out, m.i16()); break;
+    case Kind::uint16: append_int(out, m.u16()); break;
+    case Kind::int32: append_int(out, m.i32()); break;
+    case Kind::int64: append_int(out, m.i64()); break;
     case Kind::float64: out += java_double(std::bit_cast<double>(m.raw().u64())); break;
-    case Kind::uuid: {
-      std::string u = m.uuid();
-      out += '"' + u + '"';
+    case Kind::uuid:
+      out += '"';
+      m.append_uuid(out);
+      out += '"';
       break;
-    }
     case Kind::string: text(f, m, out); return;
     case Kind::bytes: binary(f, m, out); return;
     case Kind::strct: decode_struct(*f.type, m, out); return;

@@ -1,7 +1,8 @@
 // Fuzz target for segment-file entries: the input is a .log file image.
 // EntryScanner walks it; every entry is decoded as far as it goes (v2:
 // header, CRC, every record and header, control records, each value as a
-// __remote_log_metadata record; legacy: message,
+// __remote_log_metadata record, each record as a group, transaction and
+// share coordinator record; legacy: message,
 // CRC, inner messages) with a 1 MiB decompression budget, and replayed into
 // producer state. Nothing may
 // crash, read out of bounds or overflow; the scanner's accounting must add
@@ -12,6 +13,7 @@
 
 #include "formats/batch_v2.h"
 #include "formats/control.h"
+#include "formats/coordinator_records.h"
 #include "formats/legacy.h"
 #include "formats/log_batch.h"
 #include "formats/log_entry.h"
@@ -50,6 +52,13 @@ void fuzz_v2(const EntryRef& e, std::vector<uint8_t>& scratch) {
     check(hr.ok() && n == rec.headers_count);  // next() already walked them
     if (h->is_control()) (void)control::describe(rec.key, rec.value);
     if (!rec.value.null) (void)remote_log_metadata::describe(rec.value.bytes);  // any value, as the decoder reads it
+    // Any record, as --offsets-decoder and --transaction-log-decoder read it.
+    if (!rec.key.null)
+      for (auto topic : {coordinator::Topic::group, coordinator::Topic::transaction, coordinator::Topic::share}) {
+        const auto text = coordinator::parse(topic, rec.offset_delta, rec.key.bytes,
+                                             rec.value.null ? std::nullopt : std::optional<Bytes>(rec.value.bytes));
+        check(text.ok() ? !text->key.empty() : !text.error().message.empty());
+      }
   }
   (void)rr.finish();
 }

@@ -1,11 +1,19 @@
 // The table-driven message decoder (formats/schema.h) on inputs built by a
 // tiny encoder here: version ranges, nullables, tagged fields and defaults,
-// every truncation length, and the base64 / Java double text helpers.
+// every truncation length, string escapes, and the base64 / Java double
+// text helpers.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstring>
+#include <iterator>
+#include <random>
+#include <utility>
 #include <vector>
 
+#include <fmt/format.h>
+
+#include "formats/message_reader.h"
 #include "formats/schema.h"
 
 using namespace kseg;
@@ -85,6 +93,50 @@ TEST_CASE("schema: tagged fields print only when not default, in schema order", 
   CHECK(json(1, v1_body(-1, false)) == R"({"a":7,"b":-2,"s":"hé\"","xs":[3],"u":"_____________________w"})");
   CHECK(json(1, v1_body(5, false)) == R"({"a":7,"b":-2,"s":"hé\"","xs":[3],"t":5,"u":"_____________________w"})");
   CHECK(json(1, v1_body(5, true)) == json(1, v1_body(5, false)));  // unknown tags are skipped
+}
+
+TEST_CASE("schema: a struct without tagged fields, written as it is read", "[topics]") {
+  static constexpr Field kPlain[] = {F("a", Kind::int32), F("s", Kind::string), F("u", Kind::uuid).since(1)};
+  static constexpr Struct kPlainS{kPlain};
+  static constexpr Message kPlainMessage{"Plain", 1, &kPlainS};
+  Writer w;
+  w.flexible = true;
+  w.i32(7).str("x\ty\x01\"\\").uuid(1);
+  w.uvarint(1).uvarint(9).uvarint(2).i16(0);  // an unknown tag: read past
+  auto d = decode(kPlainMessage, 1, w.bytes());
+  REQUIRE(d.ok());
+  CHECK(d.value().consumed == w.b.size());
+  CHECK(d.value().json == R"({"a":7,"s":"x\ty\u0001\"\\","u":"AQEBAQEBAQEBAQEBAQEBAQ"})");
+  for (size_t n = 0; n < w.b.size(); ++n) {
+    INFO("length " << n);
+    CHECK_FALSE(decode(kPlainMessage, 1, Bytes(w.b.data(), n)).ok());
+  }
+}
+
+TEST_CASE("schema: strings are escaped as Jackson does, whatever the runs between escapes", "[topics]") {
+  // Jackson's escapes, one byte at a time: the short forms, \u00XX for other
+  // control bytes, every other byte as it is.
+  auto one_at_a_time = [](std::string_view s) {
+    static const std::pair<char, const char*> kShort[] = {{'"', "\\\""}, {'\\', "\\\\"}, {'\n', "\\n"}, {'\r', "\\r"},
+                                                          {'\t', "\\t"}, {'\b', "\\b"}, {'\f', "\\f"}};
+    std::string out = "\"";
+    for (char c : s) {
+      const auto* e = std::find_if(std::begin(kShort), std::end(kShort), [&](const auto& p) { return p.first == c; });
+      if (e != std::end(kShort)) out += e->second;
+      else if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04X}", static_cast<unsigned char>(c));
+      else out += c;
+    }
+    return out + '"';
+  };
+  std::mt19937 rng(11);
+  const char pick[] = {'\0', '\x1f', '\t', '\n', '"', '\\', 'a', '\x7f', '\x80', '\xff'};
+  for (int i = 0; i < 20000; ++i) {
+    std::string s(rng() % 40, '\0');
+    for (char& c : s) c = rng() % 2 ? 'x' : pick[rng() % sizeof pick];
+    std::string got;
+    append_json_string(got, s);
+    REQUIRE(got == one_at_a_time(s));
+  }
 }
 
 TEST_CASE("schema: every truncation fails cleanly, never reads past the end", "[topics]") {
