@@ -1,5 +1,7 @@
 #include "formats/checkpoint_file.h"
 
+#include <optional>
+
 #include <fmt/format.h>
 
 namespace kseg::checkpoint {
@@ -116,6 +118,24 @@ Status validate_epoch_entries(std::span<const EpochEntry> entries) {
                                       i, e.epoch, e.start_offset, i - 1, prev.epoch, prev.start_offset));
   }
   return {};
+}
+
+std::vector<EpochEntry> truncate_epochs_from_end(std::span<const EpochEntry> entries, int64_t end) {
+  std::vector<EpochEntry> out;
+  for (const auto& e : entries)
+    if (e.start_offset < end) out.push_back(e);
+  return out;
+}
+
+std::vector<EpochEntry> truncate_epochs_from_start(std::span<const EpochEntry> entries, int64_t start) {
+  std::vector<EpochEntry> out;
+  std::optional<EpochEntry> last_removed;
+  for (const auto& e : entries) {
+    if (e.start_offset <= start) last_removed = e;
+    else out.push_back(e);
+  }
+  if (last_removed) out.insert(out.begin(), {last_removed->epoch, start});
+  return out;
 }
 
 }  // namespace kseg::checkpoint

@@ -75,4 +75,12 @@ std::string serialize_leader_epoch_checkpoint(std::span<const EpochEntry> entrie
 // >= 0 and strictly increasing. `index` in the message is 0-based.
 Status validate_epoch_entries(std::span<const EpochEntry> entries);
 
+// LeaderEpochFileCache.truncateFromEnd(end): the entries whose start offset
+// is >= `end` go (UnifiedLog.truncateTo, and LogLoader after it loads a log,
+// at the log end offset).
+std::vector<EpochEntry> truncate_epochs_from_end(std::span<const EpochEntry> entries, int64_t end);
+// LeaderEpochFileCache.truncateFromStart(start): the entries at or below
+// `start` go, the last of them re-starting at `start`.
+std::vector<EpochEntry> truncate_epochs_from_start(std::span<const EpochEntry> entries, int64_t start);
+
 }  // namespace kseg::checkpoint

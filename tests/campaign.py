@@ -75,6 +75,7 @@ class Campaign:
         self.timeout = timeout
         self.rss_kib = rss_mib * 1024
         self.runs = self.crashes = self.hangs = self.over_rss = 0
+        self.last_rc = None
         self.rss_max = 0
         self.failures = []
 
@@ -89,6 +90,7 @@ class Campaign:
             p = subprocess.run(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE, timeout=self.timeout)
         except subprocess.TimeoutExpired:
+            self.last_rc = None
             self.hangs += 1
             self.failures.append(f"HANG {what}: {' '.join(argv)}")
             return
@@ -101,6 +103,7 @@ class Campaign:
         rss = int(words[-1]) if words and words[-1].isdigit() else 0
         self.rss_max = max(self.rss_max, rss)
         rc = p.returncode
+        self.last_rc = rc
         # /usr/bin/time exits with the child's status; a killed child: "Command terminated by signal N".
         crashed = rc not in (0, 1, 2, 3) or "terminated by signal" in timed
         if "AddressSanitizer" in err or "runtime error:" in err or "LeakSanitizer" in err:
@@ -130,7 +133,7 @@ class Campaign:
         self.run(["kseg-truncate", "--dry-run", "--retention-bytes", "0", part], work, what)
         self.run(["kseg-truncate", "--no-backup", "--to-offset", "50", part], work, what)
         self.run(["kseg-compact", "--dry-run", "--json", "--config", "cleanup.policy=compact", part], work, what)
-        self.run(["kseg-compact", "--no-backup", "--offset-map-bytes", "2400", "--until-clean", "--config",
+        self.run(["kseg-compact", "--no-backup", "--offset-map-bytes", "2400", "--rounds", "5", "--config",
                   "cleanup.policy=compact", part], work, what)
         self.run(["kseg-reindex", "--no-backup", "--recover", part], work, what)
 
@@ -193,6 +196,124 @@ def special_files(c: Campaign, tmp):
         t.join()
 
 
+def digest(root):
+    """path -> (kind, bytes or link target) of everything under root but the campaign's own .rss."""
+    out = {}
+    for d, dirs, files in os.walk(root):
+        for n in dirs + files:
+            p = os.path.join(d, n)
+            if n == ".rss":
+                continue
+            if os.path.islink(p):
+                out[p] = ("link", os.readlink(p))
+            elif os.path.isfile(p):
+                out[p] = ("file", open(p, "rb").read())
+            elif not os.path.isdir(p):
+                out[p] = ("special", b"")
+    return out
+
+
+def log_dir_copy(tmp, tag, case="v2-zstd", part="orders-0", end=253):
+    """A log dir holding one corpus partition and the root files a broker leaves."""
+    work = os.path.join(tmp, "writer-" + tag)
+    shutil.rmtree(work, ignore_errors=True)
+    shutil.copytree(os.path.join(CORPUS, case, part), os.path.join(work, part))
+    topic = part.rsplit("-", 1)[0]
+    for name in ("recovery-point-offset-checkpoint", "replication-offset-checkpoint"):
+        with open(os.path.join(work, name), "w") as f:
+            f.write(f"0\n1\n{topic} 0 {end}\n")
+    open(os.path.join(work, ".lock"), "w").close()
+    return work, os.path.join(work, part)
+
+
+def writers(c: Campaign, tmp, rnd: random.Random):
+    """The writers' cases of issue 44: links planted at the names they create, numbers
+    Kafka would not read, unreadable files, a FIFO as .lock, a kill and a re-run. Each
+    checks its outcome, not only that nothing crashed."""
+    def expect(ok, what):
+        if not ok:
+            c.failures.append(f"WRONG {what}")
+
+    drop = lambda p, ext: [os.remove(os.path.join(p, f)) for f in os.listdir(p) if f.endswith(ext)]
+    commands = [
+        (["kseg-truncate", "--to-offset", "120"], None), (["kseg-truncate", "--full", "500"], None),
+        (["kseg-truncate", "--log-start", "200"], None),
+        (["kseg-reindex"], lambda p: drop(p, ".index")), (["kseg-reindex", "--producer-state"], lambda p: drop(p, ".snapshot")),
+        (["kseg-reindex", "--recover"], lambda p: open(os.path.join(p, "00000000000000000159.log"), "ab").write(bytes(64))),
+    ]
+    # 1. A link to a file outside at one name the writer creates (a seeded sample of them).
+    for argv, prepare in commands:
+        work, p = log_dir_copy(tmp, "probe")
+        if prepare:
+            prepare(p)
+        names = [os.path.join(p, f + ".kseg-tmp") for f in os.listdir(p)]
+        names += [os.path.join(work, f + ".kseg-tmp") for f in os.listdir(work) if not f.startswith(".")]
+        names += [os.path.join(p, f"{b:020d}{k}.kseg-tmp") for b in (0, 120, 159, 200, 253, 500)
+                  for k in (".log", ".index", ".timeindex", ".snapshot")] + [os.path.join(p, "truncate.kseg-journal.kseg-tmp")]
+        for planted in rnd.sample(sorted(set(names)), 4):
+            work, p = log_dir_copy(tmp, "link")
+            if prepare:
+                prepare(p)
+            outside = os.path.join(tmp, "outside")
+            shutil.rmtree(outside, ignore_errors=True)
+            os.makedirs(outside)
+            with open(os.path.join(outside, "victim"), "w") as f:
+                f.write("victim\n")
+            planted = planted.replace(os.path.join(tmp, "writer-probe"), work)
+            os.symlink(os.path.join(outside, "victim"), planted)
+            c.run(argv + [os.path.basename(p)], work, f"link at {os.path.basename(planted)}")
+            expect(open(os.path.join(outside, "victim"), "rb").read() == b"victim\n",
+                   f"{' '.join(argv)}: wrote through a link at {os.path.basename(planted)}")
+            for d in (work, p):
+                for f in os.listdir(d):
+                    path = os.path.join(d, f)
+                    expect(not os.path.islink(path) or path == planted,
+                           f"{' '.join(argv)}: {f} is a link after a link was planted at {os.path.basename(planted)}")
+    # 2. Numbers Kafka would not read, empty filters: exit 2, nothing changed.
+    for argv in (["--to-offset", ""], ["--to-offset", "0x10"], ["--to-offset", "1e3"], ["--to-offset", "-1"],
+                 ["--full", ""], ["--to-time", ""], ["--retention-bytes", ""], ["--retention-ms", ""],
+                 ["--to-offset", "99999999999999999999"], ["--to-offset", "10", "--partition", "-1"],
+                 ["--to-offset", "10", "--topic", ""]):
+        work, p = log_dir_copy(tmp, "number")
+        before = digest(work)
+        c.run(["kseg-truncate"] + argv + [work], work, f"kseg-truncate {argv}")
+        expect(c.last_rc == 2 and digest(work) == before, f"kseg-truncate {argv}: exit {c.last_rc}, expected 2 and no change")
+    # 3. A .log no writer can read: exit 3, nothing changed.
+    for kind in ("fifo", "dir", "dangling", "loop"):
+        for argv in (["kseg-truncate", "--log-start", "1"], ["kseg-truncate", "--retention-bytes", "0"],
+                     ["kseg-reindex"], ["kseg-compact", "--config", "cleanup.policy=compact"]):
+            work, p = log_dir_copy(tmp, "unreadable")
+            log = os.path.join(p, "00000000000000000000.log")
+            os.remove(log)
+            {"fifo": lambda: os.mkfifo(log), "dir": lambda: os.mkdir(log),
+             "dangling": lambda: os.symlink("/nonexistent/kseg", log), "loop": lambda: os.symlink(log, log)}[kind]()
+            before = digest(work)
+            c.run(argv + [os.path.basename(p)], work, f"{kind} .log")
+            expect(c.last_rc == 3 and digest(work) == before, f"{' '.join(argv)} on a {kind} .log: exit {c.last_rc}, expected 3, no change")
+    # 4. A FIFO as the log dir's .lock: refused at once in every mode, never waited on.
+    for argv in (["kseg-reindex", "--dry-run"], ["kseg-reindex"], ["kseg-truncate", "--dry-run", "--to-offset", "120"],
+                 ["kseg-compact", "--dry-run", "--config", "cleanup.policy=compact"]):
+        work, p = log_dir_copy(tmp, "fifo-lock")
+        os.remove(os.path.join(work, ".lock"))
+        os.mkfifo(os.path.join(work, ".lock"))
+        c.run(argv + [os.path.basename(p)], work, "FIFO .lock")
+        expect(c.last_rc == 3, f"{' '.join(argv)} with a FIFO .lock: exit {c.last_rc}, expected 3")
+    # 5. Killed at a random moment, then run again: the same files as an uninterrupted run.
+    want_work, want_p = log_dir_copy(tmp, "want")
+    c.run(["kseg-truncate", "--no-backup", "--to-offset", "120", "orders-0"], want_work, "uninterrupted cut")
+    want = {os.path.basename(k): v for k, v in digest(want_p).items()}
+    for i in range(3):
+        work, p = log_dir_copy(tmp, "kill")
+        argv = [os.path.join(c.build, "kseg-truncate"), "--no-backup", "--to-offset", "120", "orders-0"]
+        proc = subprocess.Popen(argv, cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(rnd.uniform(0, 0.3))
+        proc.kill()
+        proc.wait()
+        c.run(["kseg-truncate", "--no-backup", "--to-offset", "120", "orders-0"], work, "re-run after a kill")
+        got = {os.path.basename(k): v for k, v in digest(p).items()}
+        expect(c.last_rc == 0 and got == want, f"kill and re-run {i}: exit {c.last_rc}, files equal: {got == want}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("build")
@@ -220,6 +341,7 @@ def main():
                     f.write(data)
                 c.tools_on(work, part, name, f"{case}/{part}/{name} {how}")
         special_files(c, tmp)
+        writers(c, tmp, rnd)
     print(f"campaign: seed {a.seed}, {c.runs} runs in {time.time() - start:.0f} s: {c.crashes} crashes, "
           f"{c.hangs} hangs, {c.over_rss} over the RSS bound; RSS max {c.rss_max / 1024:.1f} MiB "
           f"(bound {a.rss_mib} MiB, time bound {a.timeout:.0f} s)")

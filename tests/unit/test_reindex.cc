@@ -139,6 +139,37 @@ TEST_CASE("dry run changes nothing; a run fixes; a second run changes nothing", 
   CHECK(found);
 }
 
+// Issue 44, defect 8: LogLoader cuts the leader epoch cache at the log end
+// it recovered (truncateFromEnd: entries starting at or after it go) and
+// writes the checkpoint; --recover and --salvage left the entries there. A
+// unit test, not a reindex-oracle case: the oracle's LoadCheck digests the
+// cache Kafka holds after its own load, which is cut the same either way.
+TEST_CASE("--recover and --salvage cut leader-epoch-checkpoint at the new log end, as Kafka's recovery",
+          "[reindex][issue44]") {
+  for (const std::string mode : {"--recover", "--salvage"}) {
+    Scratch s("torn-tail", "orders-0", mode.substr(1));
+    // torn-tail ends at 282 once its torn batch goes: the entry at 280 stays, the one at 282 goes.
+    std::ofstream(s.dir() + "/leader-epoch-checkpoint") << "0\n3\n0 0\n2 280\n4 282\n";
+    const std::vector<std::string> args = {mode, "--no-backup", "--index-interval-bytes", "256", "--segment-index-bytes",
+                                           "4096", s.dir()};
+    auto dry = run_tool(kReindex, {"--dry-run", mode, s.dir()}, ".");
+    CHECK(dry.out.find("leader-epoch-checkpoint: write: 2 of 3 entries kept: those from the log end 282 on go") !=
+          std::string::npos);
+    auto fix = run_tool(kReindex, args, ".");
+    INFO(mode << "\n" << fix.out << fix.err);
+    CHECK(fix.exit_code == 0);
+    CHECK(kseg::test::read_text(s.dir() + "/leader-epoch-checkpoint") == "0\n2\n0 0\n2 280\n");
+    auto again = run_tool(kReindex, args, ".");
+    CHECK(again.exit_code == 0);
+    CHECK(again.out.find("nothing to change") != std::string::npos);
+  }
+  // Without a repair the log end stays, and so does the file (the broker cuts it when it loads).
+  Scratch s("torn-tail", "orders-0", "plain");
+  std::ofstream(s.dir() + "/leader-epoch-checkpoint") << "0\n2\n0 0\n4 290\n";
+  run_tool(kReindex, {"--no-backup", s.dir()}, ".");
+  CHECK(kseg::test::read_text(s.dir() + "/leader-epoch-checkpoint") == "0\n2\n0 0\n4 290\n");
+}
+
 TEST_CASE("refuses a log dir whose .lock another process holds (fcntl, as the JVM's tryLock)", "[reindex]") {
   Scratch s("v2-none");
   fs::remove(s.dir() + "/" + kSeg0 + ".index");

@@ -3,6 +3,7 @@
 // (adopt), each under a crash at every step of apply().
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -218,13 +219,18 @@ TEST_CASE("a failed write of the new files leaves no tmp file and changes nothin
 }
 
 // fsync_together from many threads at once shares one pool: each call hears
-// of its own files' failures and of no other call's.
+// of its own files' failures (here a closed descriptor) and of no other call's.
 TEST_CASE("fsync_together: concurrent calls each get their own files' results", "[safe_write]") {
   const fs::path dir = fs::temp_directory_path() / fmt::format("kseg-fsync-together-{}", ::getpid());
   fs::remove_all(dir);
   fs::create_directories(dir);
-  for (int i = 0; i < 20; ++i) put(dir / fmt::format("f{}", i), "x");
-  CHECK(safe::fsync_together({}).ok());
+  std::vector<int> fds;
+  for (int i = 0; i < 20; ++i) {
+    put(dir / fmt::format("f{}", i), "x");
+    fds.push_back(::open((dir / fmt::format("f{}", i)).c_str(), O_RDONLY | O_CLOEXEC));
+    REQUIRE(fds.back() >= 0);
+  }
+  CHECK(safe::fsync_together({}, {}).ok());
   constexpr int kCallers = 6, kCalls = 40;
   std::vector<int> wrong(kCallers, 0);
   {
@@ -232,18 +238,26 @@ TEST_CASE("fsync_together: concurrent calls each get their own files' results", 
     for (int c = 0; c < kCallers; ++c)
       callers.emplace_back([&, c] {
         for (int k = 0; k < kCalls; ++k) {
-          // 1 to 20 files; every third call names a missing file among them.
+          // 1 to 20 files; every third call names a closed descriptor among them.
+          std::vector<int> batch;
           std::vector<std::string> paths;
           const int n = 1 + (c * 7 + k * 3) % 20;
-          for (int i = 0; i < n; ++i) paths.push_back((dir / fmt::format("f{}", (i + k) % 20)).string());
+          for (int i = 0; i < n; ++i) {
+            batch.push_back(fds[(i + k) % 20]);
+            paths.push_back((dir / fmt::format("f{}", (i + k) % 20)).string());
+          }
           const std::string missing = (dir / fmt::format("missing-{}-{}", c, k)).string();
-          if (k % 3 == 0) paths.insert(paths.begin() + n / 2, missing);
-          const Status st = safe::fsync_together(paths);
+          if (k % 3 == 0) {
+            batch.insert(batch.begin() + n / 2, -1);
+            paths.insert(paths.begin() + n / 2, missing);
+          }
+          const Status st = safe::fsync_together(batch, paths);
           const bool ok = k % 3 != 0;
           if (st.ok() != ok || (!ok && st.error().message.find(missing) == std::string::npos)) ++wrong[c];
         }
       });
   }
+  for (int fd : fds) ::close(fd);
   for (int c = 0; c < kCallers; ++c) CHECK(wrong[c] == 0);
   fs::remove_all(dir);
 }

@@ -239,5 +239,7 @@ TEST_CASE("a dangling link and a directory under segment file names: reported, a
   CHECK(verify.out.find("ERROR dir.not_a_file orders-0/00000000000000000259.timeindex: a directory") != std::string::npos);
   auto reindex = run_tool(kBin + "kseg-reindex", {"--dry-run", "orders-0"}, d.root.string());
   CHECK(reindex.exit_code == 3);
-  CHECK(reindex.err.find("orders-0/00000000000000000259.timeindex: is a directory") != std::string::npos);
+  // Refused at the listing (issue 44), the first by name, with the count of the others.
+  CHECK(reindex.err.find("orders-0/00000000000000000259.index: not a regular file (a dangling symbolic link: No such "
+                         "file or directory) (and 1 more such file)") != std::string::npos);
 }

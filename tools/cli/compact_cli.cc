@@ -1,4 +1,5 @@
 // kseg-compact's command line: options into CompactOptions, then run_compact.
+#include <cstdint>
 #include <cstdio>
 #include <string>
 
@@ -7,6 +8,7 @@
 #include "tools/cli/compact_cli.h"
 #include "tools/cli/writer_cli.h"
 #include "tools/ops/common/exit_codes.h"
+#include "tools/ops/common/progress.h"
 #include "tools/ops/common/sink.h"
 #include "tools/ops/compact/compact.h"
 
@@ -36,26 +38,37 @@ int compact_main(int argc, char** argv) {
   std::string delete_retention, min_lag, segment_bytes, map_bytes;
   BackupFlags backup;
   app.add_option("paths", o.paths, "Partition directories or log directories")->required();
-  app.add_option("--now", now, "The cleaner's clock, ms since the epoch (default: now); fixes every delete horizon");
-  app.add_option("--topic-config", o.topic_config_file, "The topic's configs, key=value lines (kafka-configs --describe)");
-  app.add_option("--broker-config", o.broker_config_file, "The broker's server.properties: log.* defaults, cleaner settings");
+  int_range(app.add_option("--now", now, "The cleaner's clock, ms since the epoch (default: now); fixes every delete horizon"),
+            0, INT64_MAX);
+  not_empty(app.add_option("--topic-config", o.topic_config_file,
+                           "The topic's configs, key=value lines (kafka-configs --describe)"));
+  not_empty(app.add_option("--broker-config", o.broker_config_file,
+                           "The broker's server.properties: log.* defaults, cleaner settings"));
   app.add_option("--config", configs, "KEY=VALUE: a topic or cleaner setting, over every other source (repeatable)");
-  app.add_option("--delete-retention-ms", delete_retention, "delete.retention.ms: how long tombstones and markers stay");
-  app.add_option("--min-compaction-lag-ms", min_lag, "min.compaction.lag.ms");
-  app.add_option("--segment-bytes", segment_bytes, "segment.bytes: the most one cleaned segment holds");
-  app.add_option("--offset-map-bytes", map_bytes,
-                 "The offset map's memory (default log.cleaner.dedupe.buffer.size / log.cleaner.threads, 128 MiB)");
-  app.add_option("--rounds", o.rounds, "Cleaning rounds to run (default 1)")->check(CLI::PositiveNumber);
+  // Text here: the setting's own rule (compact_config.cc) checks each value,
+  // from whichever source it comes, an empty one too.
+  auto* delete_retention_opt = app.add_option("--delete-retention-ms", delete_retention,
+                                              "delete.retention.ms: how long tombstones and markers stay");
+  auto* min_lag_opt = app.add_option("--min-compaction-lag-ms", min_lag, "min.compaction.lag.ms");
+  auto* segment_bytes_opt = app.add_option("--segment-bytes", segment_bytes, "segment.bytes: the most one cleaned segment holds");
+  auto* map_bytes_opt = app.add_option(
+      "--offset-map-bytes", map_bytes,
+      "The offset map's memory (default log.cleaner.dedupe.buffer.size / log.cleaner.threads, 128 MiB)");
+  int_range(app.add_option("--rounds", o.rounds, "Cleaning rounds to run (default 1)"), 1, INT32_MAX);
   app.add_flag("--until-clean", o.until_clean, "Run rounds until the dirty section is clean (when the map is too small for it)");
   app.add_flag("--force", o.force, "Compact a partition whose cleanup.policy has no 'compact'");
-  app.add_option("--topic", o.topic, "With a log directory: only this topic's partitions");
-  app.add_option("--partition", partition, "With a log directory: only this partition number");
+  topic_filter(app.add_option("--topic", o.topic, "With a log directory: only this topic's partitions"));
+  auto* partition_opt = int_range(app.add_option("--partition", partition, "With a log directory: only this partition number"),
+                                  0, INT32_MAX);
   add_dry_run_flag(app, o.dry_run);
   app.add_flag("--stats", o.dry_run, "The same as --dry-run: what a round would find, keep and free");
   app.add_flag("--json", o.json, "Print the plan (and what was done) as JSON on stdout");
   app.add_flag("--allow-empty", o.allow_empty, "Exit 0, not 3, for a path with no partition to compact");
+  bool quiet = false;
+  app.add_flag("-q,--quiet", quiet, "No progress line on stderr (shown over several rounds when stderr is a terminal)");
   add_backup_flags(app, backup);
   if (auto rc = parse_command_line(app, argc, argv)) return *rc;
+  o.progress = Progress::wanted(quiet);
   for (const auto& kv : configs) {
     const auto eq = kv.find('=');
     if (eq == std::string::npos || eq == 0) {
@@ -64,12 +77,12 @@ int compact_main(int argc, char** argv) {
     }
     o.overrides.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
   }
-  if (!delete_retention.empty()) o.overrides.emplace_back("delete.retention.ms", delete_retention);
-  if (!min_lag.empty()) o.overrides.emplace_back("min.compaction.lag.ms", min_lag);
-  if (!segment_bytes.empty()) o.overrides.emplace_back("segment.bytes", segment_bytes);
-  if (!map_bytes.empty()) o.overrides.emplace_back("offset.map.bytes", map_bytes);
+  if (*delete_retention_opt) o.overrides.emplace_back("delete.retention.ms", delete_retention);
+  if (*min_lag_opt) o.overrides.emplace_back("min.compaction.lag.ms", min_lag);
+  if (*segment_bytes_opt) o.overrides.emplace_back("segment.bytes", segment_bytes);
+  if (*map_bytes_opt) o.overrides.emplace_back("offset.map.bytes", map_bytes);
   if (now >= 0) o.now_ms = now;
-  if (partition >= 0) o.partition = partition;
+  if (*partition_opt) o.partition = partition;
   return run_writer("kseg-compact", backup, o.dry_run, [&](bool keep, const std::string& dir, Sink& out, Sink& err) {
     o.backup = keep;
     o.backup_dir = dir;

@@ -1,5 +1,6 @@
 #include "tools/cli/dump_cli.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <tuple>
@@ -12,6 +13,7 @@
 #include "tools/ops/partition/targets.h"
 #include "tools/ops/common/progress.h"
 #include "tools/ops/common/sink.h"
+#include "tools/ops/common/threads.h"
 
 namespace kseg {
 
@@ -50,18 +52,24 @@ int dump_main(int argc, char** argv) {
   app.add_option("--files", files_csv, "Comma-separated list of files to dump (kafka-dump-log's form)");
   app.add_option("paths", paths, "Files, partition directories or log directories to dump");
   bool allow_empty = false;
-  app.add_option("--max-decompressed-bytes", o.max_decompressed_bytes,
-                 "Largest decompressed batch accepted (default 268435456); a larger one is reported, not read")
-      ->check(CLI::PositiveNumber);
+  int_range(app.add_option("--max-decompressed-bytes", o.max_decompressed_bytes,
+                           "Largest decompressed batch accepted (default 268435456); a larger one is reported, not read"),
+            1, INT64_MAX);
   app.add_flag("--allow-empty", allow_empty, "Exit 0, not 3, for a directory with nothing to dump");
   app.add_flag("--print-data-log", o.print_data_log, "Print each record's key and value (implies --deep-iteration)");
   app.add_flag("--deep-iteration", o.deep_iteration, "Print every record, decompressing batches");
   app.add_flag("--verify-index-only", o.verify_index_only, "Check index entries against the log without printing them");
   app.add_flag("--index-sanity-check", o.index_sanity_check, "Only run Kafka's index sanity check");
   app.add_flag("--skip-record-metadata", o.skip_record_metadata, "Omit offsets, timestamps and sizes in record lines");
-  app.add_option("--max-message-size", o.max_message_size, "Largest batch expected at an index position (default 5242880)");
-  app.add_option("--max-bytes", o.max_bytes, "Read only the first N bytes of each .log/.checkpoint file");
-  app.add_option("--threads", o.threads, "Threads printing a .log (default: one per CPU; output is the same)");
+  // kafka-dump-log's Integer options: any int, as Kafka takes them (a negative
+  // --max-bytes is reported as Kafka reports it).
+  int_range(app.add_option("--max-message-size", o.max_message_size,
+                           "Largest batch expected at an index position (default 5242880)"),
+            INT32_MIN, INT32_MAX);
+  int_range(app.add_option("--max-bytes", o.max_bytes, "Read only the first N bytes of each .log/.checkpoint file"),
+            INT32_MIN, INT32_MAX);
+  int_range(app.add_option("--threads", o.threads, "Threads printing a .log (default: one per CPU; output is the same)"),
+            1, INT32_MAX);
   auto* kd = app.add_option("--key-decoder-class", key_decoder,
                             "Key decoder: org.apache.kafka.tools.api. (or kafka.serializer.) StringDecoder, IntegerDecoder or "
                             "LongDecoder; or hex or base64")
@@ -77,12 +85,17 @@ int dump_main(int argc, char** argv) {
   app.add_flag("--share-group-state-decoder", share_state, "Parse records as __share_group_state records");
   DumpFilter& filter = o.filter;
   std::string from_time, to_time, time_format = "ms";
-  app.add_option("--from-offset", filter.from_offset, "Records at this offset or later")->group(kGroupFilter);
-  app.add_option("--to-offset", filter.to_offset, "Records at this offset or earlier")->group(kGroupFilter);
-  app.add_option("--from-time", from_time, "Records with this timestamp or later: epoch ms or ISO 8601 (UTC unless it "
-                 "says, e.g. 2026-12-02T18:00:00Z)")->group(kGroupFilter);
-  app.add_option("--to-time", to_time, "Records with this timestamp or earlier (as --from-time)")->group(kGroupFilter);
-  app.add_option("--producer-id", filter.producer_id, "Batches of this producer id")->group(kGroupFilter);
+  int_range(app.add_option("--from-offset", filter.from_offset, "Records at this offset or later"), 0, INT64_MAX)
+      ->group(kGroupFilter);
+  int_range(app.add_option("--to-offset", filter.to_offset, "Records at this offset or earlier"), 0, INT64_MAX)
+      ->group(kGroupFilter);
+  not_empty(app.add_option("--from-time", from_time, "Records with this timestamp or later: epoch ms or ISO 8601 (UTC "
+                           "unless it says, e.g. 2026-12-02T18:00:00Z)"))->group(kGroupFilter);
+  not_empty(app.add_option("--to-time", to_time, "Records with this timestamp or earlier (as --from-time)"))
+      ->group(kGroupFilter);
+  // -1: batches written without a producer id.
+  int_range(app.add_option("--producer-id", filter.producer_id, "Batches of this producer id"), -1, INT64_MAX)
+      ->group(kGroupFilter);
   app.add_option("--key", filter.key, "Records whose key is exactly these bytes")->group(kGroupFilter);
   bool no_seek = false;
   app.add_flag("--no-seek", no_seek, "Read each .log from its start, not from where its .index points")
@@ -104,6 +117,7 @@ int dump_main(int argc, char** argv) {
   }
   if (auto rc = parse_args(app, argc, argv)) return *rc;
   o.progress = Progress::wanted(quiet);
+  o.threads = capped_threads("kseg-dump", o.threads);
   filter.seek = !no_seek;
   o.time_format = time_format == "iso" ? TimeFormat::iso : TimeFormat::ms;
   for (auto [text, out, name] : {std::tuple{&from_time, &filter.from_time, "--from-time"},

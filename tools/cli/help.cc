@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "formats/properties.h"
 #include "tools/ops/common/exit_codes.h"
 
 namespace kseg {
@@ -103,6 +104,39 @@ class Formatter : public CLI::Formatter {
   }
 };
 
+// The name of the transform that holds an integer option to kseg's number rule.
+constexpr const char* kDecimalRule = "kseg-decimal";
+
+// Checks a value and hands CLI11 its plain decimal form ("0088" -> "88"),
+// which its strtoll(base 0) cannot misread. A transform: CLI11 runs it before
+// every other check of the option.
+CLI::Validator decimal_rule(int64_t min, int64_t max) {
+  return CLI::Validator(
+      [min, max](std::string& value) -> std::string {
+        auto n = properties::parse_number(value, min, max);
+        if (!n.ok()) return n.error().message;
+        value = std::to_string(*n);
+        return {};
+      },
+      "", kDecimalRule);
+}
+
+bool is_integer_option(const CLI::Option* o) {
+  if (o->get_type_size() == 0) return false;  // a flag
+  const std::string type = o->get_type_name();  // "INT", "UINT", "INT:POSITIVE", ...
+  const std::string base = type.substr(0, type.find(':'));
+  return base == "INT" || base == "UINT";
+}
+
+bool has_decimal_rule(CLI::Option* o) {
+  try {
+    o->get_validator(kDecimalRule);
+    return true;
+  } catch (const CLI::OptionNotFound&) {
+    return false;
+  }
+}
+
 size_t edit_distance(std::string_view a, std::string_view b) {
   // Optimal string alignment: a swap of neighbours counts one.
   std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
@@ -163,8 +197,36 @@ void setup_help(CLI::App& app, const char* tool, const std::vector<std::string>&
   app.footer(footer);
 }
 
+CLI::Option* int_range(CLI::Option* opt, int64_t min, int64_t max) {
+  return opt->transform(decimal_rule(min, max));
+}
+
+CLI::Option* topic_filter(CLI::Option* opt) {
+  return opt->check(
+      [](const std::string& t) -> std::string {
+        if (t.empty()) return "the value is empty: give a topic name";
+        if (t == "." || t == "..") return "'" + t + "' is not a topic name";
+        if (t.size() > 249) return "a topic name has at most 249 characters; this one has " + std::to_string(t.size());
+        for (const char c : t)
+          if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+                c == '-'))
+            return "'" + t + "' is not a topic name: it holds a character other than ASCII letters, digits, '.', '_' and '-'";
+        return {};
+      },
+      "", "kseg-topic");
+}
+
+CLI::Option* not_empty(CLI::Option* opt) {
+  return opt->check([](const std::string& v) -> std::string { return v.empty() ? "the value is empty" : ""; }, "",
+                    "kseg-not-empty");
+}
+
 std::optional<int> parse_args(CLI::App& app, int argc, char** argv) {
   const char* tool = app.get_name().c_str();
+  for (CLI::Option* o : app.get_options())
+    if (is_integer_option(o) && !has_decimal_rule(o))
+      o->transform(o->get_type_name().starts_with("UINT") ? decimal_rule(0, INT64_MAX)
+                                                           : decimal_rule(INT64_MIN, INT64_MAX));
   try {
     app.parse(argc, argv);
     return std::nullopt;

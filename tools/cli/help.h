@@ -4,6 +4,7 @@
 // the closest spelling of an unknown option.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -27,7 +28,27 @@ void setup_help(CLI::App& app, const char* tool, const std::vector<std::string>&
 // Parses; nullopt when the run goes on, else the exit code (0 after --help
 // or --version, 2 after a usage error, reported on stderr).
 // Errors are prefixed with the app's name.
+//
+// Numbers as Kafka reads them: before CLI11 converts the value of an integer
+// option (its type INT or UINT, also each item of a vector), the value must be
+// a decimal whole number (formats/properties.h parse_number: an optional sign
+// and digits; leading zeros mean decimal, so 00000000000000000171 is 171; no
+// hex, no octal, not empty) within the option's range: int_range's, else
+// the 64-bit range of its sign. CLI11 alone reads 010 as 8, 0x10 as 16 and
+// an empty value as 0.
 std::optional<int> parse_args(CLI::App& app, int argc, char** argv);
+
+// The values integer option `opt` accepts; refused ones are reported with the
+// range. Every option narrower than 64 bits needs one.
+CLI::Option* int_range(CLI::Option* opt, int64_t min, int64_t max);
+
+// A --topic filter: a name Kafka could have given a topic (Topic.validate:
+// 1 to 249 of ASCII letters, digits, '.', '_' and '-', not "." or "..").
+CLI::Option* topic_filter(CLI::Option* opt);
+
+// A text option that may not be given empty (a file name, a time): "" is
+// refused, never read as "not given".
+CLI::Option* not_empty(CLI::Option* opt);
 
 // The candidate closest to `word` when it is close enough to be a typo of
 // it (or `word` is a prefix of it); empty otherwise.

@@ -1,4 +1,5 @@
 // kseg-reindex's command line: options into ReindexOptions, then run_reindex.
+#include <cstdint>
 #include <cstdio>
 #include <string>
 
@@ -10,6 +11,7 @@
 #include "tools/cli/writer_cli.h"
 #include "tools/ops/common/progress.h"
 #include "tools/ops/common/sink.h"
+#include "tools/ops/common/threads.h"
 
 namespace kseg {
 
@@ -31,10 +33,15 @@ int reindex_main(int argc, char** argv) {
   int32_t interval = -1, index_bytes = -1;
   BackupFlags backup;
   app.add_option("paths", o.paths, "Segment .log files, partition directories or log directories")->required();
-  app.add_option("--index-interval-bytes", interval, "The topic's index.interval.bytes (default 4096)");
-  app.add_option("--segment-index-bytes", index_bytes, "The topic's segment.index.bytes (default 10485760)");
-  app.add_option("--topic-config", o.topic_config,
-                 "Java properties file with the topic's index.interval.bytes / segment.index.bytes");
+  // Kafka's LogConfig: INT, atLeast(0) and atLeast(4).
+  auto* interval_opt =
+      int_range(app.add_option("--index-interval-bytes", interval, "The topic's index.interval.bytes (default 4096)"), 0,
+                INT32_MAX);
+  auto* index_bytes_opt =
+      int_range(app.add_option("--segment-index-bytes", index_bytes, "The topic's segment.index.bytes (default 10485760)"),
+                4, INT32_MAX);
+  not_empty(app.add_option("--topic-config", o.topic_config,
+                           "Java properties file with the topic's index.interval.bytes / segment.index.bytes"));
   bool recover = false, salvage = false;
   auto* recover_flag = app.add_flag(
       "--recover", recover, "Truncate at the first invalid batch and remove later segments, as Kafka's recovery does");
@@ -46,23 +53,27 @@ int reindex_main(int argc, char** argv) {
                "Also rebuild each .txnindex and the producer .snapshot files as Kafka's recovery of every segment "
                "writes them (implied when --recover or --salvage changes a .log)");
   int64_t now = -1;
-  app.add_option("--now", now,
-                 "Kafka's clock for producer expiration when it loads a snapshot, ms since the epoch (default: now)");
-  app.add_option("--producer-id-expiration-ms", o.producer_id_expiration_ms,
-                 "The broker's producer.id.expiration.ms (default 86400000)")
-      ->check(CLI::NonNegativeNumber);
+  int_range(app.add_option("--now", now,
+                           "Kafka's clock for producer expiration when it loads a snapshot, ms since the epoch (default: now)"),
+            0, INT64_MAX);
+  // Kafka: INT, atLeast(1).
+  int_range(app.add_option("--producer-id-expiration-ms", o.producer_id_expiration_ms,
+                           "The broker's producer.id.expiration.ms (default 86400000)"),
+            1, INT32_MAX);
   add_dry_run_flag(app, o.dry_run);
   app.add_flag("--allow-empty", o.allow_empty, "Exit 0, not 3, for a path with nothing to reindex");
-  app.add_option("--threads", o.threads, "Threads that check batches while one reads ahead (default: one per CPU)");
+  int_range(app.add_option("--threads", o.threads, "Threads that check batches while one reads ahead (default: one per CPU)"),
+            1, INT32_MAX);
   bool quiet = false;
   app.add_flag("-q,--quiet", quiet, "No progress line on stderr (shown for a log dir when stderr is a terminal)");
   add_backup_flags(app, backup);
   if (auto rc = parse_command_line(app, argc, argv)) return *rc;
   o.progress = Progress::wanted(quiet);
+  o.threads = capped_threads("kseg-reindex", o.threads);
   o.repair = salvage ? Repair::salvage : recover ? Repair::recover : Repair::none;
   if (now >= 0) o.now_ms = now;
-  if (interval >= 0) o.index_interval_bytes = interval;
-  if (index_bytes >= 0) o.segment_index_bytes = index_bytes;
+  if (*interval_opt) o.index_interval_bytes = interval;
+  if (*index_bytes_opt) o.segment_index_bytes = index_bytes;
   return run_writer("kseg-reindex", backup, o.dry_run, [&](bool keep, const std::string& dir, Sink& out, Sink& err) {
     o.backup = keep;
     o.backup_dir = dir;

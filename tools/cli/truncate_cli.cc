@@ -1,5 +1,6 @@
 // kseg-truncate's command line: options into TruncateOptions, then run_truncate.
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 
@@ -40,14 +41,23 @@ int truncate_main(int argc, char** argv) {
   auto* m3 = app.add_option("--log-start", log_start,
                             "Raise the log start offset to N and remove the segments wholly below it (DeleteRecords)");
   auto* m4 = app.add_option("--full", full, "Remove every record; the log restarts empty at offset N");
-  auto* r1 = app.add_option("--retention-ms", retention_ms, "Remove the segments retention.ms=MS would delete");
-  auto* r2 = app.add_option("--retention-bytes", retention_bytes, "Remove the segments retention.bytes=B would delete");
-  app.add_option("--now", now, "The clock for --retention-ms, ms since the epoch (default: now)");
+  auto* r1 = app.add_option("--retention-ms", retention_ms,
+                            "Remove the segments retention.ms=MS would delete (-1: unlimited, as Kafka's)");
+  auto* r2 = app.add_option("--retention-bytes", retention_bytes,
+                            "Remove the segments retention.bytes=B would delete (-1: unlimited, as Kafka's)");
+  auto* now_opt = app.add_option("--now", now, "The clock for --retention-ms, ms since the epoch (default: now)");
+  // Offsets and times are never negative; retention's -1 is Kafka's "unlimited".
+  // --full N: the segment at N must hold its 2^31 offsets (relative offsets
+  // are int32) with the log end after them still an offset.
+  for (CLI::Option* a : {m1, m2, m3, now_opt}) int_range(a, 0, INT64_MAX);
+  int_range(m4, 0, INT64_MAX - INT32_MAX - 1);
+  for (CLI::Option* a : {r1, r2}) int_range(a, -1, INT64_MAX);
   for (CLI::Option* a : {m1, m2, m3, m4, r1})
     for (CLI::Option* b : {m1, m2, m3, m4, r1, r2})
       if (a != b && !(a == r1 && b == r2)) a->excludes(b);
-  app.add_option("--topic", o.topic, "With a log directory: only this topic's partitions");
-  app.add_option("--partition", partition, "With a log directory: only this partition number");
+  topic_filter(app.add_option("--topic", o.topic, "With a log directory: only this topic's partitions"));
+  auto* partition_opt = int_range(app.add_option("--partition", partition, "With a log directory: only this partition number"),
+                                  0, INT32_MAX);
   add_dry_run_flag(app, o.dry_run);
   app.add_flag("--json", o.json, "Print the plan (and what was done) as JSON on stdout");
   app.add_flag("--allow-empty", o.allow_empty, "Exit 0, not 3, for a path with no partition to truncate");
@@ -71,7 +81,7 @@ int truncate_main(int argc, char** argv) {
                       : std::chrono::duration_cast<std::chrono::milliseconds>(
                             std::chrono::system_clock::now().time_since_epoch())
                             .count();
-  if (partition >= 0) o.partition = partition;
+  if (*partition_opt) o.partition = partition;
   return run_writer("kseg-truncate", backup, o.dry_run, [&](bool keep, const std::string& dir, Sink& out, Sink& err) {
     o.backup = keep;
     o.backup_dir = dir;

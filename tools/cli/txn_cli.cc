@@ -1,5 +1,6 @@
 // kseg-txn's command line: options into TxnOptions, then run_txn.
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 
@@ -30,15 +31,18 @@ int txn_main(int argc, char** argv) {
   int64_t now = -1;
   std::string format = "text";
   app.add_option("paths", o.paths, "Partition directories or log directories")->required();
-  app.add_option("--topic", o.topic, "Only this topic's partitions (in log directories)");
-  app.add_option("--now", now, "The clock, ms since the epoch (default: now): ages, producer expiration");
-  app.add_option("--producer-id-expiration-ms", o.producer_id_expiration_ms,
-                 "The broker's producer.id.expiration.ms (default 86400000): producers idle that long are dropped "
-                 "when a snapshot is loaded")
-      ->check(CLI::NonNegativeNumber);
+  topic_filter(app.add_option("--topic", o.topic, "Only this topic's partitions (in log directories)"));
+  int_range(app.add_option("--now", now, "The clock, ms since the epoch (default: now): ages, producer expiration"), 0,
+            INT64_MAX);
+  // Kafka: INT, atLeast(1).
+  int_range(app.add_option("--producer-id-expiration-ms", o.producer_id_expiration_ms,
+                           "The broker's producer.id.expiration.ms (default 86400000): producers idle that long are "
+                           "dropped when a snapshot is loaded"),
+            1, INT32_MAX);
   app.add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}));
-  app.add_option("--max-aborted", o.max_aborted, "Aborted ranges listed per partition (default 1000; the rest counted)")
-      ->check(CLI::NonNegativeNumber);
+  int_range(app.add_option("--max-aborted", o.max_aborted,
+                           "Aborted ranges listed per partition (default 1000; the rest counted)"),
+            0, INT64_MAX);
   app.add_flag("--allow-empty", o.allow_empty, "Exit 0, not 3, for a path with no partition");
   if (auto rc = parse_command_line(app, argc, argv)) return *rc;
   o.json = format == "json";

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <string>
 
@@ -10,6 +11,7 @@
 #include "tools/cli/help.h"
 #include "tools/ops/common/progress.h"
 #include "tools/ops/common/sink.h"
+#include "tools/ops/common/threads.h"
 #include "tools/ops/verify/verify.h"
 #include "tools/ops/verify/verify_problem.h"
 #include "tools/ops/common/problem.h"
@@ -45,13 +47,16 @@ int verify_main(int argc, char** argv) {
   app.add_option("--fail-on", fail_on, "Exit 1 for problems at or above: error (default), warning or info")
       ->check(CLI::IsMember({"error", "warning", "info"}));
   app.add_flag("-v,--verbose", o.show_info, "Also print info findings in the text report");
-  app.add_option("--max-bytes", o.max_bytes, "Read at most N bytes of each .log file")->check(CLI::PositiveNumber);
-  app.add_option("--max-decompressed-bytes", o.max_decompressed_bytes,
-                 "Largest decompressed batch accepted (default 268435456)");
-  app.add_option("--threads", o.threads, "Partitions checked in parallel (default: one per CPU)");
+  int_range(app.add_option("--max-bytes", o.max_bytes, "Read at most N bytes of each .log file"), 1, INT64_MAX);
+  int_range(app.add_option("--max-decompressed-bytes", o.max_decompressed_bytes,
+                           "Largest decompressed batch accepted (default 268435456)"),
+            1, INT64_MAX);
+  int_range(app.add_option("--threads", o.threads, "Partitions checked in parallel (default: one per CPU)"), 1, INT32_MAX);
   size_t max_problems = 1000;
-  app.add_option("--max-problems", max_problems,
-                 "Problems of one code kept and printed per file; the rest are counted in a summary line (default 1000, 0: all)");
+  int_range(app.add_option("--max-problems", max_problems,
+                           "Problems of one code kept and printed per file; the rest are counted in a summary line "
+                           "(default 1000, 0: all)"),
+            0, INT64_MAX);
   app.add_flag("--allow-empty", o.allow_empty,
                "Exit 0, not 3, for a path with nothing to check (an empty directory, a file of no known kind)");
   app.add_flag("--list-codes", codes, "Print every problem code with its severity and exit");
@@ -75,6 +80,7 @@ int verify_main(int argc, char** argv) {
   o.format = format == "json" ? VerifyFormat::json : VerifyFormat::text;
   o.fail_on = fail_on == "warning" ? Severity::warning : fail_on == "info" ? Severity::info : Severity::error;
   o.progress = Progress::wanted(quiet);
+  o.threads = capped_threads("kseg-verify", o.threads);
   Sink out(stdout), err(stderr);
   return exit_after_run("kseg-verify", run_verify(o, out, err));
 }

@@ -32,7 +32,8 @@ inline std::optional<int> parse_command_line(CLI::App& app, int argc, char** arg
 
 inline void add_backup_flags(CLI::App& app, BackupFlags& f) {
   app.add_flag("--no-backup", f.no_backup, "Do not keep the replaced and removed files")->group(kGroupSafety);
-  app.add_option("--backup-dir", f.dir, "Keep originals in DIR/<partition>-<time> (default: <partition>/.kseg-backup-<time>)")
+  not_empty(app.add_option("--backup-dir", f.dir,
+                           "Keep originals in DIR/<partition>-<time> (default: <partition>/.kseg-backup-<time>)"))
       ->group(kGroupSafety);
 }
 

@@ -41,6 +41,7 @@ struct CompactOptions {
   bool backup = true;
   std::string backup_dir;
   bool allow_empty = false;
+  bool progress = false;  // a progress line on stderr over the rounds of a run of several (Progress::wanted)
 };
 
 // Runs a whole compaction; returns the exit code.

@@ -1,8 +1,7 @@
 #include "tools/ops/compact/compact_config.h"
 
 #include <algorithm>
-#include <charconv>
-#include <fstream>
+#include <optional>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -10,6 +9,7 @@
 #include "formats/batch_v2.h"
 #include "formats/log_entry.h"
 #include "formats/metadata_records.h"
+#include "formats/properties.h"
 #include "lib/mapped_file.h"
 #include "tools/ops/partition/partition_dir.h"
 
@@ -30,8 +30,10 @@ struct KraftConfigs {
 Result<KraftConfigs> kraft_configs(const std::string& log_dir, const std::string& topic) {
   KraftConfigs out;
   const std::string dir = log_dir + "/__cluster_metadata-0";
-  auto layout = read_partition_layout(dir);
-  if (!layout.ok()) return out;  // no metadata log here
+  // Only the directory's absence means "no metadata log here": a file in it that cannot be
+  // read fails below, where it is opened, rather than dropping the topic's configs.
+  auto layout = read_partition_layout(dir, Unreadable::list);
+  if (!layout.ok()) return out;
   out.source = dir;
   std::vector<std::pair<int64_t, std::string>> files;  // (first offset read, path)
   int64_t from = 0;
@@ -124,34 +126,49 @@ constexpr Internal kInternal[] = {
     {"__share_group_state", "share.coordinator.state.topic.segment.bytes"},
 };
 
-Result<std::map<std::string, std::string>> read_properties(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Error{Errc::usage, std::nullopt, fmt::format("{}: cannot read", path)};
-  std::map<std::string, std::string> out;
-  std::string line;
-  auto trim = [](std::string s) {
-    const auto b = s.find_first_not_of(" \t\r");
-    const auto e = s.find_last_not_of(" \t\r");
-    return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
-  };
-  while (std::getline(in, line)) {
-    line = trim(line);
-    if (line.empty() || line[0] == '#' || line[0] == '!') continue;
-    const auto eq = line.find_first_of("=:");
-    if (eq == std::string::npos) continue;
-    out[trim(line.substr(0, eq))] = trim(line.substr(eq + 1));
+// A config file given on the command line, as Kafka loads one; the last
+// value of a repeated key wins. An unreadable file is an error, never Kafka's
+// defaults in its place.
+Result<std::map<std::string, std::string>> read_properties(const std::string& path, const char* option) {
+  auto props = properties::read_file(path);
+  if (!props.ok()) {
+    Error e = props.error();
+    e.message = fmt::format("{} {}", option, e.message);
+    return e;
   }
+  std::map<std::string, std::string> out;
+  for (const auto& [key, value] : props->entries) out[key] = value;
   return out;
 }
 
-Result<int64_t> number(const Settings& s, const std::string& key) {
+// The valid range of each number a round reads (Kafka 4.4's LogConfig and
+// CleanerConfig validators; where kseg needs more, said so).
+struct Range {
+  const char* key;
+  int64_t min, max;
+};
+constexpr Range kRanges[] = {
+    {"delete.retention.ms", 0, INT64_MAX},
+    {"min.compaction.lag.ms", 0, INT64_MAX},
+    {"segment.bytes", 1 << 20, INT32_MAX},  // atLeast(1024 * 1024) since Kafka 4.0
+    {"internal.segment.bytes", 1, INT32_MAX},  // Kafka's test-only override: no validator; a size is positive
+    {"segment.index.bytes", 8, INT32_MAX},     // Kafka: atLeast(4); one 8-byte entry is the least a cleaned segment writes
+    {"index.interval.bytes", 0, INT32_MAX},
+    {"log.cleaner.dedupe.buffer.size", 0, INT64_MAX},
+    {"log.cleaner.threads", 1, INT32_MAX},  // Kafka: atLeast(0), where 0 runs no cleaner at all
+    {"offset.map.bytes", 0, INT64_MAX},
+};
+
+// A setting's value as Kafka's ConfigDef reads an INT or LONG: trimmed,
+// decimal, within its range (`min` overrides the table's).
+Result<int64_t> number(const Settings& s, const std::string& key, std::optional<int64_t> min = std::nullopt) {
   const Setting& v = s.all.at(key);
-  int64_t n = 0;
-  const auto* b = v.value.data();
-  const auto r = std::from_chars(b, b + v.value.size(), n);
-  if (r.ec != std::errc() || r.ptr != b + v.value.size())
-    return Error{Errc::usage, std::nullopt, fmt::format("{} = '{}' ({}): not a whole number", key, v.value, v.source)};
-  return n;
+  int64_t lo = INT64_MIN, hi = INT64_MAX;
+  for (const Range& r : kRanges)
+    if (key == r.key) lo = r.min, hi = r.max;
+  auto n = properties::parse_number(properties::trim(v.value), min.value_or(lo), hi);
+  if (!n.ok()) return Error{Errc::usage, std::nullopt, fmt::format("{} = '{}' ({}): {}", key, v.value, v.source, n.error().message)};
+  return *n;
 }
 
 }  // namespace
@@ -159,12 +176,12 @@ Result<int64_t> number(const Settings& s, const std::string& key) {
 Result<Settings> resolve(const CompactOptions& o, const std::string& topic, const std::string& log_dir) {
   std::map<std::string, std::string> topic_file, broker_file;
   if (!o.topic_config_file.empty()) {
-    auto t = read_properties(o.topic_config_file);
+    auto t = read_properties(o.topic_config_file, "--topic-config");
     if (!t.ok()) return t.error();
     topic_file = std::move(*t);
   }
   if (!o.broker_config_file.empty()) {
-    auto b = read_properties(o.broker_config_file);
+    auto b = read_properties(o.broker_config_file, "--broker-config");
     if (!b.ok()) return b.error();
     broker_file = std::move(*b);
   }
@@ -218,7 +235,9 @@ Result<Settings> resolve(const CompactOptions& o, const std::string& topic, cons
   for (Field f : {Field{"delete.retention.ms", &s.delete_retention_ms}, Field{"min.compaction.lag.ms", &s.min_compaction_lag_ms},
                   Field{"segment.bytes", &s.segment_bytes}, Field{"segment.index.bytes", &s.segment_index_bytes},
                   Field{"index.interval.bytes", &s.index_interval_bytes}}) {
-    auto n = number(s, f.key);
+    // An internal topic's size comes from its coordinator's setting: atLeast(1).
+    const bool internal_size = internal && std::string_view(f.key) == "segment.bytes";
+    auto n = number(s, f.key, internal_size ? std::optional<int64_t>(1) : std::nullopt);
     if (!n.ok()) return n.error();
     *f.to = *n;
   }
@@ -231,7 +250,6 @@ Result<Settings> resolve(const CompactOptions& o, const std::string& topic, cons
   if (!dedupe.ok()) return dedupe.error();
   auto threads = number(s, "log.cleaner.threads");
   if (!threads.ok()) return threads.error();
-  if (*threads < 1) return Error{Errc::usage, std::nullopt, "log.cleaner.threads must be at least 1"};
   s.offset_map_bytes = std::min<int64_t>(*dedupe / *threads, INT32_MAX);
   if (s.all.count("offset.map.bytes")) {
     auto n = number(s, "offset.map.bytes");
@@ -252,10 +270,6 @@ Result<Settings> resolve(const CompactOptions& o, const std::string& topic, cons
                  fmt::format("an offset map of {} bytes holds no more than one key (Kafka refuses it too)", s.offset_map_bytes)};
   if (s.load_factor >= 1 || s.load_factor <= 0)
     return Error{Errc::usage, std::nullopt, "log.cleaner.io.buffer.load.factor must be above 0 and below 1"};
-  if (s.delete_retention_ms < 0 || s.min_compaction_lag_ms < 0)
-    return Error{Errc::usage, std::nullopt, "delete.retention.ms and min.compaction.lag.ms must be at least 0 (as Kafka requires)"};
-  if (s.index_interval_bytes < 0 || s.segment_bytes < 1 || s.segment_index_bytes < 8)
-    return Error{Errc::usage, std::nullopt, "segment.bytes, segment.index.bytes and index.interval.bytes must be positive"};
   return s;
 }
 

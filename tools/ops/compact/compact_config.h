@@ -37,8 +37,9 @@ struct Settings {
 // Kafka's defaults, --broker-config, the cluster-wide broker defaults and the
 // topic's configs in a KRaft metadata log held by log_dir
 // (__cluster_metadata-0), an internal topic's own config, --topic-config and
-// the command line. Fails (usage) on an unreadable file or a value that is no
-// number.
+// the command line. Fails (io) on a config file that cannot be read (see
+// formats/properties.h), (usage) on a value that is no decimal whole number
+// within the range Kafka gives the key.
 Result<Settings> resolve(const CompactOptions& options, const std::string& topic, const std::string& log_dir);
 
 // Lines "key = value (source)" for the plan.

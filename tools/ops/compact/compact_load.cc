@@ -117,12 +117,14 @@ Status finish_swaps(const std::string& dir, const PartitionLayout& layout, const
     if (!r.ok()) return r.error();
   }
   // Kafka strips .swap in any order: the covered files are gone by now.
+  auto d = safe::Dir::open(dir);
+  if (!d.ok()) return d.error();
   for (const auto& [b, name] : keep) {
-    const std::string from = dir + "/" + name, to = from.substr(0, from.size() - std::string(".swap").size());
-    if (::rename(from.c_str(), to.c_str()) != 0)
-      return fail(Errc::io, fmt::format("{}: cannot rename to {}", from, to));
+    const std::string to = name.substr(0, name.size() - std::string(".swap").size());
+    if (::renameat(d->fd(), name.c_str(), d->fd(), to.c_str()) != 0)
+      return fail(Errc::io, fmt::format("{}: cannot rename to {}: {}", d->path(name), to, std::strerror(errno)));
   }
-  return safe::fsync_path(dir);
+  return d->fsync();
 }
 
 }  // namespace

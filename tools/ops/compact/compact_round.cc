@@ -6,7 +6,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
+#include <optional>
 #include <queue>
 #include <set>
 #include <thread>
@@ -301,10 +303,18 @@ class Dest {
   bool committed = false;  // renamed to .swap: the loader finishes it from here
   Status open() {
     if (!write_) return {};
+    auto dir = safe::Dir::open(p_.dir);
+    if (!dir.ok()) return dir.error();
+    dir_.emplace(std::move(*dir));
+    std::vector<std::string> cleaned;
     for (const char* suffix : {".log.cleaned", ".index.cleaned", ".timeindex.cleaned", ".txnindex.cleaned"})
-      ::unlink(p_.path(base_, suffix).c_str());  // a stale one (createNewCleanedSegment deletes them too)
-    fd_ = ::open(p_.path(base_, ".log.cleaned").c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd_ < 0) return io(p_.path(base_, ".log.cleaned"), "cannot create");
+      cleaned.push_back(p_.path(base_, suffix));
+    on_interrupt_.emplace(cleaned);  // an interrupted round leaves no .cleaned file, as its end says
+    for (const char* suffix : {".index.cleaned", ".timeindex.cleaned", ".txnindex.cleaned"})
+      ::unlinkat(dir_->fd(), name(suffix).c_str(), 0);  // a stale one (createNewCleanedSegment deletes them too)
+    auto fd = dir_->create(name(".log.cleaned"));  // never through a link planted at the name
+    if (!fd.ok()) return fd.error();
+    fd_ = *fd;
     return {};
   }
   Status append(Bytes batch, int64_t last_offset, int64_t max_ts) {
@@ -348,7 +358,7 @@ class Dest {
     times[0].tv_sec = times[1].tv_sec = mtime_ms / 1000;
     times[0].tv_nsec = times[1].tv_nsec = (mtime_ms % 1000) * 1000000;
     for (const char* suffix : {".log.cleaned", ".index.cleaned", ".timeindex.cleaned"})
-      if (::utimensat(AT_FDCWD, p_.path(base_, suffix).c_str(), times, 0) != 0)
+      if (::utimensat(dir_->fd(), name(suffix).c_str(), times, AT_SYMLINK_NOFOLLOW) != 0)
         return io(p_.path(base_, suffix), "cannot set the modification time of");
     return {};
   }
@@ -372,8 +382,9 @@ class Dest {
   }
   Status write_file(const char* suffix, const std::vector<uint8_t>& bytes) {
     const std::string path = p_.path(base_, suffix);
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) return io(path, "cannot create");
+    auto created = dir_->create(name(suffix));
+    if (!created.ok()) return created.error();
+    const int fd = *created;
     size_t done = 0;
     while (done < bytes.size()) {
       const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
@@ -390,7 +401,12 @@ class Dest {
     return {};
   }
 
+  // A file of this segment by name, relative to dir_.
+  std::string name(const char* suffix) const { return fmt::format("{:020d}{}", base_, suffix); }
+
   const Partition& p_;
+  std::optional<safe::Dir> dir_;  // the partition directory, held open while writing
+  std::optional<safe::InterruptCleanup> on_interrupt_;
   int64_t base_;
   int64_t interval_, max_entries_;
   offset_index::Writer index_;
@@ -469,6 +485,11 @@ Status Round::build_map(int64_t start, int64_t end) {
   st_.map_capacity = max_entries;
   size_t i = 0;
   while (i + 1 < p_.segments.size() && p_.segments[i + 1].base <= start) ++i;
+  const size_t first = i;
+  // --until-clean refuses a map that fills inside the round's first segment
+  // (a round would clean less than a segment: the run takes a round per map
+  // of keys): the rest of that segment is read to count the keys it lacks.
+  int64_t lacking = 0;
   for (; i < p_.segments.size() && p_.segments[i].base < end; ++i) {
     const int64_t next = i + 1 < p_.segments.size() && p_.segments[i + 1].base < end ? p_.segments[i + 1].base : end;
     auto f = open_log(i);
@@ -502,9 +523,15 @@ Status Round::build_map(int64_t start, int64_t end) {
             tracker.on_control(b, x.control_type);
           } else if (!tracker.on_batch(b)) {
             for (const auto& [offset, digest] : x.keyed) {
+              if (full) {  // counting only
+                if (map_.get(digest) < 0) ++lacking;
+                continue;
+              }
               if (map_.size() >= max_entries) {
                 full = true;
-                return Step::stop;
+                if (!o_.refuse_small_map || i != first) return Step::stop;
+                if (map_.get(digest) < 0) ++lacking;
+                continue;
               }
               map_.put(digest, offset);
               ++st_.map_records;
@@ -516,6 +543,20 @@ Status Round::build_map(int64_t start, int64_t end) {
         },
         [&](Position consumed) { f->release_before(consumed); }, kChunkBytes);
     if (!failed.ok()) return failed;
+    if (full && o_.refuse_small_map && i == first) {
+      // Room for every key the segment adds (an upper bound: keys that did
+      // not fit are counted once per record) and one more: the map stops
+      // when it is full, before a put that would not grow it.
+      const int64_t keys = map_.size() + lacking + 1;
+      int64_t slots = static_cast<int64_t>(std::ceil(static_cast<double>(keys) / s_.load_factor));
+      while (static_cast<int64_t>(static_cast<double>(slots) * s_.load_factor) < keys) ++slots;
+      return fail(Errc::usage,
+                  fmt::format("{}: an offset map of {} bytes holds {} keys (load factor {}), and {} has up to {} from "
+                              "offset {}: --until-clean would run a round per map of keys, each cleaning less than a "
+                              "segment; give --offset-map-bytes {} or more, or a number of --rounds",
+                              p_.dir, s_.offset_map_bytes, max_entries, s_.load_factor, file, keys - 1,
+                              std::max(start, p_.segments[i].base), slots * OffsetMap::kBytesPerEntry));
+    }
     if (full) {
       st_.map_full = true;
       return {};
@@ -727,13 +768,18 @@ Status Round::swap_in(const std::vector<size_t>& group, Dest& dest) {
   if (!dest.txns.empty()) kinds.push_back(".txnindex");
   safe::crash_point("cleaned-written");
   dest.committed = true;
+  auto dir = safe::Dir::open(p_.dir);
+  if (!dir.ok()) return dir.error();
+  auto rename = [&](const std::string& from, const std::string& to) -> Status {
+    if (::renameat(dir->fd(), from.c_str(), dir->fd(), to.c_str()) == 0) return {};
+    return fail(Errc::io, fmt::format("cannot rename {} to {}: {}", dir->path(from), to, std::strerror(errno)));
+  };
+  const std::string stem = fmt::format("{:020d}", base);
   for (const char* k : kinds) {
-    const std::string from = p_.path(base, k) + ".cleaned", to = p_.path(base, k) + ".swap";
-    if (::rename(from.c_str(), to.c_str()) != 0)
-      return fail(Errc::io, fmt::format("cannot rename {} to {}: {}", from, to, std::strerror(errno)));
+    KSEG_RETURN_IF_ERROR(rename(stem + k + ".cleaned", stem + k + ".swap"));
     safe::crash_point("swap-partial");
   }
-  KSEG_RETURN_IF_ERROR(safe::fsync_path(p_.dir));
+  KSEG_RETURN_IF_ERROR(dir->fsync());
   safe::crash_point("swapped");
   safe::Plan old{p_.dir, {}};
   for (size_t seg : group) {
@@ -754,12 +800,8 @@ Status Round::swap_in(const std::vector<size_t>& group, Dest& dest) {
   auto used = safe::apply(old, ao, *o_.held);
   if (!used.ok()) return used.error();
   if (o_.backup_into && !used->empty()) *o_.backup_into = *used;
-  for (const char* k : kinds) {
-    const std::string from = p_.path(base, k) + ".swap", to = p_.path(base, k);
-    if (::rename(from.c_str(), to.c_str()) != 0)
-      return fail(Errc::io, fmt::format("cannot rename {} to {}: {}", from, to, std::strerror(errno)));
-  }
-  KSEG_RETURN_IF_ERROR(safe::fsync_path(p_.dir));
+  for (const char* k : kinds) KSEG_RETURN_IF_ERROR(rename(stem + k + ".swap", stem + k));
+  KSEG_RETURN_IF_ERROR(dir->fsync());
   safe::crash_point("group-done");
   return {};
 }

@@ -66,7 +66,7 @@ void Dumper::index_problem(const std::string& path, Code code, const Error& e) {
 }
 
 bool Dumper::last_segment(const std::string& path, Offset base) const {
-  auto layout = read_partition_layout(dir_name(path));
+  auto layout = read_partition_layout(dir_name(path), Unreadable::list);
   return !layout.ok() || layout->segments.empty() || layout->segments.rbegin()->first <= base;
 }
 
@@ -185,7 +185,7 @@ bool segment_outside(const DumpFilter& f, const std::string& path,
   const std::string dir = dir_name(java_file_path(path));
   auto [it, fresh] = layouts.try_emplace(dir);
   if (fresh) {
-    auto layout = read_partition_layout(dir);
+    auto layout = read_partition_layout(dir, Unreadable::list);  // the names only: each file is opened when dumped
     if (layout.ok()) it->second = std::move(*layout);
   }
   if (!it->second) return false;

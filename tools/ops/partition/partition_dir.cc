@@ -1,13 +1,17 @@
 #include "tools/ops/partition/partition_dir.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <memory>
 #include <set>
 #include <string_view>
+
+#include <fmt/format.h>
 
 #include "lib/mapped_file.h"
 
@@ -22,6 +26,22 @@ std::string what_it_is(const struct stat* st, int err) {
   return err == ELOOP ? "a symbolic link loop" : "a dangling symbolic link";
 }
 
+// Unreadable::refuse's error: the first entry kseg cannot read (in name
+// order, so the same one each run), and how many more there are.
+Error refusal(const std::string& dir, std::vector<std::pair<std::string, std::string>> bad) {
+  std::sort(bad.begin(), bad.end());
+  std::string more;
+  if (bad.size() > 1) more = fmt::format(" (and {} more such file{})", bad.size() - 1, bad.size() == 2 ? "" : "s");
+  return Error{Errc::io, std::nullopt, fmt::format("{}/{}: {}{}", dir, bad[0].first, bad[0].second, more)};
+}
+
+// A name Kafka reads as one of a partition's files.
+bool kafka_file_name(std::string_view name) {
+  if (name == "leader-epoch-checkpoint" || name == "partition.metadata") return true;
+  auto n = file_names::parse_segment_file_name(name);
+  return n.ok() && n->kind != file_names::FileKind::unknown;
+}
+
 struct DirCloser {
   void operator()(DIR* d) const { closedir(d); }
 };
@@ -32,10 +52,12 @@ struct DirCloser {
 // builds and splits into components were 300,000 of the 845,000 allocations
 // of kseg-verify on a log dir of 2,000 partitions. The type comes from
 // d_type; links (followed, as LogLoader's File.isFile follows them) and
-// file systems without d_type are asked with fstatat(2).
-Result<PartitionLayout> read_partition_layout(const std::string& dir) {
+// file systems without d_type are asked with fstatat(2). Under
+// Unreadable::refuse, each regular file under a Kafka name is also asked
+// faccessat(2) for reading (one system call each, not an open).
+Result<PartitionLayout> read_partition_layout(const std::string& dir, Unreadable unreadable) {
   std::vector<std::string> names, backups;
-  std::vector<std::pair<std::string, std::string>> odd;
+  std::vector<std::pair<std::string, std::string>> odd, bad;
   std::set<std::string> state_files;
   std::unique_ptr<DIR, DirCloser> d(opendir(dir.c_str()));
   if (!d) return Error{Errc::io, std::nullopt, errno_text(errno)};
@@ -61,11 +83,19 @@ Result<PartitionLayout> read_partition_layout(const std::string& dir) {
     }
     if ((name == "leader-epoch-checkpoint" || name == "partition.metadata") && stat_ok)
       state_files.emplace(name);
+    if (unreadable == Unreadable::refuse && kafka_file_name(name)) {
+      if (!S_ISREG(type))
+        bad.emplace_back(name, fmt::format("not a regular file ({}{})", what_it_is(stat_ok ? &st : nullptr, stat_err),
+                                           stat_ok ? std::string() : ": " + errno_text(stat_err)));
+      else if (faccessat(dirfd(d.get()), e->d_name, R_OK, AT_EACCESS) != 0 && errno != ENOENT)
+        bad.emplace_back(name, errno_text(errno));  // Permission denied: the broker's user may read what this one may not
+    }
     if (S_ISREG(type)) names.emplace_back(name);
     else if (name.starts_with(".kseg-backup-") && S_ISDIR(type)) backups.emplace_back(name);
     else if (auto n = file_names::parse_segment_file_name(name); n.ok() && n->kind != file_names::FileKind::unknown)
       odd.emplace_back(name, what_it_is(stat_ok ? &st : nullptr, stat_err));
   }
+  if (!bad.empty()) return refusal(dir, std::move(bad));
   PartitionLayout l = classify_partition(std::move(names));
   std::sort(backups.begin(), backups.end());
   l.kseg_backups = std::move(backups);

@@ -1,5 +1,9 @@
 #include "tools/ops/partition/targets.h"
 
+#include <sys/stat.h>
+
+#include <cerrno>
+
 #include <algorithm>
 #include <filesystem>
 #include <tuple>
@@ -7,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "formats/file_names.h"
+#include "lib/mapped_file.h"
 #include "tools/ops/partition/log_dir.h"
 
 namespace kseg {
@@ -97,9 +102,10 @@ Result<std::vector<std::string>> partition_dirs_for(const std::vector<std::strin
     const size_t before = out.size();
     for (const Target& target : t.targets) {
       if (target.kind == Target::file) {
-        std::error_code ec;
-        if (!fs::exists(target.path, ec))
-          return Error{Errc::io, std::nullopt, fmt::format("{}: no such file or directory", target.path)};
+        // stat(2)'s own reason: a symlink loop is ELOOP, not "no such file".
+        struct stat sb {};
+        if (::stat(target.path.c_str(), &sb) != 0)
+          return Error{Errc::io, std::nullopt, fmt::format("{}: {}", target.path, errno_text(errno))};
         return Error{Errc::usage, std::nullopt,
                      fmt::format("{}: not a directory: give a partition directory or a log directory", target.path)};
       }

@@ -78,11 +78,14 @@ int reindex_partition(const Job& t, const recover::Config& config, const Reindex
         std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
             .count();
   auto plan = plan_partition(t.partition_dir, config, o.repair, t.only_base, producers);
+  // A file that shrank while read was read as zeros: exit_after_run names it, and a data
+  // error found in those zeros, with its advice, would only mislead.
   if (!plan.ok()) {
-    err.print("kseg-reindex: {}\n", plan.error().message);
-    return exit_code_for(plan.error().code);
+    if (!file_shrink()) err.print("kseg-reindex: {}\n", plan.error().message);
+    return file_shrink() ? kExitIo : exit_code_for(plan.error().code);
   }
-  for (const auto& p : plan->problems) err.print("kseg-reindex: {}\n", problem_text(p));
+  if (!file_shrink())
+    for (const auto& p : plan->problems) err.print("kseg-reindex: {}\n", problem_text(p));
   safe::print_plan(plan->plan, out);
   if (plan->segments == 0 && !plan->refused && plan->problems.empty() && !o.allow_empty) {
     err.print("kseg-reindex: {}: nothing to reindex: no segment in it (--allow-empty accepts this)\n", t.partition_dir);

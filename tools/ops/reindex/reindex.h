@@ -87,7 +87,9 @@ Status plan_producer_state(const std::string& dir, const std::vector<KeptLog>& l
                            const ProducerStateOptions& o, safe::Plan& plan);
 
 // Reads index.interval.bytes and segment.index.bytes from a Java properties
-// file into `config` (keys absent: unchanged).
+// file into `config` (keys absent: unchanged), through formats/properties.h:
+// Errc::io when the file cannot be read, Errc::usage for a value that is not
+// a decimal whole number within Kafka's range for the key.
 Status read_topic_config(const std::string& path, recover::Config& config);
 
 // Runs a whole reindex; returns the exit code.

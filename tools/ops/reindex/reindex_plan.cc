@@ -1,11 +1,11 @@
 // Planning for kseg-reindex: what each segment of a partition should look
 // like after Kafka's recovery, compared with what is on disk.
 #include <algorithm>
-#include <charconv>
 #include <filesystem>
-#include <fstream>
 
+#include "formats/checkpoint_file.h"
 #include "formats/file_names.h"
+#include "formats/properties.h"
 #include "formats/segment_salvage.h"
 #include "formats/txn_index.h"
 #include "lib/mapped_file.h"
@@ -231,6 +231,29 @@ void plan_stale_tmp(const std::string& dir, safe::Plan& plan) {
   for (auto& n : stale) plan.actions.push_back(safe::Action::remove(n, "left by an interrupted kseg run"));
 }
 
+// LogLoader, once it has loaded and recovered the log, cuts the leader
+// epoch cache at the log end (truncateFromEnd: entries starting at or after
+// it go) and writes the checkpoint. A file that does not parse is left as it
+// is (kseg-verify reports it).
+Status plan_epochs(const std::string& dir, int64_t log_end, safe::Plan& plan) {
+  const std::string name = "leader-epoch-checkpoint", path = dir + "/" + name;
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return {};
+  auto bytes = MappedFile::read_state_file(path);
+  if (!bytes.ok()) return named(path, bytes.error());
+  auto entries = checkpoint::parse_leader_epoch_checkpoint(
+      std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), path);
+  if (!entries.ok()) return {};
+  const auto kept = checkpoint::truncate_epochs_from_end(*entries, log_end);
+  if (kept.size() == entries->size()) return {};
+  const std::string text = checkpoint::serialize_leader_epoch_checkpoint(kept);
+  plan.actions.push_back(safe::Action::write(
+      name, std::vector<uint8_t>(text.begin(), text.end()),
+      fmt::format("{} of {} entries kept: those from the log end {} on go, as Kafka's recovery cuts its epoch cache",
+                  kept.size(), entries->size(), log_end)));
+  return {};
+}
+
 // The write protocol removes files before it renames new ones in. A crash
 // between the two could leave no producer snapshot, and Kafka, after a clean
 // shutdown with none, assumes there are no producers. Without the last
@@ -317,6 +340,8 @@ Result<PartitionPlan> plan_partition(const std::string& dir, const recover::Conf
     kept.push_back(std::move(k));
     if (repair == Repair::recover && s.recovery.truncates()) cut_base = base;
   }
+  if (!only_base && !kept.empty() && repair != Repair::none)
+    KSEG_RETURN_IF_ERROR(plan_epochs(dir, log_end, out.plan));
   if (!only_base && !kept.empty() && (producers.rebuild || log_changed)) {
     if (invalid_left) {
       // The state would be that of a log cut at its invalid bytes, which stay.
@@ -336,28 +361,21 @@ Result<PartitionPlan> plan_partition(const std::string& dir, const recover::Conf
 }
 
 Status read_topic_config(const std::string& path, recover::Config& config) {
-  std::ifstream in(path);
-  if (!in) return Status::fail(Errc::io, std::nullopt, fmt::format("cannot read topic config {}", path));
-  std::string line;
-  while (std::getline(in, line)) {
-    const auto start = line.find_first_not_of(" \t");
-    if (start == std::string::npos || line[start] == '#' || line[start] == '!') continue;
-    const auto sep = line.find_first_of("=:", start);
-    if (sep == std::string::npos) continue;
-    auto trim = [](std::string s) {
-      s.erase(0, s.find_first_not_of(" \t"));
-      s.erase(s.find_last_not_of(" \t\r") + 1);
-      return s;
-    };
-    const std::string key = trim(line.substr(start, sep - start)), value = trim(line.substr(sep + 1));
-    int32_t* field = key == "index.interval.bytes" ? &config.index_interval_bytes
-                     : key == "segment.index.bytes" ? &config.segment_index_bytes : nullptr;
-    if (field == nullptr) continue;
-    int64_t v = -1;
-    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
-    if (ec != std::errc() || end != value.data() + value.size() || v < 0 || v > INT32_MAX)
-      return Status::fail(Errc::usage, std::nullopt, fmt::format("{}: {}: not a valid int: '{}'", path, key, value));
-    *field = static_cast<int32_t>(v);
+  auto props = properties::read_file(path);
+  if (!props.ok()) return Status::fail(props.error().code, std::nullopt, "--topic-config " + props.error().message);
+  // Kafka's LogConfig: both INT, atLeast(0) and atLeast(4); the last of a repeated key wins.
+  struct Key {
+    const char* name;
+    int32_t* field;
+    int64_t min;
+  };
+  for (const Key& k : {Key{"index.interval.bytes", &config.index_interval_bytes, 0},
+                       Key{"segment.index.bytes", &config.segment_index_bytes, 4}}) {
+    const std::string* value = props->get(k.name);
+    if (value == nullptr) continue;
+    auto n = properties::parse_number(properties::trim(*value), k.min, INT32_MAX);
+    if (!n.ok()) return Status::fail(Errc::usage, std::nullopt, fmt::format("{}: {}: {}", path, k.name, n.error().message));
+    *k.field = static_cast<int32_t>(*n);
   }
   return {};
 }

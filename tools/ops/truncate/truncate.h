@@ -48,6 +48,7 @@ struct TruncateOptions {
 struct TruncatePlan {
   std::string partition_dir;
   std::string summary;     // one line: the cut and where the log now ends
+  std::string note;        // for stderr ("" none): a cut that has nothing to cut
   int64_t old_end = 0, new_end = 0;        // log end offsets
   int64_t old_start = 0, new_start = 0;    // log start offsets
   int64_t bytes_freed = 0;                 // of .log files removed or cut
@@ -64,8 +65,9 @@ struct TruncatePlan {
   bool changes() const { return !main.empty() || !first.empty() || journal; }
 };
 
-// Plans one partition directory. Errc::usage for a cut Kafka refuses (an
-// offset beyond the end, above the high watermark); Errc::refused for data
+// Plans one partition directory. Errc::usage for a cut Kafka refuses (a
+// negative offset, a log start above the high watermark; an offset at or past
+// the end is no cut, as in Kafka's truncateTo, with a note); Errc::refused for data
 // kseg will not cut (a corrupt batch before the cut point, .swap files).
 Result<TruncatePlan> plan_truncate(const std::string& partition_dir, const TruncateOptions& options);
 

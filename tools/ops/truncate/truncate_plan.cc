@@ -310,25 +310,9 @@ void set_epochs(Partition& p, TruncatePlan& out, const std::vector<checkpoint::E
                                                  fmt::format("{} of {} entries kept", epochs.size(), p.epochs.size())));
 }
 
-// LeaderEpochFileCache.truncateFromStart: entries at or below `start` go,
-// the last of them re-starting at `start`.
-std::vector<checkpoint::EpochEntry> epochs_from(const std::vector<checkpoint::EpochEntry>& in, int64_t start) {
-  std::vector<checkpoint::EpochEntry> out;
-  std::optional<checkpoint::EpochEntry> last_removed;
-  for (const auto& e : in) {
-    if (e.start_offset <= start) last_removed = e;
-    else out.push_back(e);
-  }
-  if (last_removed) out.insert(out.begin(), {last_removed->epoch, start});
-  return out;
-}
-
-std::vector<checkpoint::EpochEntry> epochs_below(const std::vector<checkpoint::EpochEntry>& in, int64_t end) {
-  std::vector<checkpoint::EpochEntry> out;
-  for (const auto& e : in)
-    if (e.start_offset < end) out.push_back(e);
-  return out;
-}
+// LeaderEpochFileCache's truncateFromStart and truncateFromEnd (formats/checkpoint_file.h).
+using checkpoint::truncate_epochs_from_end;
+using checkpoint::truncate_epochs_from_start;
 
 // The producer state at `end`: the newest snapshot left at or below it,
 // then the batches from there (or from the log start) below `end`.
@@ -391,7 +375,7 @@ time_index::TimestampOffset largest_timestamp(Bytes log, int64_t base, const std
   int64_t from = 0;
   for (const auto& o : offsets)
     if (base + o.relative_offset <= best.offset.value) from = o.position;
-  if (from > cut) from = 0;
+  if (from < 0 || from > cut) from = 0;
   EntryScanner scanner(log.subspan(0, static_cast<size_t>(cut)).subspan(static_cast<size_t>(from)), Position{from});
   while (auto e = scanner.next()) {
     const auto c = check_entry(*e);
@@ -401,12 +385,23 @@ time_index::TimestampOffset largest_timestamp(Bytes log, int64_t base, const std
 }
 
 // The live entries (as Kafka wrote them, before any zero tail) of an index
-// file with an offset below `end`, appended to `out`.
+// file with an offset below `end`, appended to `out`; the entries from the
+// first one no lookup may use on (formats' validate_entries: a negative
+// offset or position, offsets or positions out of order) are dropped, and
+// the returned text says which and why ("" when none is).
 template <class View, class Entry>
-void entries_below(const MappedFile& f, int64_t base, int64_t end, std::vector<Entry>& out) {
+std::string entries_below(const MappedFile& f, int64_t base, int64_t end, int64_t entry_size, std::vector<Entry>& out) {
   View v(f.bytes(), Offset{base});
-  for (int64_t i = 0, n = v.live_entry_count(); i < n; ++i)
+  int64_t n = v.live_entry_count();
+  std::string dropped;
+  if (const Status st = validate_entries(v, n); !st.ok()) {
+    const int64_t bad = st.error().position ? st.error().position->value / entry_size : 0;
+    dropped = fmt::format("; entry {} and those after it dropped: {}", bad, st.error().message);
+    n = bad;
+  }
+  for (int64_t i = 0; i < n; ++i)
     if (v.offset(i).value < end) out.push_back(v.entry(i));
+  return dropped;
 }
 
 // Cuts the partition so that it ends at the batch boundary at or below
@@ -469,13 +464,20 @@ Status plan_cut(Partition& p, Builder& b, int64_t target) {
   }
   std::vector<offset_index::Entry> offsets;
   bool offsets_changed = cuts_log;
+  std::string offsets_dropped;
   if (auto idx = MappedFile::open(s.path(FileKind::index)); idx.ok()) {
-    entries_below<offset_index::View>(*idx, s.base, end, offsets);
+    offsets_dropped = entries_below<offset_index::View>(*idx, s.base, end, offset_index::kEntrySize, offsets);
+    // An offset below the new end lies in a batch that starts before the cut.
+    const auto past = std::find_if(offsets.begin(), offsets.end(), [&](const auto& e) { return e.position >= cut; });
+    if (past != offsets.end() && offsets_dropped.empty())
+      offsets_dropped = fmt::format("; entry {} and those after it dropped: position {} is at or past the cut at {}",
+                                    past - offsets.begin(), past->position, cut);
+    offsets.erase(past, offsets.end());
     offsets_changed = offsets_changed || static_cast<int64_t>(offsets.size()) * offset_index::kEntrySize != idx->size();
   }
   std::vector<time_index::Entry> times;
   if (auto tix = MappedFile::open(s.path(FileKind::timeindex)); tix.ok()) {
-    entries_below<time_index::View>(*tix, s.base, end, times);
+    const std::string times_dropped = entries_below<time_index::View>(*tix, s.base, end, time_index::kEntrySize, times);
     // LogSegment.truncateTo re-reads the largest timestamp of what is left
     // (a broker knows its segments' largest timestamps once it has appended,
     // run retention or answered ListOffsets); the next roll or close appends
@@ -487,7 +489,7 @@ Status plan_cut(Partition& p, Builder& b, int64_t target) {
     std::vector<uint8_t> want = time_index::encode(times);
     if (want.size() != static_cast<size_t>(tix->size()) || !std::equal(want.begin(), want.end(), tix->bytes().begin()))
       renames.push_back(safe::Action::write(seg_name(s.base, FileKind::timeindex), std::move(want),
-                                            fmt::format("{} entries below {}", times.size(), end)));
+                                            fmt::format("{} entries below {}{}", times.size(), end, times_dropped)));
   }
   if (auto txn = MappedFile::open(s.path(FileKind::txnindex)); txn.ok()) {
     txn_index::View v(txn->bytes());
@@ -501,11 +503,12 @@ Status plan_cut(Partition& p, Builder& b, int64_t target) {
   }
   for (auto& a : renames) out.main.actions.push_back(std::move(a));
   // UnifiedLog.truncateTo: the leader epochs from the new end go.
-  set_epochs(p, out, epochs_below(p.epochs, end));
+  set_epochs(p, out, truncate_epochs_from_end(p.epochs, end));
   if (Status st = plan_end_snapshot(p, b, end); !st.ok()) return st;
   if (offsets_changed)
     out.main.actions.push_back(safe::Action::write(seg_name(s.base, FileKind::index), offset_index::encode(offsets),
-                                                   fmt::format("{} entries below {} (renamed last)", offsets.size(), end)));
+                                                   fmt::format("{} entries below {} (renamed last){}", offsets.size(), end,
+                                                               offsets_dropped)));
   // The cleaner's checkpoint: at most the new active segment's base.
   const auto& cc = p.root(RootCheckpoint::cleaner).mine;
   if (cc && *cc > s.base) set_line(p, out, RootCheckpoint::cleaner, s.base);
@@ -620,7 +623,7 @@ Status plan_delete_prefix(Partition& p, Builder& b, size_t count, int64_t log_st
   if (p.segments.empty()) {  // an interrupted run removed them all: the empty segment it rolls
     b.new_start = std::max(log_start, p.leo);
     ensure_empty_segment(p, out, p.leo);
-    set_epochs(p, out, epochs_from(p.epochs, b.new_start));
+    set_epochs(p, out, truncate_epochs_from_start(p.epochs, b.new_start));
     return {};
   }
   int64_t first = p.leo;
@@ -639,7 +642,7 @@ Status plan_delete_prefix(Partition& p, Builder& b, size_t count, int64_t log_st
       if (offset == s.base) b.remove_snapshot(offset, name, "producer snapshot of a removed segment");
   }
   b.new_start = std::max(log_start, first);
-  set_epochs(p, out, epochs_from(p.epochs, b.new_start));
+  set_epochs(p, out, truncate_epochs_from_start(p.epochs, b.new_start));
   return plan_end_snapshot(p, b, p.leo);
 }
 
@@ -769,10 +772,11 @@ Result<TruncatePlan> plan_truncate(const std::string& dir, const TruncateOptions
         break;
       }
       if (target >= p.leo) {
-        if (o.mode == TruncateMode::to_offset && target > p.leo)
-          return fail(Errc::usage, fmt::format("{}: offset {} is beyond the log end offset {}: nothing would be cut",
-                                               dir, target, p.leo));
-        set_epochs(p, out, epochs_below(p.epochs, p.leo));
+        // UnifiedLog.truncateTo: no effect at or past the end but the epoch
+        // cache cut at the end; so a cut an interruption finished re-runs.
+        if (o.mode == TruncateMode::to_offset)
+          out.note = fmt::format("{}: offset {} is at or past the log end {}: nothing to cut", dir, target, p.leo);
+        set_epochs(p, out, truncate_epochs_from_end(p.epochs, p.leo));
         out.new_end = p.leo;
         what += fmt::format("nothing to cut: the log ends at {}", p.leo);
         break;

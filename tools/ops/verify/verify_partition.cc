@@ -120,7 +120,7 @@ void verify_partition(const LogCheckOptions& opts, TargetResult& r) {
   if (bad_name)
     f.add(Code::dir_bad_name, dir, std::nullopt, "not <topic>-<partition>: the broker refuses to start",
           "<topic>-<partition>", base);
-  auto listed = read_partition_layout(dir);
+  auto listed = read_partition_layout(dir, Unreadable::list);  // what is not a file is a finding
   if (!listed.ok()) f.io_error(dir, listed.error().message);
   const PartitionLayout l = listed.ok() ? std::move(*listed) : PartitionLayout{};
   // A stray directory with no Kafka file in it is one problem, not one per file.

@@ -12,6 +12,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -52,18 +53,57 @@ Status write_all(int fd, const uint8_t* p, size_t n, const std::string& path) {
   return {};
 }
 
-// Copies `ranges` of `from`, in order, into the new file `to`, and fsyncs
-// it if `sync`.
-Status copy_ranges(const std::string& from, const std::string& to, const std::vector<ByteRange>& ranges,
-                   bool crash_halfway, bool sync) {
-  const int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
-  if (in < 0) return io_error("cannot open", from, errno);
-  const int out = ::open(to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (out < 0) {
-    const int err = errno;
-    ::close(in);
-    return io_error("cannot create", to, err);
+// New files whose fsync waits for fsync_together: held open until then, so
+// the file fsynced is the one written (no second open by name).
+struct OpenFiles {
+  std::vector<int> fds;
+  std::vector<std::string> paths;
+  OpenFiles() = default;
+  OpenFiles(const OpenFiles&) = delete;
+  OpenFiles& operator=(const OpenFiles&) = delete;
+  ~OpenFiles() {
+    for (int fd : fds) ::close(fd);
   }
+};
+
+// fsyncs and closes a new file, or hands it to `later` (which then owns it).
+Status finish_new(int fd, const std::string& path, OpenFiles* later) {
+  if (later != nullptr) {
+    later->fds.push_back(fd);
+    later->paths.push_back(path);
+    return {};
+  }
+  const int rc = ::fsync(fd);
+  const int err = errno;
+  ::close(fd);
+  return rc == 0 ? Status() : Status(io_error("cannot fsync", path, err));
+}
+
+// An existing file to read: followed through a link, but only a regular
+// file (a FIFO or device would block or never end).
+Result<int> open_to_read(const Dir& dir, const std::string& name) {
+  const int fd = ::openat(dir.fd(), name.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return io_error("cannot open", dir.path(name), errno);
+  struct stat sb {};
+  if (::fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    ::close(fd);
+    return Error{Errc::io, std::nullopt, fmt::format("cannot read {}: not a regular file", dir.path(name))};
+  }
+  return fd;
+}
+
+// Copies `ranges` of from/from_name, in order, into the new file
+// to/to_name; fsynced now, or later with the rest when `later` is given.
+Status copy_ranges(const Dir& from, const std::string& from_name, const Dir& to, const std::string& to_name,
+                   const std::vector<ByteRange>& ranges, bool crash_halfway, OpenFiles* later) {
+  auto in = open_to_read(from, from_name);
+  if (!in.ok()) return in.error();
+  auto out = to.create(to_name);
+  if (!out.ok()) {
+    ::close(*in);
+    return out.error();
+  }
+  const std::string path = to.path(to_name);
   int64_t total = 0, copied = 0;
   for (const auto& r : ranges) total += r.size.bytes;
   Status st;
@@ -71,10 +111,10 @@ Status copy_ranges(const std::string& from, const std::string& to, const std::ve
     loff_t at = r.begin.value;
     int64_t left = r.size.bytes;
     while (st.ok() && left > 0) {
-      const ssize_t n = ::copy_file_range(in, &at, out, nullptr, static_cast<size_t>(left), 0);
+      const ssize_t n = ::copy_file_range(*in, &at, *out, nullptr, static_cast<size_t>(left), 0);
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) {
-        st = io_error("cannot copy into", to, n < 0 ? errno : EIO);
+        st = io_error("cannot copy into", path, n < 0 ? errno : EIO);
       } else {
         left -= n;
         copied += n;
@@ -82,63 +122,78 @@ Status copy_ranges(const std::string& from, const std::string& to, const std::ve
       if (crash_halfway && copied >= total / 2) crash_point("tmp-partial");
     }
   }
-  if (st.ok() && sync && ::fsync(out) != 0) st = io_error("cannot fsync", to, errno);
-  ::close(in);
-  ::close(out);
-  return st;
+  ::close(*in);
+  if (!st.ok()) {
+    ::close(*out);
+    return st;
+  }
+  return finish_new(*out, path, later);
 }
 
-Status write_new(const std::string& path, const std::vector<uint8_t>& bytes, bool crash_halfway, bool sync) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return io_error("cannot create", path, errno);
-  const size_t half = crash_halfway ? bytes.size() / 2 : bytes.size();
-  Status st = write_all(fd, bytes.data(), half, path);
-  if (st.ok() && crash_halfway) crash_point("tmp-partial");
-  if (st.ok()) st = write_all(fd, bytes.data() + half, bytes.size() - half, path);
-  if (st.ok() && sync && ::fsync(fd) != 0) st = io_error("cannot fsync", path, errno);
-  ::close(fd);
-  return st;
-}
-
-bool exists(const std::string& path) {
+// A whole file copied (a backup on another file system), fsynced.
+Status copy_whole(const Dir& from, const std::string& name, const Dir& to, const std::string& to_name) {
   struct stat sb {};
-  return ::lstat(path.c_str(), &sb) == 0;
+  if (::fstatat(from.fd(), name.c_str(), &sb, 0) != 0) return io_error("cannot stat", from.path(name), errno);
+  return copy_ranges(from, name, to, to_name, {{Position{0}, Length{static_cast<int64_t>(sb.st_size)}}}, false, nullptr);
 }
 
-// <partition>/.kseg-backup-<UTC time>, or <given>/<partition name>-<UTC time>
-// so that one --backup-dir can serve many partitions and many runs.
-std::string backup_dir_for(const std::string& partition_dir, const std::string& given) {
+Status write_new(const Dir& dir, const std::string& name, const std::vector<uint8_t>& bytes, bool crash_halfway,
+                 OpenFiles* later) {
+  auto fd = dir.create(name);
+  if (!fd.ok()) return fd.error();
+  const std::string path = dir.path(name);
+  const size_t half = crash_halfway ? bytes.size() / 2 : bytes.size();
+  Status st = write_all(*fd, bytes.data(), half, path);
+  if (st.ok() && crash_halfway) crash_point("tmp-partial");
+  if (st.ok()) st = write_all(*fd, bytes.data() + half, bytes.size() - half, path);
+  if (!st.ok()) {
+    ::close(*fd);
+    return st;
+  }
+  return finish_new(*fd, path, later);
+}
+
+// The backup directory, made new: <partition>/.kseg-backup-<UTC time>, or
+// <given>/<partition name>-<UTC time> so that one --backup-dir can serve
+// many partitions and many runs; -1, -2, ... when the name is taken.
+Result<Dir> make_backup_dir(const Dir& partition, const std::string& given) {
   char stamp[32];
   const std::time_t now = std::time(nullptr);
   struct tm utc {};
   ::gmtime_r(&now, &utc);
   std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &utc);
-  std::string name = partition_dir;
+  std::optional<Dir> given_dir;
+  if (!given.empty()) {
+    if (::mkdir(given.c_str(), 0755) != 0 && errno != EEXIST)
+      return io_error("cannot create the backup directory", given, errno);
+    auto d = Dir::open(given);
+    if (!d.ok()) return d.error();
+    given_dir.emplace(std::move(*d));
+  }
+  std::string name = partition.path();
   while (name.size() > 1 && name.back() == '/') name.pop_back();
   name = name.substr(name.find_last_of('/') + 1);
-  const std::string base = given.empty() ? partition_dir + "/" + kBackupPrefix + stamp : given + "/" + name + "-" + stamp;
+  const Dir& parent = given_dir ? *given_dir : partition;
+  const std::string base = given.empty() ? std::string(kBackupPrefix) + stamp : name + "-" + stamp;
   std::string dir = base;
-  for (int i = 1; exists(dir); i++) dir = fmt::format("{}-{}", base, i);
-  return dir;
+  for (int i = 1; ::mkdirat(parent.fd(), dir.c_str(), 0755) != 0; i++) {
+    if (errno != EEXIST) return io_error("cannot create the backup directory", parent.path(dir), errno);
+    dir = fmt::format("{}-{}", base, i);
+  }
+  KSEG_RETURN_IF_ERROR(parent.fsync());
+  return Dir::open_at(parent, dir);
 }
 
-// Keeps `path` reachable as backup/name: a hard link when possible (same
-// file system), else a fsynced copy.
-// `reused`: the directory is an earlier apply()'s of the same run
-// (backup_into), so a copy already there is the file as it was before the
-// run, the one to keep.
-Status backup_file(const std::string& path, const std::string& backup_path, bool reused = false) {
-  if (::link(path.c_str(), backup_path.c_str()) == 0) return {};
-  if (reused && errno == EEXIST) return {};
-  if (errno != EXDEV) return io_error("cannot link into the backup directory:", path, errno);
-  struct stat sb {};
-  if (::stat(path.c_str(), &sb) != 0) return io_error("cannot stat", path, errno);
-  return copy_ranges(path, backup_path, {{Position{0}, Length{static_cast<int64_t>(sb.st_size)}}}, false, true);
-}
-
-Status rename_to(const std::string& from, const std::string& to) {
-  if (::rename(from.c_str(), to.c_str()) != 0) return io_error("cannot rename " + from + " to", to, errno);
-  return {};
+// Keeps `name` reachable in the backup: a hard link when possible (same
+// file system), else a fsynced copy. `reused`: the directory is an earlier
+// apply()'s of the same run (backup_into), so a file already there is the
+// file as it was before the run, the one to keep.
+Status backup_file(const Dir& from, const std::string& name, const Dir& backup, const std::string& backup_name,
+                   bool reused) {
+  if (reused && backup.exists(backup_name)) return {};
+  if (::linkat(from.fd(), name.c_str(), backup.fd(), backup_name.c_str(), 0) == 0) return {};
+  if (errno != EXDEV) return io_error("cannot link into the backup directory:", from.path(name), errno);
+  return copy_whole(from, name, backup, backup_name);
 }
 
 // Moves a removed file into the backup: a rename, or on another file system
@@ -146,17 +201,14 @@ Status rename_to(const std::string& from, const std::string& to) {
 // backup_file, a file of that name already there is the run's original (a
 // later plan of the run removes what an earlier one wrote), so it is kept
 // and this one is only removed.
-Status move_into_backup(const std::string& path, const std::string& backup_path, bool reused) {
-  if (reused && exists(backup_path)) {
-    if (::unlink(path.c_str()) != 0) return io_error("cannot remove", path, errno);
-    return {};
+Status move_into_backup(const Dir& from, const std::string& name, const Dir& backup, const std::string& backup_name,
+                        bool reused) {
+  if (!(reused && backup.exists(backup_name))) {
+    if (::renameat(from.fd(), name.c_str(), backup.fd(), backup_name.c_str()) == 0) return {};
+    if (errno != EXDEV) return io_error("cannot rename " + from.path(name) + " to", backup.path(backup_name), errno);
+    KSEG_RETURN_IF_ERROR(copy_whole(from, name, backup, backup_name));
   }
-  if (::rename(path.c_str(), backup_path.c_str()) == 0) return {};
-  if (errno != EXDEV) return io_error("cannot rename " + path + " to", backup_path, errno);
-  struct stat sb {};
-  if (::stat(path.c_str(), &sb) != 0) return io_error("cannot stat", path, errno);
-  KSEG_RETURN_IF_ERROR(copy_ranges(path, backup_path, {{Position{0}, Length{static_cast<int64_t>(sb.st_size)}}}, false, true));
-  if (::unlink(path.c_str()) != 0) return io_error("cannot remove", path, errno);
+  if (::unlinkat(from.fd(), name.c_str(), 0) != 0) return io_error("cannot remove", from.path(name), errno);
   return {};
 }
 
@@ -226,7 +278,7 @@ void on_interrupt(int sig) {
           ? ": interrupted while replacing files: each holds its old or its new content; run it again to finish "
             "before starting the broker (after --salvage a broker would cut the segment at its first damaged batch)\n"
           : ": interrupted: nothing more was changed (partitions already applied stay applied); its "
-            ".kseg-tmp files are removed\n");
+            "temporary files are removed\n");
   ::signal(sig, SIG_DFL);
   ::raise(sig);
 }
@@ -236,6 +288,20 @@ void retire(const TmpPaths* t) {
   if (!g_interrupted.load()) delete t;
 }
 
+// More records at once than slots would need more writer threads than any tool starts.
+int claim_slot() {
+  for (;;) {
+    for (int i = 0; i < kTmpSlots; ++i)
+      if (!g_slot_taken[i].exchange(true)) return i;
+    std::this_thread::yield();
+  }
+}
+
+void release_slot(int slot) {
+  retire(g_tmp_paths[slot].exchange(nullptr));
+  g_slot_taken[slot].store(false);
+}
+
 void publish_tmp_paths(const Plan& plan) {
   auto t = std::make_unique<TmpPaths>();
   for (const auto& a : plan.actions)
@@ -243,23 +309,28 @@ void publish_tmp_paths(const Plan& plan) {
       t->all += plan.path_of(a) + kTmpSuffix;
       t->all.push_back('\0');
     }
-  // More plans at once than slots would need more writer threads than any tool starts.
-  while (t_slot < 0) {
-    for (int i = 0; i < kTmpSlots && t_slot < 0; ++i)
-      if (!g_slot_taken[i].exchange(true)) t_slot = i;
-    if (t_slot < 0) std::this_thread::yield();
-  }
+  if (t_slot < 0) t_slot = claim_slot();
   retire(g_tmp_paths[t_slot].exchange(t.release()));
 }
 
 void withdraw_tmp_paths() {
   if (t_slot < 0) return;
-  retire(g_tmp_paths[t_slot].exchange(nullptr));
-  g_slot_taken[t_slot].store(false);
+  release_slot(t_slot);
   t_slot = -1;
 }
 
 }  // namespace
+
+InterruptCleanup::InterruptCleanup(const std::vector<std::string>& paths) : slot_(claim_slot()) {
+  auto t = std::make_unique<TmpPaths>();
+  for (const auto& p : paths) {
+    t->all += p;
+    t->all.push_back('\0');
+  }
+  retire(g_tmp_paths[slot_].exchange(t.release()));
+}
+
+InterruptCleanup::~InterruptCleanup() { release_slot(slot_); }
 
 void install_interrupt_cleanup(const char* tool) {
   g_tool = tool;
@@ -275,12 +346,59 @@ void install_interrupt_cleanup(const char* tool) {
   }
 }
 
+Result<Dir> Dir::open(const std::string& path, bool nofollow) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
+  if (fd < 0) return io_error("cannot open the directory", path, errno);
+  return Dir(fd, path);
+}
+
+Result<Dir> Dir::open_at(const Dir& parent, const std::string& name) {
+  const int fd = ::openat(parent.fd(), name.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return io_error("cannot open the directory", parent.path(name), errno);
+  return Dir(fd, parent.path(name));
+}
+
+Dir& Dir::operator=(Dir&& o) noexcept {
+  if (this != &o) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = o.fd_;
+    path_ = std::move(o.path_);
+    o.fd_ = -1;
+  }
+  return *this;
+}
+
+Dir::~Dir() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Result<int> Dir::create(const std::string& name) const {
+  // A stale file of an interrupted run, or a link planted at the name: the
+  // name is unlinked, whatever it points to is left alone.
+  if (::unlinkat(fd_, name.c_str(), 0) != 0 && errno != ENOENT) return io_error("cannot remove", path(name), errno);
+  const int fd = ::openat(fd_, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) return io_error("cannot create", path(name), errno);
+  return fd;
+}
+
+bool Dir::exists(const std::string& name) const {
+  struct stat sb {};
+  return ::fstatat(fd_, name.c_str(), &sb, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+Status Dir::fsync() const {
+  if (::fsync(fd_) != 0) return io_error("cannot fsync", path_, errno);
+  return {};
+}
+
 Result<TmpFile> TmpFile::create(const Plan& plan, const Action& adopt) {
   publish_tmp_paths(plan);
-  const std::string path = plan.path_of(adopt) + kTmpSuffix;
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-  if (fd < 0) return io_error("cannot create", path, errno);
-  return TmpFile(fd, path);
+  const std::string target = plan.path_of(adopt);
+  auto dir = Dir::open(target.substr(0, target.size() - adopt.name.size() - 1));
+  if (!dir.ok()) return dir.error();
+  auto fd = dir->create(adopt.name + kTmpSuffix);
+  if (!fd.ok()) return fd.error();
+  return TmpFile(*fd, target + kTmpSuffix);
 }
 
 TmpFile::~TmpFile() {
@@ -338,12 +456,12 @@ class FsyncPool {
     return *pool;
   }
 
-  std::vector<Status> run(const std::vector<std::string>& paths) {
-    Batch b{&paths, std::vector<Status>(paths.size()), 0, paths.size(), false};
+  std::vector<Status> run(const std::vector<int>& fds, const std::vector<std::string>& paths) {
+    Batch b{&fds, &paths, std::vector<Status>(fds.size()), 0, fds.size(), false};
     std::unique_lock<std::mutex> lock(mu_);
     // Threads for the files not yet claimed, less the idle threads and this
     // caller; where none can be started, this caller fsyncs them in turn.
-    while (threads_ < kMaxThreads && idle_ + 1 < queued_ + paths.size()) {
+    while (threads_ < kMaxThreads && idle_ + 1 < queued_ + fds.size()) {
       try {
         std::thread([this] { serve(); }).detach();
       } catch (...) {
@@ -353,9 +471,9 @@ class FsyncPool {
       ++idle_;
     }
     queue_.push_back(&b);  // after anything here that throws: a queued batch must be waited for
-    queued_ += paths.size();
+    queued_ += fds.size();
     more_.notify_all();
-    while (b.next < paths.size()) sync_next(b, lock);
+    while (b.next < fds.size()) sync_next(b, lock);
     done_.wait(lock, [&] { return b.left == 0; });
     if (b.threw) b.results.front() = Status::fail(Errc::io, std::nullopt, "cannot fsync: out of memory");
     return std::move(b.results);
@@ -364,6 +482,7 @@ class FsyncPool {
  private:
   static constexpr size_t kMaxThreads = 16;
   struct Batch {
+    const std::vector<int>* fds;
     const std::vector<std::string>* paths;
     std::vector<Status> results;
     size_t next, left;  // the next file to claim; files not yet fsynced
@@ -375,12 +494,12 @@ class FsyncPool {
   void sync_next(Batch& b, std::unique_lock<std::mutex>& lock) noexcept {
     const size_t i = b.next++;
     --queued_;
-    if (b.next == b.paths->size()) queue_.erase(std::find(queue_.begin(), queue_.end(), &b));
+    if (b.next == b.fds->size()) queue_.erase(std::find(queue_.begin(), queue_.end(), &b));
     lock.unlock();
     Status st;
     bool threw = false;
     try {
-      st = fsync_path((*b.paths)[i]);
+      if (::fsync((*b.fds)[i]) != 0) st = io_error("cannot fsync", (*b.paths)[i], errno);
     } catch (...) {
       threw = true;
     }
@@ -409,26 +528,39 @@ class FsyncPool {
 
 }  // namespace
 
-Status fsync_together(const std::vector<std::string>& paths) {
-  if (paths.size() <= 1) return paths.empty() ? Status() : fsync_path(paths.front());
-  for (auto& r : FsyncPool::instance().run(paths)) KSEG_RETURN_IF_ERROR(r);
+Status fsync_together(const std::vector<int>& fds, const std::vector<std::string>& paths) {
+  if (fds.size() == 1 && ::fsync(fds.front()) != 0) return io_error("cannot fsync", paths.front(), errno);
+  if (fds.size() <= 1) return {};
+  for (auto& r : FsyncPool::instance().run(fds, paths)) KSEG_RETURN_IF_ERROR(r);
   return {};
 }
 
-Status fsync_path(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return io_error("cannot open", path, errno);
-  const int rc = ::fsync(fd);
-  const int err = errno;
-  ::close(fd);
-  if (rc != 0) return io_error("cannot fsync", path, err);
-  return {};
+namespace {
+
+// <log_dir>/.lock, opened without following a link or waiting on a FIFO,
+// and only if it is a regular file. -1 with errno ENOENT when there is none.
+Result<int> open_lock_file(const std::string& lock, bool create) {
+  const int fd = ::open(lock.c_str(), (create ? O_RDWR | O_CREAT : O_RDONLY) | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+  if (fd < 0 && errno == ENOENT && !create) return -1;
+  if (fd < 0 && errno == ELOOP)
+    return Error{Errc::io, std::nullopt, fmt::format("{}: a symbolic link, not the lock file a broker makes", lock)};
+  if (fd < 0) return io_error("cannot open", lock, errno);
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return Error{Errc::io, std::nullopt, fmt::format("{}: not a regular file", lock)};
+  }
+  return fd;
 }
+
+}  // namespace
 
 Status check_unlocked(const std::string& log_dir) {
   const std::string lock = log_dir + "/.lock";
-  const int fd = ::open(lock.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return errno == ENOENT ? Status() : Status(io_error("cannot open", lock, errno));
+  auto opened = open_lock_file(lock, false);
+  if (!opened.ok()) return opened.error();
+  const int fd = *opened;
+  if (fd < 0) return {};
   struct flock fl = whole_file(F_WRLCK);
   const int rc = ::fcntl(fd, F_OFD_GETLK, &fl);
   const int err = errno;
@@ -457,14 +589,10 @@ Result<DirLock> DirLock::acquire(const std::string& log_dir) {
   const auto canonical = std::filesystem::weakly_canonical(log_dir, ec);
   const std::string dir = ec ? log_dir : canonical.string();
   const std::string lock = dir + "/.lock";
-  // O_NOFOLLOW|O_NONBLOCK: a symlink or a FIFO named .lock is refused, never followed or waited on.
-  const int fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
-  if (fd < 0) return io_error("cannot open", lock, errno);
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return Status::fail(Errc::io, std::nullopt, fmt::format("{}: not a regular file", lock));
-  }
+  // A symlink or a FIFO named .lock is refused, never followed or waited on.
+  auto opened = open_lock_file(lock, true);
+  if (!opened.ok()) return opened.error();
+  const int fd = *opened;
   struct flock fl = whole_file(F_WRLCK);
   if (::fcntl(fd, F_OFD_SETLK, &fl) != 0) {
     ::close(fd);
@@ -484,6 +612,14 @@ Result<std::map<std::string, DirLock>> lock_log_dirs(const std::vector<std::stri
   for (const auto& d : partition_dirs) {
     const std::string dir = log_dir_of(d);
     if (dry_run) {
+      // What a broker holds is only warned about (a dry run is safe beside it); a .lock no
+      // broker made (a FIFO, a link, a directory) is refused in every mode.
+      struct stat sb {};
+      const std::string lock = dir + "/.lock";
+      if (::lstat(lock.c_str(), &sb) == 0 && !S_ISREG(sb.st_mode))
+        return Error{Errc::io, std::nullopt,
+                     fmt::format("{}: {}", lock, S_ISLNK(sb.st_mode) ? "a symbolic link, not the lock file a broker makes"
+                                                                     : "not a regular file")};
       if (Status st = check_unlocked(dir); !st.ok()) err.print("{}: warning: {}\n", tool, st.error().message);
       continue;
     }
@@ -515,113 +651,127 @@ void print_plan(const Plan& plan, Sink& out) {
 
 namespace {
 
+// The directories a plan writes in, held open for all of its steps.
+struct PlanDirs {
+  Dir partition;
+  std::optional<Dir> root;  // the log dir, when an action names a file there
+  const Dir& of(const Action& a) const { return a.scope == Scope::log_dir ? *root : partition; }
+};
+
+Result<PlanDirs> open_dirs(const Plan& plan) {
+  auto part = Dir::open(plan.partition_dir);
+  if (!part.ok()) return part.error();
+  PlanDirs d{std::move(*part), std::nullopt};
+  if (std::any_of(plan.actions.begin(), plan.actions.end(), [](const Action& a) { return a.scope == Scope::log_dir; })) {
+    auto root = Dir::open(log_dir_of(plan.partition_dir));
+    if (!root.ok()) return root.error();
+    d.root.emplace(std::move(*root));
+  }
+  return d;
+}
+
 // Several new files are fsynced at once (fsync_together): on a log dir of
-// 2,000 small partitions one fsync after another was four fifths of
-// kseg-reindex's time, a journal commit each, where fsyncs that arrive
-// together share one commit. Each file is still fsynced itself (a syncfs(2)
-// of the whole file system would also wait for whatever else is written
-// there, a broker's other log dirs included).
-Status write_tmp_files(const Plan& plan) {
+// 2,000 small partitions one fsync after another was most of kseg-reindex's
+// time, a journal commit each, where fsyncs that arrive together share one
+// commit. Each file is still fsynced itself (a syncfs(2) of the whole file
+// system would also wait for whatever else is written there, a broker's
+// other log dirs included).
+Status write_tmp_files(const Plan& plan, const PlanDirs& dirs) {
   const auto written = std::count_if(plan.actions.begin(), plan.actions.end(), [](const Action& a) {
     return a.kind == Action::Kind::write || a.kind == Action::Kind::copy_ranges;
   });
-  const bool each = written < 2;
+  OpenFiles later;
+  OpenFiles* defer = written < 2 ? nullptr : &later;
   bool first = true;
   for (const auto& a : plan.actions) {
-    const std::string target = plan.path_of(a);
-    const std::string tmp = target + kTmpSuffix;
+    const Dir& dir = dirs.of(a);
+    const std::string tmp = a.name + kTmpSuffix;
     if (a.kind == Action::Kind::adopt) {
       struct stat sb {};
-      if (::lstat(tmp.c_str(), &sb) != 0 || !S_ISREG(sb.st_mode))
-        return Status::fail(Errc::internal, std::nullopt, fmt::format("{}: the file to adopt was not written", tmp));
+      if (::fstatat(dir.fd(), tmp.c_str(), &sb, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(sb.st_mode))
+        return Status::fail(Errc::internal, std::nullopt, fmt::format("{}: the file to adopt was not written", dir.path(tmp)));
       continue;
     }
-    if (a.kind == Action::Kind::write) KSEG_RETURN_IF_ERROR(write_new(tmp, a.bytes, first, each));
-    else if (a.kind == Action::Kind::copy_ranges) KSEG_RETURN_IF_ERROR(copy_ranges(target, tmp, a.ranges, first, each));
+    if (a.kind == Action::Kind::write) KSEG_RETURN_IF_ERROR(write_new(dir, tmp, a.bytes, first, defer));
+    else if (a.kind == Action::Kind::copy_ranges) KSEG_RETURN_IF_ERROR(copy_ranges(dir, a.name, dir, tmp, a.ranges, first, defer));
     else continue;
     first = false;
   }
-  if (!each) {
-    std::vector<std::string> paths;
-    for (const auto& a : plan.actions)
-      if (a.kind == Action::Kind::write || a.kind == Action::Kind::copy_ranges) paths.push_back(plan.path_of(a) + kTmpSuffix);
-    KSEG_RETURN_IF_ERROR(fsync_together(paths));
-  }
+  KSEG_RETURN_IF_ERROR(fsync_together(later.fds, later.paths));
   crash_point("tmp-written");
   return {};
 }
 
 // A run that stops before its commit point leaves none of its own files.
-void remove_tmp_files(const Plan& plan) {
+void remove_tmp_files(const Plan& plan, const PlanDirs& dirs) {
   for (const auto& a : plan.actions)
-    if (a.replaces()) ::unlink((plan.path_of(a) + kTmpSuffix).c_str());
+    if (a.replaces()) ::unlinkat(dirs.of(a).fd(), (a.name + kTmpSuffix).c_str(), 0);
 }
 
-Status back_up(const Plan& plan, const std::string& backup_dir, bool keep, bool reused) {
+Status back_up(const Plan& plan, const PlanDirs& dirs, const Dir* backup, bool reused) {
   bool first = true;
   for (const auto& a : plan.actions) {
-    const std::string target = plan.path_of(a);
-    if (!exists(target)) continue;
     // Removed files are moved, not linked, in remove_files(); a hidden file
     // is backed up by the write action of the same name.
-    if (!a.replaces()) continue;
-    if (keep) KSEG_RETURN_IF_ERROR(backup_file(target, backup_dir + "/" + backup_name(a), reused));
+    if (!a.replaces() || !dirs.of(a).exists(a.name)) continue;
+    if (backup) KSEG_RETURN_IF_ERROR(backup_file(dirs.of(a), a.name, *backup, backup_name(a), reused));
     if (first) crash_point("backup-partial");
     first = false;
   }
-  if (keep) KSEG_RETURN_IF_ERROR(fsync_path(backup_dir));
+  if (backup) KSEG_RETURN_IF_ERROR(backup->fsync());
   crash_point("backup-done");
   return {};
 }
 
-Status hide_files(const Plan& plan) {
+Status hide_files(const Plan& plan, const PlanDirs& dirs) {
   bool any = false;
   for (const auto& a : plan.actions) {
     if (a.kind != Action::Kind::hide) continue;
-    const std::string target = plan.path_of(a);
-    if (::unlink(target.c_str()) != 0 && errno != ENOENT) return io_error("cannot remove", target, errno);
+    if (::unlinkat(dirs.of(a).fd(), a.name.c_str(), 0) != 0 && errno != ENOENT)
+      return io_error("cannot remove", dirs.of(a).path(a.name), errno);
     any = true;
   }
-  if (any) KSEG_RETURN_IF_ERROR(fsync_path(plan.partition_dir));
+  if (any) KSEG_RETURN_IF_ERROR(dirs.partition.fsync());
   crash_point("hidden");
   return {};
 }
 
-Status remove_files(const Plan& plan, const std::string& backup_dir, bool keep, bool reused) {
+Status remove_files(const Plan& plan, const PlanDirs& dirs, const Dir* backup, bool reused) {
   bool first = true, root = false;
   for (const auto& a : plan.actions) {
-    if (a.kind != Action::Kind::remove) continue;
-    const std::string target = plan.path_of(a);
-    if (!exists(target)) continue;
-    if (keep) KSEG_RETURN_IF_ERROR(move_into_backup(target, backup_dir + "/" + backup_name(a), reused));
-    else if (::unlink(target.c_str()) != 0) return io_error("cannot remove", target, errno);
+    const Dir& dir = dirs.of(a);
+    if (a.kind != Action::Kind::remove || !dir.exists(a.name)) continue;
+    if (backup) KSEG_RETURN_IF_ERROR(move_into_backup(dir, a.name, *backup, backup_name(a), reused));
+    else if (::unlinkat(dir.fd(), a.name.c_str(), 0) != 0) return io_error("cannot remove", dir.path(a.name), errno);
     root = root || a.scope == Scope::log_dir;
     if (first) crash_point("remove-partial");
     first = false;
   }
   // Nothing removed, nothing to make durable.
   if (!first) {
-    if (keep) KSEG_RETURN_IF_ERROR(fsync_path(backup_dir));
-    KSEG_RETURN_IF_ERROR(fsync_path(plan.partition_dir));
-    if (root) KSEG_RETURN_IF_ERROR(fsync_path(log_dir_of(plan.partition_dir)));
+    if (backup) KSEG_RETURN_IF_ERROR(backup->fsync());
+    KSEG_RETURN_IF_ERROR(dirs.partition.fsync());
+    if (root) KSEG_RETURN_IF_ERROR(dirs.root->fsync());
   }
   crash_point("removed");
   return {};
 }
 
-Status rename_into_place(const Plan& plan) {
+Status rename_into_place(const Plan& plan, const PlanDirs& dirs) {
   bool first = true, root = false;
   for (const auto& a : plan.actions) {
     if (!a.replaces()) continue;
-    const std::string target = plan.path_of(a);
-    KSEG_RETURN_IF_ERROR(rename_to(target + kTmpSuffix, target));
+    const Dir& dir = dirs.of(a);
+    const std::string tmp = a.name + kTmpSuffix;
+    if (::renameat(dir.fd(), tmp.c_str(), dir.fd(), a.name.c_str()) != 0)
+      return io_error("cannot rename " + dir.path(tmp) + " to", dir.path(a.name), errno);
     root = root || a.scope == Scope::log_dir;
     if (first) crash_point("rename-partial");
     first = false;
   }
   crash_point("renamed");
-  KSEG_RETURN_IF_ERROR(fsync_path(plan.partition_dir));
-  if (root) KSEG_RETURN_IF_ERROR(fsync_path(log_dir_of(plan.partition_dir)));
+  KSEG_RETURN_IF_ERROR(dirs.partition.fsync());
+  if (root) KSEG_RETURN_IF_ERROR(dirs.root->fsync());
   crash_point("done");
   return {};
 }
@@ -634,6 +784,9 @@ Result<std::string> apply(const Plan& plan, const ApplyOptions& options, const D
     return Status::fail(Errc::internal, std::nullopt,
                         fmt::format("{}: apply() without the lock of its log dir ({} held)", plan.partition_dir,
                                     held.log_dir()));
+  auto opened = open_dirs(plan);
+  if (!opened.ok()) return opened.error();
+  const PlanDirs& dirs = *opened;
   publish_tmp_paths(plan);
   struct Idle {
     bool replacing = false;
@@ -642,42 +795,44 @@ Result<std::string> apply(const Plan& plan, const ApplyOptions& options, const D
       withdraw_tmp_paths();
     }
   } idle;
-  if (Status st = write_tmp_files(plan); !st.ok()) {
-    remove_tmp_files(plan);
+  if (Status st = write_tmp_files(plan, dirs); !st.ok()) {
+    remove_tmp_files(plan, dirs);
     return st;
   }
   // What was read may not be the file: the plan rests on it, so nothing is applied.
   if (const auto shrunk = file_shrink()) {
-    remove_tmp_files(plan);
+    remove_tmp_files(plan, dirs);
     return Status::fail(Errc::io, Position{shrunk->position},
                         fmt::format("{}: the file shrank while it was read (expected {} bytes); nothing was changed",
                                     shrunk->path, shrunk->mapped_size));
   }
-  std::string backup_dir;
   // A backup directory only when an existing file is replaced or removed.
   const bool replaces = std::any_of(plan.actions.begin(), plan.actions.end(), [&](const Action& a) {
-    return (a.replaces() || a.kind == Action::Kind::remove) && exists(plan.path_of(a));
+    return (a.replaces() || a.kind == Action::Kind::remove) && dirs.of(a).exists(a.name);
   });
+  std::optional<Dir> backup;
+  bool reused = false;
   if (options.backup && replaces) {
-    const bool reuse = !options.backup_into.empty() && exists(options.backup_into);
-    if (!reuse && !options.backup_dir.empty() && ::mkdir(options.backup_dir.c_str(), 0755) != 0 && errno != EEXIST)
-      return io_error("cannot create the backup directory", options.backup_dir, errno);
-    if (reuse) {
-      backup_dir = options.backup_into;
-    } else {
-      backup_dir = backup_dir_for(plan.partition_dir, options.backup_dir);
-      if (::mkdir(backup_dir.c_str(), 0755) != 0) return io_error("cannot create the backup directory", backup_dir, errno);
-      KSEG_RETURN_IF_ERROR(fsync_path(options.backup_dir.empty() ? plan.partition_dir : options.backup_dir));
+    struct stat sb {};
+    reused = !options.backup_into.empty() && ::lstat(options.backup_into.c_str(), &sb) == 0;
+    auto made = reused ? Dir::open(options.backup_into, true) : make_backup_dir(dirs.partition, options.backup_dir);
+    if (!made.ok()) {
+      remove_tmp_files(plan, dirs);
+      return made.error();
     }
+    backup.emplace(std::move(*made));
   }
-  const bool keep = options.backup && replaces;
-  KSEG_RETURN_IF_ERROR(back_up(plan, backup_dir, keep, backup_dir == options.backup_into));
+  const Dir* into = backup ? &*backup : nullptr;
+  if (Status st = back_up(plan, dirs, into, reused); !st.ok()) {
+    remove_tmp_files(plan, dirs);
+    return st;
+  }
   ++g_replacing;
   idle.replacing = true;
-  KSEG_RETURN_IF_ERROR(hide_files(plan));
-  KSEG_RETURN_IF_ERROR(remove_files(plan, backup_dir, keep, backup_dir == options.backup_into));
-  KSEG_RETURN_IF_ERROR(rename_into_place(plan));
-  return backup_dir;
+  KSEG_RETURN_IF_ERROR(hide_files(plan, dirs));
+  KSEG_RETURN_IF_ERROR(remove_files(plan, dirs, into, reused));
+  KSEG_RETURN_IF_ERROR(rename_into_place(plan, dirs));
+  return backup ? backup->path() : std::string();
 }
 
 }  // namespace kseg::safe

@@ -30,6 +30,15 @@
 // complete new content. Re-running after a crash redoes the plan from scratch
 // (stale .kseg-tmp files are replaced).
 //
+// Every file apply() creates, links, renames or removes is named relative to
+// the directory's descriptor, opened once (Dir), and every new file is
+// created with O_EXCL|O_NOFOLLOW after whatever had its name (a stale tmp
+// file, or a link someone planted there) is unlinked: a symlink in the
+// partition directory is never written through, and a directory renamed
+// meanwhile cannot redirect a write. Files are read through a link (a
+// symlinked segment is read, and a rewrite replaces the link itself, kept
+// in the backup, never its target).
+//
 // Replacing segments by others with other base offsets (compaction merges
 // several into one) is the one change this protocol does not make alone: a
 // crash between the new segment's rename and the old ones' removal would
@@ -117,6 +126,35 @@ struct Plan {
   std::string path_of(const Action& a) const;
 };
 
+// A directory held open while kseg writes in it (see the protocol above).
+class Dir {
+ public:
+  // The directory at `path`; a link to it is followed (a log dir may be
+  // reached through one) unless `nofollow` (a directory kseg made itself).
+  static Result<Dir> open(const std::string& path, bool nofollow = false);
+  // The sub-directory `name` of `parent`, never through a link.
+  static Result<Dir> open_at(const Dir& parent, const std::string& name);
+  Dir(Dir&& o) noexcept : fd_(o.fd_), path_(std::move(o.path_)) { o.fd_ = -1; }
+  Dir& operator=(Dir&& o) noexcept;
+  Dir(const Dir&) = delete;
+  Dir& operator=(const Dir&) = delete;
+  ~Dir();
+  int fd() const { return fd_; }
+  const std::string& path() const { return path_; }
+  std::string path(const std::string& name) const { return path_ + "/" + name; }
+  // A new empty regular file `name`, open for writing (the caller closes
+  // it): what had that name is unlinked first, never followed.
+  Result<int> create(const std::string& name) const;
+  // Whether `name` exists (a link counts, whatever it points to).
+  bool exists(const std::string& name) const;
+  Status fsync() const;
+
+ private:
+  Dir(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+  int fd_ = -1;
+  std::string path_;
+};
+
 // A new file streamed into <dir>/<name>.kseg-tmp with bounded memory, for an
 // adopt action: write() as often as needed, then finish() (fsync). Until
 // finish() succeeds nothing is adopted; a crashed run's tmp is replaced.
@@ -141,6 +179,20 @@ class TmpFile {
 // the plan being written, say what was and was not applied, then end by the
 // signal (exit status 128 + signal, as the shell shows it).
 void install_interrupt_cleanup(const char* tool);
+
+// Files an interrupt removes besides the plans' tmp files, for as long as
+// this lives: an operation's own new files before they are committed
+// (compaction's .cleaned segment).
+class InterruptCleanup {
+ public:
+  explicit InterruptCleanup(const std::vector<std::string>& paths);
+  InterruptCleanup(const InterruptCleanup&) = delete;
+  InterruptCleanup& operator=(const InterruptCleanup&) = delete;
+  ~InterruptCleanup();
+
+ private:
+  int slot_;
+};
 
 struct ApplyOptions {
   bool dry_run = false;
@@ -204,11 +256,10 @@ Result<std::string> apply(const Plan& plan, const ApplyOptions& options, const D
 // The test hook: exits the process if KSEG_CRASH_AT names `step`.
 void crash_point(const char* step);
 
-// fsync of a file or directory by path.
-Status fsync_path(const std::string& path);
-// fsync of each of `paths` at once (on this thread and a pool's), so that
-// one journal commit can carry them all.
-Status fsync_together(const std::vector<std::string>& paths);
+// fsync of each of the open files `fds` at once (on this thread and a
+// pool's), so that one journal commit can carry them all; `paths` name them
+// in errors.
+Status fsync_together(const std::vector<int>& fds, const std::vector<std::string>& paths);
 
 }  // namespace safe
 }  // namespace kseg
