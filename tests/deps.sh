@@ -8,6 +8,7 @@ pkgs=(cmake ninja-build g++ pkg-config libcli11-dev libfmt-dev nlohmann-json3-de
       libsnappy-dev zlib1g-dev libisal-dev
       file dpkg-dev)  # cpack -G DEB: CPackDeb needs file, and dpkg-shlibdeps computes Depends
 [[ "${1:-}" == --build ]] || pkgs+=(catch2 clang libclang-rt-14-dev maven openjdk-17-jdk-headless jq kcat
+      ccache  # tests/run-all.sh: each unchanged file compiled once per machine
       time  # /usr/bin/time: the peak RSS of a tool, unpolluted by the test process that starts it
       groff-base man-db bsdextrautils  # groff, man and col: tests/man-check.sh
       lintian)  # tests/package-check.sh

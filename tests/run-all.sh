@@ -24,14 +24,21 @@
 set -uo pipefail
 top="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$top/tests/deps.sh" || exit 1
-passed=0 failed=0 failed_names=""
+passed=0 failed=0 failed_names="" times="" started=$SECONDS
 tier() {  # tier NAME COMMAND...
-  local name="$1"
+  local name="$1" t0=$SECONDS
   echo "=== tier: $name"
   shift
   # The name again at the end: CI shows only the tail of the output.
   if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); failed_names="$failed_names [$name]"; echo "=== tier FAILED: $name"; fi
+  times+="$(printf '%6d s  %s' $((SECONDS - t0)) "$name")"$'\n'
 }
+# An unchanged file is compiled once per machine, whichever clone or build dir asks
+# (CCACHE_BASEDIR makes the clone's own path not part of the key); CMake takes the launcher
+# from the environment in every configure below, the package's and the benchmarks' too.
+if command -v ccache >/dev/null; then
+  export CCACHE_BASEDIR="$top" CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache
+fi
 # Every build dir here belongs to this script alone (tests/sample.sh and hand builds use others),
 # and each configure names every option its tier depends on, so nothing another command cached
 # can change what is built.
@@ -92,5 +99,8 @@ if [[ "${KSEG_SKIP_KAFKA:-0}" != 1 ]]; then
   tier "kafka compact oracle" python3 "$top/tests/kafka/compact-oracle.py" "$b/main/kseg-compact"
   tier "kafka encoder oracle" "$top/tests/kafka/encoder-oracle.sh" "$b/main/kseg_reencode"
 fi
+echo "=== tier times (wall):"
+printf '%s' "$times"
+printf '%6d s  total\n' $((SECONDS - started))
 echo "tiers: $passed passed, $failed failed${failed_names:+ (failed:$failed_names)}"
 [[ $failed -eq 0 ]]
