@@ -204,3 +204,31 @@ TEST_CASE("a segment file its user may not read: Permission denied, exit 3 (run 
   CHECK(reindex.err.find(tix.string() + ": Permission denied") != std::string::npos);
   CHECK(snapshot(d.root) == before);
 }
+
+// Issue 44, defect 9: a corrupt leader-epoch-checkpoint, partition.metadata
+// or producer snapshot that a writer leaves as it is is named with its code
+// (kseg-reindex and kseg-compact said nothing and exited 0).
+TEST_CASE("writers name the corrupt state files they leave as they are", "[issue44][unreadable]") {
+  struct Damage {
+    const char* file;
+    const char* bytes;
+    const char* code;
+  };
+  for (const Damage& d : {Damage{"leader-epoch-checkpoint", "0\n2\n5 100\n", "epoch.corrupt"},
+                          Damage{"partition.metadata", "version: 0\ntopic_id: nonsense\n", "partition_metadata.corrupt"},
+                          Damage{"00000000000000000088.snapshot", "not a snapshot", "snapshot.corrupt"}}) {
+    for (const std::vector<std::string>& argv :
+         {std::vector<std::string>{"kseg-reindex"},
+          std::vector<std::string>{"kseg-compact", "--dry-run", "--config", "cleanup.policy=compact"}}) {
+      LogDir l(std::string("state-") + d.code);
+      std::ofstream(l.part() / d.file, std::ios::trunc) << d.bytes;
+      std::vector<std::string> args(argv.begin() + 1, argv.end());
+      args.push_back(l.part().string());
+      const auto r = run_tool(kBin + argv[0], args, l.root.string());
+      INFO(argv[0] << " with a corrupt " << d.file << ": " << r.err);
+      CHECK(r.exit_code != 2);
+      CHECK(r.err.find(std::string("WARNING ") + d.code) != std::string::npos);
+      CHECK(r.err.find("left as it is") != std::string::npos);
+    }
+  }
+}

@@ -14,6 +14,8 @@
 #include "tools/ops/compact/compact_config.h"
 #include "tools/ops/compact/compact_round.h"
 #include "tools/ops/partition/log_dir.h"
+#include "tools/ops/partition/partition_dir.h"
+#include "tools/ops/partition/state_files.h"
 #include "tools/ops/partition/targets.h"
 #include "tools/ops/write/safe_write.h"
 
@@ -125,6 +127,11 @@ int compact_partition(const std::string& dir, const CompactOptions& o, int64_t n
   if (!first.ok()) return fail(first.error());
   auto settings = compact::resolve(o, first->topic, first->log_dir);
   if (!settings.ok()) return fail(settings.error());
+  if (auto layout = read_partition_layout(dir); layout.ok())
+    for (const auto& p : unchanged_state_problems(dir, *layout, true)) {
+      if (report) j["warnings"].push_back(problem_text(p));
+      else err.print("kseg-compact: {}\n", problem_text(p));
+    }
   if (report) {
     for (const auto& [k, v] : settings->all) j["settings"][k] = {{"value", v.value}, {"source", v.source}};
     j["now_ms"] = now;

@@ -15,6 +15,8 @@
 #include "tools/ops/common/exit_codes.h"
 #include "tools/ops/common/progress.h"
 #include "tools/ops/common/sink.h"
+#include "tools/ops/partition/partition_dir.h"
+#include "tools/ops/partition/state_files.h"
 #include "tools/ops/partition/targets.h"
 
 namespace kseg {
@@ -84,8 +86,13 @@ int reindex_partition(const Job& t, const recover::Config& config, const Reindex
     if (!file_shrink()) err.print("kseg-reindex: {}\n", plan.error().message);
     return file_shrink() ? kExitIo : exit_code_for(plan.error().code);
   }
-  if (!file_shrink())
+  if (!file_shrink()) {
     for (const auto& p : plan->problems) err.print("kseg-reindex: {}\n", problem_text(p));
+    // --producer-state rewrites the snapshots; the other state files are never this tool's to fix.
+    if (auto layout = read_partition_layout(t.partition_dir); layout.ok())
+      for (const auto& p : unchanged_state_problems(t.partition_dir, *layout, !o.producer_state))
+        err.print("kseg-reindex: {}\n", problem_text(p));
+  }
   safe::print_plan(plan->plan, out);
   if (plan->segments == 0 && !plan->refused && plan->problems.empty() && !o.allow_empty) {
     err.print("kseg-reindex: {}: nothing to reindex: no segment in it (--allow-empty accepts this)\n", t.partition_dir);
