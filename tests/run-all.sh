@@ -37,7 +37,8 @@ tier() {  # tier NAME COMMAND...
 # (CCACHE_BASEDIR makes the clone's own path not part of the key); CMake takes the launcher
 # from the environment in every configure below, the package's and the benchmarks' too.
 if command -v ccache >/dev/null; then
-  export CCACHE_BASEDIR="$top" CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache
+  # CCACHE_NOHASHDIR: the -g builds too (their key would hold the build dir, another in each clone).
+  export CCACHE_BASEDIR="$top" CCACHE_NOHASHDIR=true CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache
 fi
 # Every build dir here belongs to this script alone (tests/sample.sh and hand builds use others),
 # and each configure names every option its tier depends on, so nothing another command cached
