@@ -15,8 +15,6 @@
 #include "tools/ops/common/exit_codes.h"
 #include "tools/ops/common/progress.h"
 #include "tools/ops/common/sink.h"
-#include "tools/ops/partition/partition_dir.h"
-#include "tools/ops/partition/state_files.h"
 #include "tools/ops/partition/targets.h"
 
 namespace kseg {
@@ -88,10 +86,7 @@ int reindex_partition(const Job& t, const recover::Config& config, const Reindex
   }
   if (!file_shrink()) {
     for (const auto& p : plan->problems) err.print("kseg-reindex: {}\n", problem_text(p));
-    // --producer-state rewrites the snapshots; the other state files are never this tool's to fix.
-    if (auto layout = read_partition_layout(t.partition_dir); layout.ok())
-      for (const auto& p : unchanged_state_problems(t.partition_dir, *layout, !o.producer_state))
-        err.print("kseg-reindex: {}\n", problem_text(p));
+    for (const auto& p : plan->left_as_is) err.print("kseg-reindex: {}\n", problem_text(p));
   }
   safe::print_plan(plan->plan, out);
   if (plan->segments == 0 && !plan->refused && plan->problems.empty() && !o.allow_empty) {

@@ -55,6 +55,7 @@ struct ReindexOptions {
 struct PartitionPlan {
   safe::Plan plan;
   std::vector<Problem> problems;  // left as they are (e.g. invalid bytes without --recover/--salvage)
+  std::vector<Problem> left_as_is;  // warnings on state files reindex does not rewrite (state_files.h)
   bool refused = false;           // Kafka would fail on it: nothing planned
   int64_t segments = 0;
 };

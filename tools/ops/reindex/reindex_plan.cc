@@ -11,6 +11,7 @@
 #include "lib/mapped_file.h"
 #include "tools/ops/partition/partition_dir.h"
 #include "tools/ops/partition/segment_end_code.h"
+#include "tools/ops/partition/state_files.h"
 #include "tools/ops/reindex/reindex.h"
 
 namespace kseg {
@@ -33,11 +34,9 @@ Problem refusal(const std::string& file, const Error& e) {
 
 std::string file_name(Offset base, file_names::FileKind kind) { return file_names::segment_file_name(base, kind); }
 
-Result<std::vector<Offset>> list_segments(const std::string& dir) {
-  auto layout = read_partition_layout(dir);
-  if (!layout.ok()) return Error{Errc::io, std::nullopt, fmt::format("cannot list {}: {}", dir, layout.error().message)};
+std::vector<Offset> segment_bases(const PartitionLayout& layout) {
   std::vector<Offset> bases;  // in offset order: the layout's map is
-  for (const auto& [base, files] : layout->segments)
+  for (const auto& [base, files] : layout.segments)
     if (files.canonical) bases.push_back(base);
   return bases;
 }
@@ -281,8 +280,12 @@ Result<PartitionPlan> plan_partition(const std::string& dir, const recover::Conf
                                      std::optional<Offset> only_base, const ProducerStateOptions& producers) {
   PartitionPlan out;
   out.plan.partition_dir = dir;
-  auto bases = list_segments(dir);
-  if (!bases.ok()) return bases.error();
+  auto layout = read_partition_layout(dir);
+  if (!layout.ok()) return Error{Errc::io, std::nullopt, fmt::format("cannot list {}: {}", dir, layout.error().message)};
+  const std::vector<Offset> all_bases = segment_bases(*layout);
+  const auto* bases = &all_bases;
+  // --producer-state rewrites the snapshots; the other state files are never this tool's to fix.
+  out.left_as_is = unchanged_state_problems(dir, *layout, !producers.rebuild);
   std::optional<Offset> cut_base;  // the segment --recover truncated; later ones go
   std::vector<KeptLog> kept;
   int64_t log_end = 0;
