@@ -13,7 +13,7 @@ WRITERS = ("reindex", "truncate", "compact")
 
 def allowed(folder):
     """The include prefixes a file in `folder` may use (folder is the file's directory)."""
-    if folder == "lib":
+    if folder in ("lib", "lib/fmt_static"):  # fmt_static: fmt's compiled part, static build only
         return ["lib/"]
     if folder == "formats":
         return ["lib/", "formats/"]

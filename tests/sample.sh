@@ -5,9 +5,13 @@
 set -euo pipefail
 top="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$top/tests/deps.sh" --build
-# Where the machine has ccache (tests/run-all.sh installs it), an unchanged file is compiled once.
+# ccache (deps.sh installs it): an unchanged file is compiled once per machine. These are the
+# flags of tests/run-all.sh's main and package builds (-Werror included), in a build dir as deep as
+# theirs (ccache keys hold paths relative to it), so they reuse every object compiled here.
 if command -v ccache >/dev/null; then export CCACHE_BASEDIR="$top" CCACHE_NOHASHDIR=true CMAKE_CXX_COMPILER_LAUNCHER=ccache; fi
-cmake -S "$top" -B "$top/build-sample" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKSEG_BUILD_TESTS=OFF >/dev/null
-cmake --build "$top/build-sample" -j2 --target kseg kseg-dump >/dev/null
+build="$top/build-sample/release"
+cmake -S "$top" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKSEG_BUILD_TESTS=OFF -DKSEG_WERROR=ON \
+  -DKSEG_SANITIZE=OFF -DKSEG_FUZZ=OFF -DKSEG_STATIC=OFF >/dev/null
+cmake --build "$build" -j2 --target kseg kseg-dump >/dev/null
 cd "$top/testdata/kafka/v2-zstd"
-"$top/build-sample/kseg" dump --deep-iteration orders-0
+"$build/kseg" dump --deep-iteration orders-0
