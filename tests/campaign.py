@@ -5,10 +5,11 @@ and a peak-RSS bound per run. A run fails the campaign if it crashes (a
 signal, a sanitizer report, an exit status outside kseg's 0-3), hangs (past
 the time bound) or passes the RSS bound.
 
-Usage: campaign.py BUILD_DIR [--runs N] [--seed S] [--rss-mib M] [--timeout S]
+Usage: campaign.py BUILD_DIR [--runs N] [--seed S] [--rss-mib M] [--timeout S] [--jobs J]
 Prints the figures (runs, crashes, hangs, RSS max) and exits 1 on any failure.
 """
 import argparse
+import concurrent.futures
 import os
 import random
 import shutil
@@ -78,6 +79,7 @@ class Campaign:
         self.last_rc = None
         self.rss_max = 0
         self.failures = []
+        self.lock = threading.Lock()  # the mutation runs count from two threads
 
     def run(self, argv, cwd, what):
         """Runs one tool under /usr/bin/time; records crashes, hangs and RSS."""
@@ -85,14 +87,16 @@ class Campaign:
         cmd = ["/usr/bin/time", "-f", "%M", "-o", rss_file, os.path.join(self.build, argv[0])] + argv[1:]
         env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:exitcode=99",
                    UBSAN_OPTIONS="halt_on_error=1:exitcode=98")
-        self.runs += 1
+        with self.lock:
+            self.runs += 1
         try:
             p = subprocess.run(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE, timeout=self.timeout)
         except subprocess.TimeoutExpired:
-            self.last_rc = None
-            self.hangs += 1
-            self.failures.append(f"HANG {what}: {' '.join(argv)}")
+            with self.lock:
+                self.last_rc = None
+                self.hangs += 1
+                self.failures.append(f"HANG {what}: {' '.join(argv)}")
             return
         err = p.stderr.decode("utf-8", "replace")
         try:
@@ -101,19 +105,20 @@ class Campaign:
             timed = ""
         words = timed.split()
         rss = int(words[-1]) if words and words[-1].isdigit() else 0
-        self.rss_max = max(self.rss_max, rss)
         rc = p.returncode
-        self.last_rc = rc
         # /usr/bin/time exits with the child's status; a killed child: "Command terminated by signal N".
         crashed = rc not in (0, 1, 2, 3) or "terminated by signal" in timed
         if "AddressSanitizer" in err or "runtime error:" in err or "LeakSanitizer" in err:
             crashed = True
-        if crashed:
-            self.crashes += 1
-            self.failures.append(f"CRASH {what}: {' '.join(argv)} exit {rc}: {err.strip()[-400:]}")
-        if rss > self.rss_kib:
-            self.over_rss += 1
-            self.failures.append(f"RSS {what}: {' '.join(argv)}: {rss} KiB")
+        with self.lock:
+            self.rss_max = max(self.rss_max, rss)
+            self.last_rc = rc  # read by the writer cases, which run one at a time
+            if crashed:
+                self.crashes += 1
+                self.failures.append(f"CRASH {what}: {' '.join(argv)} exit {rc}: {err.strip()[-400:]}")
+            if rss > self.rss_kib:
+                self.over_rss += 1
+                self.failures.append(f"RSS {what}: {' '.join(argv)}: {rss} KiB")
 
     def tools_on(self, work, part, name, what):
         """Every tool, read-only and writing, on one (damaged) partition."""
@@ -321,6 +326,7 @@ def main():
     ap.add_argument("--seed", type=int, default=int(time.time()))
     ap.add_argument("--rss-mib", type=int, default=512, help="peak RSS bound per run (a sanitizer build's)")
     ap.add_argument("--timeout", type=float, default=60)
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="mutated copies examined at once")
     a = ap.parse_args()
     if not os.path.exists("/usr/bin/time"):
         sys.exit("campaign: needs /usr/bin/time (tests/deps.sh installs it)")
@@ -329,17 +335,27 @@ def main():
     c = Campaign(build, a.timeout, a.rss_mib)
     start = time.time()
     with tempfile.TemporaryDirectory(prefix="kseg-campaign-") as tmp:
+        # The mutations are drawn in order from the seed's generator (a seed gives the same copies
+        # whatever --jobs is), then examined --jobs at a time, each copy in its own directory.
+        mutations = []
         for case, part, name in SAMPLES:
             d, name = sample_path(case, part, name)
             original = open(os.path.join(d, name), "rb").read()
             for i in range(a.runs):
-                work = os.path.join(tmp, "w")
-                shutil.rmtree(work, ignore_errors=True)
-                shutil.copytree(d, os.path.join(work, part))
                 data, how = mutate(bytearray(original), rnd)
-                with open(os.path.join(work, part, name), "wb") as f:
-                    f.write(data)
-                c.tools_on(work, part, name, f"{case}/{part}/{name} {how}")
+                mutations.append((d, part, name, data, f"{case}/{part}/{name} {how}"))
+
+        def examine(k):
+            d, part, name, data, what = mutations[k]
+            work = os.path.join(tmp, f"w{k}")
+            shutil.copytree(d, os.path.join(work, part))
+            with open(os.path.join(work, part, name), "wb") as f:
+                f.write(data)
+            c.tools_on(work, part, name, what)
+            shutil.rmtree(work, ignore_errors=True)
+
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
+            list(pool.map(examine, range(len(mutations))))
         special_files(c, tmp)
         writers(c, tmp, rnd)
     print(f"campaign: seed {a.seed}, {c.runs} runs in {time.time() - start:.0f} s: {c.crashes} crashes, "
