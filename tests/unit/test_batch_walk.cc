@@ -9,6 +9,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "tests/unit/dirs.h"
 #include "formats/batch_walk.h"
 #include "formats/batch_v2.h"
 #include "tests/unit/corrupt.h"

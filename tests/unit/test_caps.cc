@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "tests/unit/dirs.h"
 #include "lib/cpus.h"
 #include "tests/unit/run_tool.h"
 

@@ -12,6 +12,7 @@
 
 #include <snappy.h>
 
+#include "tests/unit/dirs.h"
 #include "lib/codec.h"
 #include "lib/checksum.h"
 #include "lib/codec_internal.h"

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <string>
 
+#include "tests/unit/dirs.h"
 #include "formats/offset_map.h"
 #include "lib/md5.h"
 #include "tests/unit/run_tool.h"

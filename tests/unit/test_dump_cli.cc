@@ -6,6 +6,7 @@
 #include <fstream>
 #include <string>
 
+#include "tests/unit/dirs.h"
 #include "tests/unit/run_tool.h"
 
 using kseg::test::run_tool;

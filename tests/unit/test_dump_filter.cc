@@ -21,6 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/unit/dirs.h"
 #include "tests/unit/run_tool.h"
 
 namespace fs = std::filesystem;

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/unit/dirs.h"
 #include "tests/unit/run_tool.h"
 #include "tools/ops/common/problem.h"
 

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "tests/unit/dirs.h"
 #include "lib/time_text.h"
 #include "tests/unit/json_schema.h"
 #include "tests/unit/run_tool.h"

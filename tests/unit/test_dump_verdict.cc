@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "tests/unit/dirs.h"
 #include "tests/unit/run_tool.h"
 
 namespace fs = std::filesystem;

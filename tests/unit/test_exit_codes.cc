@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/unit/dirs.h"
 #include "tests/unit/run_tool.h"
 #include "tools/ops/common/exit_codes.h"
 

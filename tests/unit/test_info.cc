@@ -12,6 +12,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "tests/unit/dirs.h"
 #include "tests/unit/json_schema.h"
 #include "tests/unit/run_tool.h"
 

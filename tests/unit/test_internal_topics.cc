@@ -10,6 +10,7 @@
 #include <iterator>
 #include <map>
 
+#include "tests/unit/dirs.h"
 #include "formats/batch_v2.h"
 #include "formats/coordinator_records.h"
 #include "formats/log_entry.h"

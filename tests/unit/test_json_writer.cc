@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "tests/unit/dirs.h"
 #include "tests/unit/run_tool.h"
 #include "tools/ops/common/json_writer.h"
 

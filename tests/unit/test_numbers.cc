@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/unit/dirs.h"
 #include "formats/properties.h"
 #include "tests/unit/run_tool.h"
 #include "tools/ops/reindex/reindex.h"

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "tests/unit/dirs.h"
 #include "formats/log_entry.h"
 #include "formats/segment_recover.h"
 #include "formats/segment_salvage.h"

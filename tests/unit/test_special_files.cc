@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/unit/dirs.h"
 #include "lib/mapped_file.h"
 #include "tests/unit/corrupt.h"
 #include "tests/unit/run_tool.h"

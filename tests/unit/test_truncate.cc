@@ -10,6 +10,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "tests/unit/dirs.h"
 #include "formats/producer_snapshot.h"
 #include "formats/producer_state.h"
 #include "lib/mapped_file.h"

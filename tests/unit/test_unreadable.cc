@@ -20,6 +20,7 @@
 
 #include <fmt/format.h>
 
+#include "tests/unit/dirs.h"
 #include "tests/unit/run_tool.h"
 
 namespace fs = std::filesystem;

@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "tests/unit/dirs.h"
 #include "tests/unit/json_schema.h"
 #include "tests/unit/run_tool.h"
 #include "tests/unit/verify_fixture.h"

@@ -1,4 +1,5 @@
 #include "tests/unit/verify_fixture.h"
+#include "tests/unit/dirs.h"
 
 #include <unistd.h>
 

@@ -1,0 +1,6 @@
+#include "tests/unit/dirs.h"
+
+namespace kseg::test {
+const char* source_dir() { return KSEG_TEST_SOURCE_PATH; }
+const char* binary_dir() { return KSEG_TEST_BINARY_PATH; }
+}  // namespace kseg::test
