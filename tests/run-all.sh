@@ -95,8 +95,9 @@ tier "build" build "$b/main" Release -DKSEG_SANITIZE=OFF
 tier "man pages" "$top/tests/man-check.sh"
 tier "help pages" "$top/tests/help-check.sh" "$b/main"
 tier "unit+golden+fuzz-replay" suite "$b/main"
-# -O1 as the sanitizers' own documentation advises: the suite runs ~10x faster than at -O0, and
-# assertions stay on (no NDEBUG). -g1: line tables, all a sanitizer report's stack needs.
+# -O1 as the sanitizers' own documentation advises: the suite ran 3.6x faster than at -O0 (415 s
+# against 1,492 s, one process each), and assertions stay on (no NDEBUG). -g1: line tables, all
+# a sanitizer report's stack needs.
 tier "build (asan+ubsan)" build "$b/asan" Debug -DKSEG_SANITIZE=ON "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1"
 tier "unit+golden+fuzz-replay (asan+ubsan)" suite_2 "$b/asan"
 # Mutated copies of every kind of Kafka file and special files, each tool, a new seed each run.
