@@ -79,7 +79,7 @@ class Campaign:
         self.last_rc = None
         self.rss_max = 0
         self.failures = []
-        self.lock = threading.Lock()  # the mutation runs count from two threads
+        self.lock = threading.Lock()  # the mutation runs count from --jobs threads
 
     def run(self, argv, cwd, what):
         """Runs one tool under /usr/bin/time; records crashes, hangs and RSS."""
