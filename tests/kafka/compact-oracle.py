@@ -2,8 +2,9 @@
 """kseg-compact against Kafka 4.4.0's own log cleaner (a few JVM runs in all).
 
 For each case (a partition written by Kafka: in-process corpus cases, the live 4.4 broker's, the
-2.8 broker's, the coordinators' __consumer_offsets and __transaction_state), prepared as a
-broker's clean shutdown leaves it (Truncate prepare), and for each run (a list of rounds, each at
+2.8 broker's, the coordinators' __consumer_offsets and __transaction_state, two after Kafka's own
+DeleteRecords to a segment base, which leaves a producer snapshot exactly at the log start:
+oracle_common.DELETE_RECORDS), prepared as a broker's clean shutdown leaves it (Truncate prepare), and for each run (a list of rounds, each at
 its own clock, with one topic config and one offset map size):
   - Kafka's cleaner (Compact: LogCleanerManager.cleanableOffsets, Cleaner.doClean, the cleaner
     checkpoint advanced) cleans one copy, kseg-compact the other, round by round;
@@ -33,8 +34,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 CORPUS = os.path.join(HERE, "..", "..", "testdata", "kafka")
 sys.path.insert(0, HERE)
 import truncate_compare  # noqa: E402
-from oracle_common import (bad, body, check_refused_while_jvm_holds_lock, classpath, java, ok, records,  # noqa: E402
-                           tally, tree_sum)
+from oracle_common import (DELETE_RECORDS, bad, body, check_refused_while_jvm_holds_lock, classpath,  # noqa: E402
+                           corpus_case, java, ok, prepare, records, tally, tree_sum)
 
 CASES = [
     ("v2-none", "orders-0"), ("v2-gzip", "orders-0"), ("v2-snappy", "orders-0"), ("v2-lz4", "orders-0"),
@@ -47,6 +48,7 @@ CASES = [
     ("live-broker", "kcat-zstd-0"), ("live-broker", "codec-gzip-0"), ("live-broker", "__consumer_offsets-0"),
     ("live-broker", "__transaction_state-0"), ("legacy-broker", "v0-gzip-0"), ("legacy-broker", "v1-lz4-0"),
     ("legacy-broker", "compacted-v1-0"), ("legacy-broker", "__consumer_offsets-0"),
+    ("transactions" + DELETE_RECORDS, "ledger-0"), ("transactions-tv2" + DELETE_RECORDS, "ledger-0"),
 ]
 KSEG_KEYS = ("delete.retention.ms", "min.compaction.lag.ms", "segment.bytes", "internal.segment.bytes",
              "segment.index.bytes", "index.interval.bytes", "cleanup.policy")
@@ -91,8 +93,9 @@ def cleaner_line(log_dir, tp):
 
 
 
-def run_kseg(kseg, part_dir, r, env=None, check=True):
-    """Every round of run `r` on part_dir; the exit code of the first that fails (or 0)."""
+def run_kseg(kseg, part_dir, r, env=None, check=True, changed=None):
+    """Every round of run `r` on part_dir; the exit code of the first that fails (or 0). Appends
+    to `changed` whether each run changed the partition (its JSON status)."""
     for now, until in r["rounds"]:
         args = [kseg, part_dir, "--now", str(now), "--json", "--offset-map-bytes", str(r["map"])]
         args += [f"--config={k}={v}" for k, v in r["cfg"].items() if k in KSEG_KEYS]
@@ -103,6 +106,8 @@ def run_kseg(kseg, part_dir, r, env=None, check=True):
         p = subprocess.run(args, capture_output=True, text=True, env=env)
         if p.returncode != 0:
             return p.returncode, p.stderr
+        if changed is not None:
+            changed.append(any(x.get("status") != "unchanged" for x in json.loads(p.stdout)["partitions"]))
     return 0, ""
 
 
@@ -111,17 +116,7 @@ def main():
     cp = classpath()
     tmp = tempfile.mkdtemp(prefix="kseg-compact-oracle-")
     try:
-        jobs = []
-        for i, (case, part) in enumerate(CASES):
-            src = os.path.join(CORPUS, case, part)
-            if not os.path.isdir(src):
-                bad(f"{case}/{part}: not in the corpus")
-                continue
-            cfg = case_config(case, part)
-            jobs.append("\t".join(["prepare", src, os.path.join(tmp, "in", str(i))] + [f"{k}={v}" for k, v in cfg.items()]))
-        with open(os.path.join(tmp, "prepare.tsv"), "w") as f:
-            f.write("\n".join(jobs) + "\n")
-        java(cp, "kseg.oracle.Truncate", os.path.join(tmp, "prepare.tsv"))
+        prepare(cp, CORPUS, tmp, CASES, lambda case, part: [f"{k}={v}" for k, v in case_config(case, part).items()])
 
         runs = []
         for i, (case, part) in enumerate(CASES):
@@ -131,7 +126,7 @@ def main():
                 lines = [l.split() for l in f]
             ts = sorted(int(l[3]) for l in lines[:-1] if int(l[3]) >= 0) or [1_700_000_000_000]
             t = ts[-1] + HOUR
-            base = case_config(case, part)
+            base = case_config(corpus_case(case), part)
             base.update({"cleanup.policy": "compact", "delete.retention.ms": str(HOUR)})
             big = dict(base, **{"internal.segment.bytes": "1048576"})
             lag = dict(base, **{"min.compaction.lag.ms": str(t - ts[len(ts) // 2])})
@@ -162,7 +157,8 @@ def main():
             kres = open(os.path.join(d, "kafka.result")).read()
             r["kafka_refused"] = "refused" in kres
             r["kafka_rounds"] = kres.count("round ")
-            rc, err = run_kseg(kseg, os.path.join(d, "kseg", part), r)
+            r["changed"] = []
+            rc, err = run_kseg(kseg, os.path.join(d, "kseg", part), r, changed=r["changed"])
             r["rc"], r["err"] = rc, err
             for side in ("kseg", "kafka"):
                 digest_jobs.append("\t".join(["digest", os.path.join(d, side, part), os.path.join(d, side + ".digest")]))
@@ -193,7 +189,13 @@ def main():
             k, j = os.path.join(d, "kseg", part), os.path.join(d, "kafka", part)
             diffs = []
             fk, fj = truncate_compare.files(k), truncate_compare.files(j)
+            start = truncate_compare.line(os.path.dirname(k), "log-start-offset-checkpoint", part) or \
+                min(int(n[:20]) for n in fk if n.endswith(".log"))
             for n in sorted(fk ^ fj):
+                # A run that cleans nothing changes no file, so a snapshot at the log start stays where
+                # Kafka's own load (before it cleans) deleted it: its next load deletes it.
+                if n in fk and n.endswith(".snapshot") and int(n[:20]) <= start and not any(r["changed"]):
+                    continue
                 diffs.append(f"{n}: only in {'kseg' if n in fk else 'Kafka'}'s result")
             same_log = {}
             for n in sorted(fk & fj):

@@ -83,7 +83,7 @@ void round_text(const std::string& dir, int n, const RoundStats& r, bool dry, Si
 }
 
 // The partition's line in cleaner-offset-checkpoint set to `end`, every
-// other line kept.
+// other line kept; the snapshots Kafka's load deletes go with it.
 safe::Plan checkpoint_plan(const Partition& p, int64_t end) {
   std::vector<checkpoint::TopicPartitionOffset> entries;
   bool placed = false;
@@ -102,6 +102,8 @@ safe::Plan checkpoint_plan(const Partition& p, int64_t end) {
                                              std::vector<uint8_t>(text.begin(), text.end()),
                                              fmt::format("{}-{}: cleaned up to {}", p.topic, p.number, end))
                              .in_log_dir());
+  for (const auto& [offset, name] : p.loader_deletes)
+    plan.actions.push_back(safe::Action::remove(name, "a producer snapshot Kafka's load deletes"));
   return plan;
 }
 

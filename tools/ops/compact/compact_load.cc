@@ -22,6 +22,7 @@
 #include "tools/ops/compact/compact_round.h"
 #include "tools/ops/partition/log_dir.h"
 #include "tools/ops/partition/partition_dir.h"
+#include "tools/ops/partition/producer_start.h"
 #include "tools/ops/write/safe_write.h"
 
 namespace kseg::compact {
@@ -218,33 +219,22 @@ Result<Partition> load(const std::string& dir, const safe::DirLock* held, std::v
   // the log; with none (a log dir copied without it) the log end is taken.
   p.hw_from_checkpoint = hw.has_value();
   p.hw = std::clamp(hw.value_or(p.leo), p.log_start, p.leo);
-  // Producer state at the log end: the newest readable snapshot at or below
-  // it, then every batch after it.
-  ProducerState state;
-  int64_t from = p.log_start;
-  for (auto it = p.snapshots.rbegin(); it != p.snapshots.rend(); ++it) {
-    if (it->first > p.leo || it->first < p.log_start) continue;
-    auto bytes = read_small(dir + "/" + it->second);
-    if (!bytes.ok()) return bytes.error();
-    auto snap = producer_snapshot::read(*bytes);
-    if (!snap.ok()) continue;  // Kafka deletes a corrupt snapshot and uses an older one
-    state.load(snap->entries);
-    from = it->first;
-    break;
+  // The snapshots Kafka's load deletes (one at the log start is left by
+  // DeleteRecords or retention to a segment base): never read, and removed
+  // with the first round's checkpoint, as the broker's next start would.
+  p.loader_deletes = snapshots_loader_deletes(p.snapshots, p.log_start, p.leo);
+  for (const auto& s : p.loader_deletes) {
+    notes.push_back(fmt::format("{}/{}: producer snapshot {} (Kafka's load deletes it; so does a round)", dir, s.second,
+                                s.first > p.leo ? "past the log end" : "at or below the log start"));
+    std::erase(p.snapshots, s);
   }
-  for (size_t i = 0; i < p.segments.size(); ++i) {
-    if (i + 1 < p.segments.size() && p.segments[i + 1].base <= from) continue;
-    const std::string log = p.path(p.segments[i].base, ".log");
-    auto f = MappedFile::open(log);
-    if (!f.ok()) return fail(Errc::io, fmt::format("{}: {}", log, f.error().message));
-    EntryScanner scanner(f->bytes(), Position{0});
-    while (auto e = scanner.next()) {
-      f->release_before(e->position);
-      if (v2::last_offset_of(*e) < from) continue;
-      if (Status st = state.apply(*e); !st.ok())
-        return Error{st.error().code, st.error().position, fmt::format("{}: {}", log, st.error().message)};
-    }
-  }
+  // Producer state at the log end, as Kafka's loader rebuilds it.
+  auto ps = producer_start(dir, p.snapshots, p.log_start, p.leo);
+  if (!ps.ok()) return ps.error();
+  std::vector<std::pair<int64_t, std::string>> logs;
+  for (const auto& s : p.segments) logs.emplace_back(s.base, p.path(s.base, ".log"));
+  ProducerState& state = ps->state;
+  if (Status st = replay_producers(logs, ps->from, INT64_MAX, state); !st.ok()) return st.error();
   for (const auto& e : state.entries()) p.producers[e.producer_id] = e;
   return p;
 }

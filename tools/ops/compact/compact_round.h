@@ -33,6 +33,7 @@ struct Partition {
   int32_t number = 0;
   std::vector<Segment> segments;
   std::vector<std::pair<int64_t, std::string>> snapshots;
+  std::vector<std::pair<int64_t, std::string>> loader_deletes;  // snapshots Kafka's load deletes
   int64_t leo = 0, log_start = 0, hw = 0;
   bool hw_from_checkpoint = false;
   bool cleaner_present = false;

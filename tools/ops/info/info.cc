@@ -25,6 +25,7 @@
 #include "tools/ops/common/sink.h"
 #include "tools/ops/partition/log_dir.h"
 #include "tools/ops/partition/partition_dir.h"
+#include "tools/ops/partition/producer_start.h"
 #include "tools/ops/partition/targets.h"
 
 namespace kseg {
@@ -218,8 +219,8 @@ class PartitionReader {
   }
 
  private:
-  // As Kafka's loader (and kseg-txn): the newest readable snapshot above the
-  // log start and at or below the log end, then the batches from there on.
+  // As Kafka's loader (partition/producer_start.h), the batches from there
+  // on replayed by the main pass.
   // Expiration is left out: it drops only producers with no open transaction.
   Status start_producer_state(const PartitionLayout& layout) {
     const auto& last = *layout.segments.rbegin();
@@ -235,19 +236,11 @@ class PartitionReader {
     }
     const int64_t log_start =
         std::max(layout.segments.begin()->first.value, p_.log_start_checkpoint.value_or(0));
-    from_ = log_start;
-    for (auto it = layout.snapshots.rbegin(); it != layout.snapshots.rend(); ++it) {
-      if (it->first.value > log_end || it->first.value <= log_start) continue;
-      const std::string path = p_.dir + "/" + it->second;
-      auto bytes = MappedFile::read_state_file(path);
-      if (!bytes.ok()) return named(path, bytes.error());
-      auto snap = producer_snapshot::read(*bytes);
-      if (!snap.ok()) continue;  // Kafka deletes it and tries the next
-      state_.load(snap->entries);
-      from_ = it->first.value;
-      p_.snapshot = from_;
-      break;
-    }
+    auto ps = producer_start(p_.dir, snapshot_files(layout), log_start, log_end);
+    if (!ps.ok()) return ps.error();
+    state_ = std::move(ps->state);
+    from_ = ps->from;
+    p_.snapshot = ps->snapshot;
     return {};
   }
 

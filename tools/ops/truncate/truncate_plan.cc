@@ -27,6 +27,7 @@
 #include "lib/mapped_file.h"
 #include "tools/ops/partition/log_dir.h"
 #include "tools/ops/partition/partition_dir.h"
+#include "tools/ops/partition/producer_start.h"
 #include "tools/ops/truncate/truncate.h"
 
 namespace kseg {
@@ -102,6 +103,7 @@ struct Partition {
   std::optional<int64_t> journal_recovery_point;
   std::string journal_args;  // the interrupted run's cut
   std::optional<int64_t> journal_end, journal_start;  // the log end and start it was making
+  std::optional<int64_t> journal_loaded_start;         // the log start it found (Kafka's load's)
   std::vector<std::string> orphan_indexes;  // a crash between a segment's .log and its indexes
   int64_t leo = 0;
   Root& root(RootCheckpoint c) { return roots[static_cast<size_t>(c)]; }
@@ -224,6 +226,8 @@ Result<Partition> load(const std::string& dir) {
     if (j.contains("args") && j["args"].is_string()) p.journal_args = j["args"].get<std::string>();
     if (j.contains("end") && j["end"].is_number_integer()) p.journal_end = j["end"].get<int64_t>();
     if (j.contains("start") && j["start"].is_number_integer()) p.journal_start = j["start"].get<int64_t>();
+    if (j.contains("loaded_start") && j["loaded_start"].is_number_integer())
+      p.journal_loaded_start = j["loaded_start"].get<int64_t>();
     if (j.contains("recovery_point") && j["recovery_point"].is_number_integer())
       p.journal_recovery_point = j["recovery_point"].get<int64_t>();
     if (!p.marker && j.contains("marker_hex") && j["marker_hex"].is_string()) {
@@ -252,7 +256,8 @@ Result<Partition> load(const std::string& dir) {
 struct Builder {
   Partition& p;
   TruncatePlan& out;
-  int64_t new_start = 0;  // log start offset afterwards
+  int64_t new_start = 0;     // log start offset afterwards
+  int64_t loaded_start = 0;  // the log start Kafka loads the partition with (before an interrupted run's)
   std::vector<int64_t> removed_snapshots;
 
   void remove_segment(const Segment& s, const std::string& why) {
@@ -314,41 +319,16 @@ void set_epochs(Partition& p, TruncatePlan& out, const std::vector<checkpoint::E
 using checkpoint::truncate_epochs_from_end;
 using checkpoint::truncate_epochs_from_start;
 
-// The producer state at `end`: the newest snapshot left at or below it,
-// then the batches from there (or from the log start) below `end`.
+// The producer state at `end`, as Kafka holds it: loaded at the log start
+// the broker loaded with (a truncateTo reloads from it too), from the
+// snapshots the plan keeps, then the batches up to `end`.
 Result<std::vector<uint8_t>> snapshot_at(const Partition& p, const Builder& b, int64_t end) {
-  ProducerState state;
-  int64_t from = b.new_start;
-  const auto kept = b.kept_snapshots();
-  for (auto it = kept.rbegin(); it != kept.rend(); ++it) {  // the newest valid one
-    const auto& [offset, name] = *it;
-    if (offset > end || offset < b.new_start) continue;
-    auto bytes = read_small(p.dir + "/" + name);
-    if (!bytes.ok()) return bytes.error();
-    auto snap = producer_snapshot::read(*bytes);
-    if (!snap.ok()) continue;  // Kafka deletes a corrupt snapshot and uses an older one
-    state.load(snap->entries);
-    from = offset;
-    break;
-  }
-  for (size_t i = 0; i < p.segments.size(); ++i) {
-    const Segment& s = p.segments[i];
-    if (s.base >= end) break;
-    if (i + 1 < p.segments.size() && p.segments[i + 1].base <= from) continue;  // wholly below `from`
-    auto f = MappedFile::open(s.path(FileKind::log));
-    if (!f.ok()) return named(s.path(FileKind::log), f.error());
-    EntryScanner scanner(f->bytes(), Position{0});
-    Releaser release(*f);
-    while (auto e = scanner.next()) {
-      release.at(e->position);
-      const int64_t last = v2::last_offset_of(*e);
-      if (last < from) continue;
-      if (last >= end) break;
-      if (Status st = state.apply(*e); !st.ok()) return named(s.path(FileKind::log), st.error());
-    }
-  }
-  const auto entries = state.entries();
-  return producer_snapshot::encode(entries);
+  auto ps = producer_start(p.dir, b.kept_snapshots(), std::min(b.loaded_start, b.new_start), end);
+  if (!ps.ok()) return ps.error();
+  std::vector<std::pair<int64_t, std::string>> logs;
+  for (const Segment& s : p.segments) logs.emplace_back(s.base, s.path(FileKind::log));
+  if (Status st = replay_producers(logs, ps->from, end, ps->state); !st.ok()) return st.error();
+  return producer_snapshot::encode(ps->state.entries());
 }
 
 // Where Kafka writes a snapshot at close: at the log end, when none is there
@@ -733,7 +713,8 @@ Result<TruncatePlan> plan_truncate(const std::string& dir, const TruncateOptions
   out.main.partition_dir = out.first.partition_dir = dir;
   out.old_end = p.leo;
   out.old_start = p.log_start();
-  Builder b{p, out, out.old_start, {}};
+  Builder b{p, out, out.old_start, out.old_start, {}};
+  if (p.journal && p.journal_loaded_start) b.loaded_start = *p.journal_loaded_start;
   const auto hw_line = p.root(RootCheckpoint::replication).mine;
   // Before a plan (or an interrupted one) armed recovery.
   const auto rp_line = p.journal ? p.journal_recovery_point : p.root(RootCheckpoint::recovery_point).mine;
@@ -871,6 +852,16 @@ Result<TruncatePlan> plan_truncate(const std::string& dir, const TruncateOptions
     set_line(p, out, RootCheckpoint::log_start,
              out.new_start > first_base ? std::optional<int64_t>(out.new_start) : std::nullopt);
   }
+  // Kafka's load deletes the snapshots it cannot start from (at or below the
+  // log start it loads with, or past the log end); so does a cut. A run with
+  // nothing to cut changes no file: a re-run after a --log-start, which
+  // leaves one at the new log start as Kafka does, is a no-op.
+  if (out.changes() || p.journal)
+    for (const auto& [offset, name] : snapshots_loader_deletes(b.kept_snapshots(), b.loaded_start, p.leo))
+      b.remove_snapshot(offset, name, offset > p.leo ? fmt::format("producer snapshot past the log end {} (Kafka's load "
+                                                                   "deletes it)", p.leo)
+                                                     : fmt::format("producer snapshot at or below the log start {} "
+                                                                   "(Kafka's load deletes it)", b.loaded_start));
   // The clean-shutdown marker: moved aside first, so that a crash leaves an
   // unclean shutdown (Kafka then recovers from the recovery point and
   // rebuilds producer state), written back once everything is durable.
@@ -885,6 +876,7 @@ Result<TruncatePlan> plan_truncate(const std::string& dir, const TruncateOptions
     j["args"] = identity;
     j["end"] = out.new_end;
     j["start"] = out.new_start;
+    j["loaded_start"] = b.loaded_start;
     const std::string text = j.dump() + "\n";
     out.journal_bytes.assign(text.begin(), text.end());
     if (exists(p.log_dir + "/" + kCleanShutdownFile))

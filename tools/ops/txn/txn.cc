@@ -19,6 +19,7 @@
 #include "tools/ops/common/sink.h"
 #include "tools/ops/partition/log_dir.h"
 #include "tools/ops/partition/partition_dir.h"
+#include "tools/ops/partition/producer_start.h"
 #include "tools/ops/partition/targets.h"
 
 namespace kseg {
@@ -183,30 +184,13 @@ Result<Partition> read_partition(const std::string& dir, const TxnOptions& o) {
   if (!hw.ok()) return hw.error();
   p.hw_from_checkpoint = hw->has_value();
   p.hw = std::clamp(hw->value_or(p.leo), p.log_start, p.leo);
-  // The loader's rebuild: the newest readable snapshot in (log start, log end],
-  // producers expired at --now dropped, then every batch up to the log end.
-  ProducerState state;
-  int64_t from = p.log_start;
-  for (auto it = layout->snapshots.rbegin(); it != layout->snapshots.rend(); ++it) {
-    if (it->first.value > p.leo || it->first.value <= p.log_start) continue;
-    auto bytes = MappedFile::read_state_file(dir + "/" + it->second);
-    if (!bytes.ok()) return named(dir + "/" + it->second, bytes.error());
-    auto snap = producer_snapshot::read(*bytes);
-    if (!snap.ok()) continue;  // Kafka deletes it and tries the next
-    state.load(snap->entries, o.now_ms, o.producer_id_expiration_ms);
-    from = it->first.value;
-    p.snapshot = from;
-    break;
-  }
-  for (size_t i = 0; i < logs.size(); ++i) {
-    if (i + 1 < logs.size() && logs[i + 1].first <= from) continue;
-    KSEG_RETURN_IF_ERROR(each_entry(logs[i].second, [&](const EntryRef& e) -> Result<bool> {
-      if (v2::last_offset_of(e) < from) return true;
-      if (Status st = state.apply(e); !st.ok()) return st.error();
-      p.replayed_batches++;
-      return true;
-    }));
-  }
+  // The loader's rebuild at the log end, producers expired at --now dropped.
+  auto ps = producer_start(dir, snapshot_files(*layout), p.log_start, p.leo,
+                           ProducerExpiry{o.now_ms, o.producer_id_expiration_ms});
+  if (!ps.ok()) return ps.error();
+  p.snapshot = ps->snapshot;
+  ProducerState& state = ps->state;
+  KSEG_RETURN_IF_ERROR(replay_producers(logs, ps->from, INT64_MAX, state, &p.replayed_batches));
   p.producers = state.entries();
   p.lso = p.hw;
   for (const auto& e : p.producers)
