@@ -21,6 +21,7 @@
 #include "lib/mapped_file.h"
 #include "tools/ops/compact/compact_round.h"
 #include "tools/ops/partition/log_dir.h"
+#include "tools/ops/partition/log_end.h"
 #include "tools/ops/partition/partition_dir.h"
 #include "tools/ops/partition/producer_start.h"
 #include "tools/ops/write/safe_write.h"
@@ -46,20 +47,6 @@ Result<std::vector<uint8_t>> read_small(const std::string& path) {
   auto b = MappedFile::read_state_file(path);
   if (!b.ok()) return Error{b.error().code, b.error().position, fmt::format("{}: {}", path, b.error().message)};
   return b;
-}
-
-// The offset after the last batch of a .log (its base when empty).
-Result<int64_t> next_offset_of(const std::string& path, int64_t base) {
-  auto f = MappedFile::open(path);
-  if (!f.ok()) return Error{Errc::io, std::nullopt, fmt::format("{}: {}", path, f.error().message)};
-  EntryScanner scanner(f->bytes(), Position{0});
-  int64_t end = base;
-  while (auto e = scanner.next()) {
-    const int64_t last = v2::last_offset_of(*e);
-    end = std::max(end, last == INT64_MAX ? last : last + 1);
-    f->release_before(e->position);  // in 2 MiB steps: resident memory stays flat
-  }
-  return end;
 }
 
 // LogLoader's recovery of an interrupted swap: .cleaned files go, and so do
@@ -92,7 +79,7 @@ Status finish_swaps(const std::string& dir, const PartitionLayout& layout, const
   for (const auto& [b, name] : keep) {
     auto n = file_names::parse_segment_file_name(name);
     if (n->kind != FileKind::log) continue;
-    auto end = next_offset_of(dir + "/" + name, b);
+    auto end = segment_next_offset(dir + "/" + name, b);
     if (!end.ok()) return end.error();
     lo = std::min(lo, b);
     // An emptied segment ends where it starts; its own base is still
@@ -189,29 +176,19 @@ Result<Partition> load(const std::string& dir, const safe::DirLock* held, std::v
   // The log dir's checkpoints.
   std::optional<int64_t> log_start, hw;
   for (RootCheckpoint c : {RootCheckpoint::log_start, RootCheckpoint::replication, RootCheckpoint::cleaner}) {
-    const std::string path = p.log_dir + "/" + root_checkpoint_name(c);
-    std::error_code ec;
-    if (!fs::exists(path, ec)) continue;
-    auto bytes = read_small(path);
-    if (!bytes.ok()) return bytes.error();
-    auto entries = checkpoint::parse_offset_checkpoint(
-        std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), path);
-    if (!entries.ok())
-      return fail(Errc::refused, fmt::format("{}: {} (the broker takes this log dir offline; fix it first)", path,
-                                             entries.error().message));
-    std::optional<int64_t> mine;
-    for (const auto& e : *entries)
-      if (e.topic == p.topic && e.partition == p.number) mine = e.offset;
-    if (c == RootCheckpoint::log_start) log_start = mine;
-    if (c == RootCheckpoint::replication) hw = mine;
+    auto lines = read_checkpoint_lines(p.log_dir, c, p.topic, p.number);
+    if (!lines.ok()) return lines.error();
+    if (c == RootCheckpoint::log_start) log_start = lines->mine;
+    if (c == RootCheckpoint::replication) hw = lines->mine;
     if (c == RootCheckpoint::cleaner) {
-      p.cleaner_present = true;
-      p.cleaner_line = mine;
-      p.cleaner_entries = std::move(*entries);
+      p.cleaner_present = lines->present;
+      p.cleaner_line = lines->mine;
+      p.cleaner_entries = std::move(lines->entries);
     }
   }
   if (p.segments.empty()) return fail(Errc::refused, fmt::format("{}: no segment", dir));
-  auto end = next_offset_of(p.path(p.segments.back().base, ".log"), p.segments.back().base);
+  auto end = segment_next_offset(p.path(p.segments.back().base, ".log"), p.segments.back().base,
+                                 p.path(p.segments.back().base, ".index"));
   if (!end.ok()) return end.error();
   p.leo = *end;
   p.log_start = std::max(p.segments.front().base, log_start.value_or(0));

@@ -24,6 +24,7 @@
 #include "tools/ops/common/progress.h"
 #include "tools/ops/common/sink.h"
 #include "tools/ops/partition/log_dir.h"
+#include "tools/ops/partition/log_end.h"
 #include "tools/ops/partition/partition_dir.h"
 #include "tools/ops/partition/producer_start.h"
 #include "tools/ops/partition/targets.h"
@@ -155,20 +156,6 @@ IndexHealth index_health(const std::string& dir, const SegmentFiles& files, File
                                        });
 }
 
-// The last offset + 1 of a segment's last batch, or nullopt with no batch.
-Result<std::optional<int64_t>> segment_end_offset(const std::string& path) {
-  auto f = MappedFile::open(path);
-  if (!f.ok()) return named(path, f.error());
-  EntryScanner scanner(f->bytes(), Position{0});
-  std::optional<int64_t> end;
-  while (auto e = scanner.next()) {
-    f->release_before(e->position);
-    const int64_t last = v2::last_offset_of(*e);
-    end = last == INT64_MAX ? last : last + 1;
-  }
-  return end;
-}
-
 class PartitionReader {
  public:
   PartitionReader(const InfoOptions& o, PartitionInfo& p) : o_(o), p_(p) {}
@@ -228,9 +215,10 @@ class PartitionReader {
     const bool snapshot_past_base =
         !layout.snapshots.empty() && layout.snapshots.back().first.value > last.first.value;
     if (snapshot_past_base) {  // only then is the log end needed before the main pass
-      auto end = segment_end_offset(p_.dir + "/" + last.second.names.at(FileKind::log));
+      auto end = segment_next_offset(p_.dir + "/" + last.second.names.at(FileKind::log), last.first.value,
+                                     last.second.has(FileKind::index) ? p_.dir + "/" + last.second.names.at(FileKind::index) : "");
       if (!end.ok()) return end.error();
-      if (*end) log_end = std::max(log_end, **end);
+      log_end = *end;
     } else if (!layout.snapshots.empty()) {
       log_end = INT64_MAX;  // every snapshot is at or below the last segment's base
     }

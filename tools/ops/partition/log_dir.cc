@@ -2,6 +2,8 @@
 
 #include <filesystem>
 
+#include <fmt/format.h>
+
 #include "formats/checkpoint_file.h"
 #include "formats/file_names.h"
 #include "lib/mapped_file.h"
@@ -49,19 +51,33 @@ bool parent_shut_down_cleanly(const std::string& partition_dir) {
   return present((parent.empty() ? fs::path(".") : parent) / kCleanShutdownFile);
 }
 
+Result<CheckpointLines> read_checkpoint_lines(const std::string& log_dir, RootCheckpoint which, const std::string& topic,
+                                              int32_t partition) {
+  CheckpointLines out;
+  out.path = (fs::path(log_dir) / root_checkpoint_name(which)).string();
+  if (!present(out.path)) return out;
+  auto bytes = MappedFile::read_state_file(out.path);
+  if (!bytes.ok()) return Error{bytes.error().code, bytes.error().position, out.path + ": " + bytes.error().message};
+  auto entries = checkpoint::parse_offset_checkpoint(
+      std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), out.path);
+  if (!entries.ok())
+    return Error{Errc::refused, entries.error().position,
+                 fmt::format("{}: {} (the broker takes this log dir offline; fix it first)", out.path,
+                             entries.error().message)};
+  out.present = true;
+  out.entries = std::move(*entries);
+  for (const auto& e : out.entries)
+    if (e.topic == topic && e.partition == partition) out.mine = e.offset;
+  return out;
+}
+
 Result<std::optional<int64_t>> partition_checkpoint(const std::string& partition_dir, RootCheckpoint which) {
   const fs::path part = fs::absolute(partition_dir).lexically_normal();
   auto name = file_names::parse_partition_dir_name(part.filename().string());
-  const fs::path path = part.parent_path() / root_checkpoint_name(which);
-  if (!name.ok() || !present(path)) return std::optional<int64_t>();
-  auto bytes = MappedFile::read_state_file(path.string());
-  if (!bytes.ok()) return Error{bytes.error().code, bytes.error().position, path.string() + ": " + bytes.error().message};
-  auto entries = checkpoint::parse_offset_checkpoint(
-      std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), path.string());
-  if (!entries.ok()) return Error{entries.error().code, entries.error().position, path.string() + ": " + entries.error().message};
-  for (const auto& e : *entries)
-    if (e.topic == name->topic && e.partition == name->partition) return std::optional<int64_t>(e.offset);
-  return std::optional<int64_t>();
+  if (!name.ok()) return std::optional<int64_t>();
+  auto lines = read_checkpoint_lines(part.parent_path().string(), which, name->topic, name->partition);
+  if (!lines.ok()) return lines.error();
+  return lines->mine;
 }
 
 }  // namespace kseg

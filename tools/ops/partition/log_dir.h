@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "formats/checkpoint_file.h"
 #include "lib/status.h"
 
 namespace kseg {
@@ -40,6 +41,20 @@ struct LogDirFiles {
   bool clean_shutdown = false;
 };
 LogDirFiles log_dir_files(const std::string& dir);
+
+// A root checkpoint as a writer reads it: every line, kept for rewriting,
+// and this partition's.
+struct CheckpointLines {
+  std::string path;
+  bool present = false;
+  std::vector<checkpoint::TopicPartitionOffset> entries;
+  std::optional<int64_t> mine;
+};
+// Reads checkpoint `which` of `log_dir` for partition topic-number: not
+// present without the file; Errc::refused naming it when it does not parse
+// (the broker takes the log dir offline then).
+Result<CheckpointLines> read_checkpoint_lines(const std::string& log_dir, RootCheckpoint which, const std::string& topic,
+                                              int32_t partition);
 
 // This partition's line of a root checkpoint of the log dir holding
 // `partition_dir`: nullopt without the file, the line or a partition name.

@@ -26,6 +26,7 @@
 #include "formats/txn_index.h"
 #include "lib/mapped_file.h"
 #include "tools/ops/partition/log_dir.h"
+#include "tools/ops/partition/log_end.h"
 #include "tools/ops/partition/partition_dir.h"
 #include "tools/ops/partition/producer_start.h"
 #include "tools/ops/truncate/truncate.h"
@@ -72,15 +73,9 @@ bool exists(const std::string& p) {
 }
 
 // The offset after `last`, without overflow on a hostile INT64_MAX.
-int64_t next_offset(int64_t last) { return last == INT64_MAX ? last : last + 1; }
 
 // A root checkpoint file and this partition's line in it.
-struct Root {
-  std::string path;
-  bool present = false;
-  std::vector<checkpoint::TopicPartitionOffset> entries;
-  std::optional<int64_t> mine;
-};
+using Root = CheckpointLines;
 
 struct Segment {
   int64_t base = 0;
@@ -117,40 +112,6 @@ Result<std::vector<uint8_t>> read_small(const std::string& path) {
   auto bytes = MappedFile::read_state_file(path);
   if (!bytes.ok()) return named(path, bytes.error());
   return bytes;
-}
-
-int64_t segment_end_from_start(const Segment& s, const MappedFile& f) {
-  EntryScanner scanner(f.bytes(), Position{0});
-  int64_t end = s.base;
-  while (auto e = scanner.next()) end = std::max(end, next_offset(v2::last_offset_of(*e)));
-  return end;
-}
-
-// The partition's last valid batch ends here (a torn or zero tail is not read).
-Result<int64_t> segment_end(const Segment& s) {
-  auto f = MappedFile::open(s.path(FileKind::log));
-  if (!f.ok()) return named(s.path(FileKind::log), f.error());
-  EntryScanner scanner(f->bytes(), Position{0});
-  int64_t end = s.base;
-  // The index's last entry points at (or before) the last batches: start there.
-  if (auto idx = MappedFile::open(s.path(FileKind::index)); idx.ok()) {
-    offset_index::View v(idx->bytes(), Offset{s.base});
-    const int64_t n = v.live_entry_count();
-    if (n > 0 && v.entry(n - 1).position >= 0 && v.entry(n - 1).position < f->size()) {
-      scanner = EntryScanner(f->bytes().subspan(static_cast<size_t>(v.entry(n - 1).position)),
-                             Position{v.entry(n - 1).position});
-    }
-  }
-  bool first = true;
-  Releaser release(*f);
-  while (auto e = scanner.next()) {
-    release.at(e->position);
-    // An index entry that points at no batch boundary: read the whole file.
-    if (first && e->position.value > 0 && v2::last_offset_of(*e) < s.base) return segment_end_from_start(s, *f);
-    first = false;
-    end = std::max(end, next_offset(v2::last_offset_of(*e)));
-  }
-  return end;
 }
 
 Result<Partition> load(const std::string& dir) {
@@ -192,20 +153,9 @@ Result<Partition> load(const std::string& dir) {
     p.epochs = std::move(*e);
   }
   for (RootCheckpoint c : kRootCheckpoints) {
-    Root& r = p.root(c);
-    r.path = p.log_dir + "/" + root_checkpoint_name(c);
-    if (!exists(r.path)) continue;
-    auto bytes = read_small(r.path);
-    if (!bytes.ok()) return bytes.error();
-    auto entries = checkpoint::parse_offset_checkpoint(
-        std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), r.path);
-    if (!entries.ok())
-      return fail(Errc::refused, fmt::format("{}: {} (the broker takes this log dir offline; fix it first)", r.path,
-                                             entries.error().message));
-    r.present = true;
-    r.entries = std::move(*entries);
-    for (const auto& e : r.entries)
-      if (e.topic == p.topic && e.partition == p.number) r.mine = e.offset;
+    auto lines = read_checkpoint_lines(p.log_dir, c, p.topic, p.number);
+    if (!lines.ok()) return lines.error();
+    p.root(c) = std::move(*lines);
   }
   const std::string marker = p.log_dir + "/" + kCleanShutdownFile;
   if (exists(marker)) {
@@ -246,7 +196,8 @@ Result<Partition> load(const std::string& dir) {
     p.leo = p.first_base();
     return p;
   }
-  auto end = segment_end(p.segments.back());
+  auto end = segment_next_offset(p.segments.back().path(FileKind::log), p.segments.back().base,
+                                 p.segments.back().path(FileKind::index));
   if (!end.ok()) return end.error();
   p.leo = *end;
   return p;

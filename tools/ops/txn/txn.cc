@@ -18,6 +18,7 @@
 #include "tools/ops/common/exit_codes.h"
 #include "tools/ops/common/sink.h"
 #include "tools/ops/partition/log_dir.h"
+#include "tools/ops/partition/log_end.h"
 #include "tools/ops/partition/partition_dir.h"
 #include "tools/ops/partition/producer_start.h"
 #include "tools/ops/partition/targets.h"
@@ -171,12 +172,10 @@ Result<Partition> read_partition(const std::string& dir, const TxnOptions& o) {
   for (const auto& [base, files] : layout->segments)
     if (files.canonical) logs.emplace_back(base.value, dir + "/" + file_names::segment_file_name(base, FileKind::log));
   if (logs.empty()) return p;  // nothing to say (Kafka creates a segment at load)
-  p.leo = logs.back().first;
-  KSEG_RETURN_IF_ERROR(each_entry(logs.back().second, [&](const EntryRef& e) -> Result<bool> {
-    const int64_t last = v2::last_offset_of(e);
-    p.leo = std::max(p.leo, last == INT64_MAX ? last : last + 1);
-    return true;
-  }));
+  auto leo = segment_next_offset(logs.back().second, logs.back().first,
+                                 dir + "/" + file_names::segment_file_name(Offset{logs.back().first}, FileKind::index));
+  if (!leo.ok()) return leo.error();
+  p.leo = *leo;
   auto start = partition_checkpoint(dir, RootCheckpoint::log_start);
   if (!start.ok()) return start.error();
   p.log_start = std::min(std::max(logs.front().first, start->value_or(0)), p.leo);

@@ -1,0 +1,56 @@
+#include "tools/ops/partition/log_end.h"
+
+#include <algorithm>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "formats/batch_v2.h"
+#include "formats/log_entry.h"
+#include "formats/offset_index.h"
+#include "lib/mapped_file.h"
+
+namespace kseg {
+
+namespace {
+
+int64_t scan(MappedFile& f, Position from, int64_t base, bool* misaligned) {
+  EntryScanner scanner(f.bytes().subspan(static_cast<size_t>(from.value)), from);
+  int64_t end = base, released = 0;
+  bool first = true;
+  while (auto e = scanner.next()) {
+    // An index entry that points at no batch boundary: the caller reads the
+    // whole file instead.
+    if (misaligned && first && e->position.value > 0 && v2::last_offset_of(*e) < base) {
+      *misaligned = true;
+      return end;
+    }
+    first = false;
+    end = std::max(end, next_offset(v2::last_offset_of(*e)));
+    if (e->position.value - released >= (8 << 20)) {
+      f.release_before(e->position);
+      released = e->position.value;
+    }
+  }
+  return end;
+}
+
+}  // namespace
+
+Result<int64_t> segment_next_offset(const std::string& log_path, int64_t base, const std::string& index_path) {
+  auto f = MappedFile::open(log_path);
+  if (!f.ok()) return Error{f.error().code, f.error().position, fmt::format("{}: {}", log_path, f.error().message)};
+  Position from{0};
+  if (!index_path.empty())
+    if (auto idx = MappedFile::open(index_path); idx.ok()) {
+      offset_index::View v(idx->bytes(), Offset{base});
+      const int64_t n = v.live_entry_count();
+      if (n > 0 && v.entry(n - 1).position >= 0 && v.entry(n - 1).position < f->size())
+        from = Position{v.entry(n - 1).position};
+    }
+  bool misaligned = false;
+  const int64_t end = scan(*f, from, base, from.value > 0 ? &misaligned : nullptr);
+  return misaligned ? scan(*f, Position{0}, base, nullptr) : end;
+}
+
+}  // namespace kseg
