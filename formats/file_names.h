@@ -8,6 +8,10 @@
 //   <topic>-<partition>                 partition directory
 //   <topic>-<partition>.<32 hex>-delete|-future|-stray
 //   <20-digit offset>-<10-digit epoch>.checkpoint[.part|.deleted]   KRaft snapshot
+// and kseg's own, beside them (Kafka ignores every one):
+//   <name>.kseg-tmp                     a writer's new file until its rename
+//   <name>.kseg-journal                 kseg-truncate's record of a cut under way
+//   .kseg-backup-<UTC time>[-N]/        the originals a writer replaced
 #pragma once
 
 #include <cstdint>
@@ -21,6 +25,10 @@ namespace kseg::file_names {
 
 inline constexpr int kOffsetDigits = 20;  // LogFileUtils.filenamePrefixFromOffset
 inline constexpr int kEpochDigits = 10;   // Snapshots.EPOCH_WIDTH
+
+inline constexpr const char* kKsegTmpSuffix = ".kseg-tmp";
+inline constexpr const char* kKsegJournalSuffix = ".kseg-journal";
+inline constexpr const char* kKsegBackupPrefix = ".kseg-backup-";
 
 enum class FileKind { log, index, timeindex, txnindex, snapshot, unknown };
 enum class TransientSuffix { none, deleted, cleaned, swap };

@@ -12,7 +12,7 @@ PartitionLayout classify_partition(std::vector<std::string> names) {
   std::map<Offset, SegmentFiles> all;
   for (auto& name : names) {
     if (name == "leader-epoch-checkpoint" || name == "partition.metadata" || name == "quorum-state") continue;
-    if (name.ends_with(".kseg-tmp") || name.ends_with(".kseg-journal")) {
+    if (name.ends_with(file_names::kKsegTmpSuffix) || name.ends_with(file_names::kKsegJournalSuffix)) {
       l.leftovers.push_back({Leftover::kseg_tmp, std::move(name)});
       continue;
     }

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "formats/message_reader.h"
+#include "lib/base64.h"
 
 namespace kseg::schema {
 
@@ -246,22 +247,6 @@ Result<Decoded> decode(const Message& msg, int16_t version, Bytes body, const Op
   if (d.failed()) return Error{Errc::bad_value, std::nullopt, d.error()};
   out.consumed = static_cast<size_t>(m.raw().position().value);
   return out;
-}
-
-void append_base64(std::string& out, Bytes b) {
-  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  size_t i = 0;
-  for (; i + 3 <= b.size(); i += 3) {
-    const uint32_t v = (uint32_t{b[i]} << 16) | (uint32_t{b[i + 1]} << 8) | b[i + 2];
-    for (int s = 18; s >= 0; s -= 6) out += kAlphabet[(v >> s) & 63];
-  }
-  const size_t left = b.size() - i;
-  if (left == 0) return;
-  const uint32_t v = (uint32_t{b[i]} << 16) | (left == 2 ? uint32_t{b[i + 1]} << 8 : 0u);
-  out += kAlphabet[(v >> 18) & 63];
-  out += kAlphabet[(v >> 12) & 63];
-  out += left == 2 ? kAlphabet[(v >> 6) & 63] : '=';
-  out += '=';
 }
 
 std::string java_double(double d) {

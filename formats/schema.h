@@ -83,8 +83,6 @@ struct Options {
 // what Java's BufferUnderflowException carries.
 Result<Decoded> decode(const Message& m, int16_t version, Bytes body, const Options& opts = {});
 
-// Standard base64 with padding, as Jackson writes binary nodes.
-void append_base64(std::string& out, Bytes b);
 
 // Java's Double.toString, as Jackson writes a DoubleNode.
 std::string java_double(double d);

@@ -2,7 +2,7 @@
 //
 // An Error carries a stable code, the absolute file position it concerns and
 // a message that says what was expected and what was found. File names are
-// added at the tool boundary, not here.
+// added at the tool boundary (Error::in), not here.
 #pragma once
 
 #include <optional>
@@ -39,6 +39,8 @@ struct Error {
   Errc code = Errc::ok;
   std::optional<Position> position;  // none where no position applies (a name, an option, an open)
   std::string message;
+  // The same error named by the file it concerns: "<path>: <message>".
+  Error in(const std::string& path) const { return Error{code, position, path + ": " + message}; }
 };
 
 class Status {

@@ -15,6 +15,7 @@
 
 #include "formats/message_reader.h"
 #include "formats/schema.h"
+#include "lib/base64.h"
 
 using namespace kseg;
 using namespace kseg::schema;

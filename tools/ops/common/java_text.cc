@@ -143,25 +143,6 @@ void append_utf8(Out& out, Bytes in) {
 void append_java_utf8(std::string& out, Bytes in) { append_utf8(out, in); }
 void append_java_utf8(fmt::memory_buffer& out, Bytes in) { append_utf8(out, in); }
 
-void append_base64(std::string& out, Bytes in) {
-  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  size_t i = 0;
-  for (; i + 3 <= in.size(); i += 3) {
-    const uint32_t v = (uint32_t{in[i]} << 16) | (uint32_t{in[i + 1]} << 8) | in[i + 2];
-    out += kAlphabet[(v >> 18) & 63];
-    out += kAlphabet[(v >> 12) & 63];
-    out += kAlphabet[(v >> 6) & 63];
-    out += kAlphabet[v & 63];
-  }
-  if (const size_t left = in.size() - i; left > 0) {
-    const uint32_t v = (uint32_t{in[i]} << 16) | (left == 2 ? uint32_t{in[i + 1]} << 8 : 0);
-    out += kAlphabet[(v >> 18) & 63];
-    out += kAlphabet[(v >> 12) & 63];
-    out += left == 2 ? kAlphabet[(v >> 6) & 63] : '=';
-    out += '=';
-  }
-}
-
 void append_hex(std::string& out, Bytes in) {
   static constexpr char kDigits[] = "0123456789abcdef";
   for (uint8_t b : in) {

@@ -16,8 +16,7 @@ namespace kseg {
 void append_java_utf8(std::string& out, Bytes bytes);
 void append_java_utf8(fmt::memory_buffer& out, Bytes bytes);
 
-// Java's Base64.getEncoder() (standard alphabet, padded) and lower-case hex.
-void append_base64(std::string& out, Bytes bytes);
+// Lower-case hex (base64: lib/base64.h).
 void append_hex(std::string& out, Bytes bytes);
 
 }  // namespace kseg

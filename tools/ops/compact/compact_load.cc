@@ -45,7 +45,7 @@ int64_t mtime_ms(const struct stat& sb) {
 
 Result<std::vector<uint8_t>> read_small(const std::string& path) {
   auto b = MappedFile::read_state_file(path);
-  if (!b.ok()) return Error{b.error().code, b.error().position, fmt::format("{}: {}", path, b.error().message)};
+  if (!b.ok()) return b.error().in(path);
   return b;
 }
 

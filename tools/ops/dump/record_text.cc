@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "lib/base64.h"
 #include "tools/ops/common/java_text.h"
 
 namespace kseg {

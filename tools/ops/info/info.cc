@@ -40,10 +40,6 @@ namespace {
 constexpr size_t kWidth = 80;
 constexpr int64_t kNoTimestamp = -1;
 
-Error named(const std::string& path, const Error& e) {
-  return Error{e.code, e.position, fmt::format("{}: {}", path, e.message)};
-}
-
 // One index file as Kafka's checks see it.
 struct IndexHealth {
   // ok; preallocated (the active segment's zero tail, which Kafka 4.4 leaves
@@ -168,7 +164,7 @@ class PartitionReader {
       p_.number = name->partition;
     }
     auto layout = read_partition_layout(p_.dir);
-    if (!layout.ok()) return named(p_.dir, layout.error());
+    if (!layout.ok()) return layout.error().in(p_.dir);
     for (const auto& l : layout->leftovers) p_.leftovers[leftover_kind(l.kind)]++;
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(p_.dir, ec)) {
@@ -180,7 +176,7 @@ class PartitionReader {
       p_.files++;
     }
     auto start = partition_checkpoint(p_.dir, RootCheckpoint::log_start);
-    if (!start.ok()) return named(p_.dir, start.error());
+    if (!start.ok()) return start.error().in(p_.dir);
     p_.log_start_checkpoint = *start;
     if (layout->segments.empty()) return {};
     KSEG_RETURN_IF_ERROR(start_producer_state(*layout));
@@ -234,7 +230,7 @@ class PartitionReader {
 
   Status scan_segment(const std::string& path, SegmentInfo& s) {
     auto f = MappedFile::open(path);
-    if (!f.ok()) return named(path, f.error());
+    if (!f.ok()) return f.error().in(path);
     f->set_drop_page_cache(true);
     s.size = f->file_size();
     p_.log_bytes += s.size;

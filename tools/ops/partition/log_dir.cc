@@ -57,7 +57,7 @@ Result<CheckpointLines> read_checkpoint_lines(const std::string& log_dir, RootCh
   out.path = (fs::path(log_dir) / root_checkpoint_name(which)).string();
   if (!present(out.path)) return out;
   auto bytes = MappedFile::read_state_file(out.path);
-  if (!bytes.ok()) return Error{bytes.error().code, bytes.error().position, out.path + ": " + bytes.error().message};
+  if (!bytes.ok()) return bytes.error().in(out.path);
   auto entries = checkpoint::parse_offset_checkpoint(
       std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), out.path);
   if (!entries.ok())

@@ -39,7 +39,7 @@ int64_t scan(MappedFile& f, Position from, int64_t base, bool* misaligned) {
 
 Result<int64_t> segment_next_offset(const std::string& log_path, int64_t base, const std::string& index_path) {
   auto f = MappedFile::open(log_path);
-  if (!f.ok()) return Error{f.error().code, f.error().position, fmt::format("{}: {}", log_path, f.error().message)};
+  if (!f.ok()) return f.error().in(log_path);
   Position from{0};
   if (!index_path.empty())
     if (auto idx = MappedFile::open(index_path); idx.ok()) {

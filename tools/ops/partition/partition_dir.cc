@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "formats/file_names.h"
 #include "lib/mapped_file.h"
 
 namespace kseg {
@@ -91,7 +92,7 @@ Result<PartitionLayout> read_partition_layout(const std::string& dir, Unreadable
         bad.emplace_back(name, errno_text(errno));  // Permission denied: the broker's user may read what this one may not
     }
     if (S_ISREG(type)) names.emplace_back(name);
-    else if (name.starts_with(".kseg-backup-") && S_ISDIR(type)) backups.emplace_back(name);
+    else if (name.starts_with(file_names::kKsegBackupPrefix) && S_ISDIR(type)) backups.emplace_back(name);
     else if (auto n = file_names::parse_segment_file_name(name); n.ok() && n->kind != file_names::FileKind::unknown)
       odd.emplace_back(name, what_it_is(stat_ok ? &st : nullptr, stat_err));
   }

@@ -11,12 +11,6 @@
 
 namespace kseg {
 
-namespace {
-
-Error in_file(const std::string& path, const Error& e) { return Error{e.code, e.position, fmt::format("{}: {}", path, e.message)}; }
-
-}  // namespace
-
 std::vector<std::pair<int64_t, std::string>> snapshot_files(const PartitionLayout& layout) {
   std::vector<std::pair<int64_t, std::string>> out;
   for (const auto& [offset, name] : layout.snapshots) out.emplace_back(offset.value, name);
@@ -41,7 +35,7 @@ Result<ProducerStart> producer_start(const std::string& dir, std::span<const std
     if (!loader_keeps_snapshot(offset, log_start, end)) continue;
     const std::string path = dir + "/" + name;
     auto bytes = MappedFile::read_state_file(path);
-    if (!bytes.ok()) return in_file(path, bytes.error());
+    if (!bytes.ok()) return bytes.error().in(path);
     auto snap = producer_snapshot::read(*bytes);
     if (!snap.ok()) continue;
     if (expiry) out.state.load(snap->entries, expiry->now_ms, expiry->expiration_ms);
@@ -60,14 +54,14 @@ Status replay_producers(std::span<const std::pair<int64_t, std::string>> logs, i
     if (end != INT64_MAX && base >= end) break;
     if (i + 1 < logs.size() && logs[i + 1].first <= from) continue;
     auto f = MappedFile::open(path);
-    if (!f.ok()) return in_file(path, f.error());
+    if (!f.ok()) return f.error().in(path);
     EntryScanner scanner(f->bytes(), Position{0});
     while (auto e = scanner.next()) {
       f->release_before(e->position);
       const int64_t last = v2::last_offset_of(*e);
       if (last < from) continue;
       if (end != INT64_MAX && last >= end) return {};
-      if (Status st = state.apply(*e); !st.ok()) return in_file(path, st.error());
+      if (Status st = state.apply(*e); !st.ok()) return st.error().in(path);
       if (replayed) ++*replayed;
     }
   }

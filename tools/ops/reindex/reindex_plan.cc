@@ -41,12 +41,6 @@ std::vector<Offset> segment_bases(const PartitionLayout& layout) {
   return bases;
 }
 
-// MappedFile's errors do not name the file; the tool's messages must.
-Error named(const std::string& path, Error e) {
-  e.message = fmt::format("{}: {}", path, e.message);
-  return e;
-}
-
 Status plan_index(const std::string& dir, const std::string& name, const std::vector<uint8_t>& want,
                   int64_t entry_size, safe::Plan& plan) {
   const std::string path = dir + "/" + name;
@@ -60,7 +54,7 @@ Status plan_index(const std::string& dir, const std::string& name, const std::ve
     // A size that differs settles it: a preallocated index is not read at all.
     if (!regular || ec || size == want.size()) {
       auto have = MappedFile::open(path);  // what is not a file is refused here, named
-      if (!have.ok()) return named(path, have.error());
+      if (!have.ok()) return have.error().in(path);
       if (std::equal(want.begin(), want.end(), have->bytes().begin(), have->bytes().end())) return {};
     }
   }
@@ -159,11 +153,11 @@ void note_removed_markers(const std::string& dir, const Segment& s, const recove
 Result<recover::Salvage> salvage(const std::string& dir, Segment& s, const recover::Config& config) {
   const std::string path = dir + "/" + s.log_name;
   auto f = MappedFile::open(path);
-  if (!f.ok()) return named(path, f.error());
+  if (!f.ok()) return f.error().in(path);
   auto sv = recover::salvage_segment(f->bytes(), s.base, config, [&](Position p) { f->release_before(p); });
   if (!sv.ok()) return sv.error();
   auto g = MappedFile::open(path);
-  if (!g.ok()) return named(path, g.error());
+  if (!g.ok()) return g.error().in(path);
   auto layout = recover::recover_layout(g->bytes(), sv->kept, s.base, config, [&](Position p) { g->release_before(p); });
   if (!layout.ok()) return layout.error();
   s.recovery = std::move(*layout);
@@ -239,7 +233,7 @@ Status plan_epochs(const std::string& dir, int64_t log_end, safe::Plan& plan) {
   std::error_code ec;
   if (!fs::exists(path, ec)) return {};
   auto bytes = MappedFile::read_state_file(path);
-  if (!bytes.ok()) return named(path, bytes.error());
+  if (!bytes.ok()) return bytes.error().in(path);
   auto entries = checkpoint::parse_leader_epoch_checkpoint(
       std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), path);
   if (!entries.ok()) return {};
@@ -295,7 +289,7 @@ Result<PartitionPlan> plan_partition(const std::string& dir, const recover::Conf
     if (only_base && base != *only_base) continue;
     Segment s{base, file_name(base, file_names::FileKind::log), {}, base == bases->back()};
     auto log = MappedFile::open(dir + "/" + s.log_name);
-    if (!log.ok()) return named(dir + "/" + s.log_name, log.error());
+    if (!log.ok()) return log.error().in(dir + "/" + s.log_name);
     auto clean = recover_clean(*log, base, config);
     auto r = clean ? Result<recover::SegmentRecovery>(std::move(*clean))
                    : recover::recover_segment(log->bytes(), base, config, [&](Position p) { log->release_before(p); });

@@ -34,10 +34,6 @@ using producer_snapshot::ProducerEntry;
 
 namespace {
 
-Error named(const std::string& path, const Error& e) {
-  return Error{e.code, e.position, fmt::format("{}: {}", path, e.message)};
-}
-
 // A snapshot file as the managers see the directory: one on disk (read only
 // when a manager loads it), or one this replay wrote, kept encoded (46 bytes
 // a producer) until it is planned.
@@ -61,7 +57,7 @@ class Replay {
 
   Status run(const std::string& dir, int64_t log_start_ck, int64_t log_end) {
     auto layout = read_partition_layout(dir);
-    if (!layout.ok()) return named(dir, layout.error());
+    if (!layout.ok()) return layout.error().in(dir);
     for (const auto& [offset, name] : layout->snapshots) {
       snaps_[offset.value] = Snap{dir + "/" + name, {}, 0};
       names_[offset.value] = name;
@@ -99,7 +95,7 @@ class Replay {
       std::vector<uint8_t> read;
       if (!it->second.path.empty()) {
         auto bytes = MappedFile::read_state_file(it->second.path);
-        if (!bytes.ok()) return named(it->second.path, bytes.error());
+        if (!bytes.ok()) return bytes.error().in(it->second.path);
         read = std::move(*bytes);
       }
       auto snap = producer_snapshot::read(it->second.path.empty() ? it->second.bytes : read);
@@ -204,7 +200,7 @@ class Replay {
   Status for_each_batch(size_t i, Fn&& fn) {
     const KeptLog& l = logs_[i];
     auto f = MappedFile::open(l.path);
-    if (!f.ok()) return named(l.path, f.error());
+    if (!f.ok()) return f.error().in(l.path);
     for (const auto& r : l.ranges) {
       if (r.begin.value + r.size.bytes > f->size()) return Status::fail(Errc::io, r.begin, l.path + ": shrank");
       const Bytes part = f->bytes().subspan(static_cast<size_t>(r.begin.value), static_cast<size_t>(r.size.bytes));
@@ -212,7 +208,7 @@ class Replay {
       while (auto e = scanner.next()) {
         f->release_before(e->position);
         Result<bool> more = fn(*e);
-        if (!more.ok()) return named(l.path, more.error());
+        if (!more.ok()) return more.error().in(l.path);
         if (!*more) return {};
       }
     }
@@ -243,7 +239,7 @@ Status plan_producer_state(const std::string& dir, const std::vector<KeptLog>& l
     if (!exists && want.empty()) continue;  // Kafka creates the file at its first entry
     if (exists) {
       auto have = MappedFile::read_state_file(dir + "/" + name);
-      if (!have.ok()) return named(dir + "/" + name, have.error());
+      if (!have.ok()) return have.error().in(dir + "/" + name);
       if (*have == want) continue;
     }
     const size_t n = r.txns()[i].size();

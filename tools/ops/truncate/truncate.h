@@ -25,7 +25,7 @@ class Sink;
 // Written first by a run that arms recovery (moves the clean-shutdown
 // marker aside, lowers the recovery point), removed last: a re-run after an
 // interruption reads what was there before from it.
-inline constexpr const char* kTruncateJournal = "truncate.kseg-journal";
+inline constexpr const char* kTruncateJournal = "truncate.kseg-journal";  // ends in file_names::kKsegJournalSuffix
 
 enum class TruncateMode { to_offset, to_time, log_start, retention, full };
 

@@ -44,11 +44,6 @@ constexpr size_t kMaxDecompressed = 256u << 20;
 
 std::string seg_name(int64_t base, FileKind k) { return file_names::segment_file_name(Offset{base}, k); }
 
-Error named(const std::string& path, Error e) {
-  e.message = fmt::format("{}: {}", path, e.message);
-  return e;
-}
-
 Error fail(Errc code, std::string message) { return Error{code, std::nullopt, std::move(message)}; }
 
 // A scan drops the pages behind it every 8 MiB: resident memory stays flat
@@ -110,7 +105,7 @@ struct Partition {
 // The small state files (checkpoints, snapshots, the marker, the journal).
 Result<std::vector<uint8_t>> read_small(const std::string& path) {
   auto bytes = MappedFile::read_state_file(path);
-  if (!bytes.ok()) return named(path, bytes.error());
+  if (!bytes.ok()) return bytes.error().in(path);
   return bytes;
 }
 
@@ -148,7 +143,7 @@ Result<Partition> load(const std::string& dir) {
     if (!bytes.ok()) return bytes.error();
     auto e = checkpoint::parse_leader_epoch_checkpoint(
         std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), epoch_path);
-    if (!e.ok()) return named(epoch_path, e.error());
+    if (!e.ok()) return e.error().in(epoch_path);
     p.epoch_file = true;
     p.epochs = std::move(*e);
   }
@@ -344,7 +339,7 @@ Status plan_cut(Partition& p, Builder& b, int64_t target) {
     if (p.segments[i].base <= target) si = i;
   const Segment& s = p.segments[si];
   auto f = MappedFile::open(s.path(FileKind::log));
-  if (!f.ok()) return named(s.path(FileKind::log), f.error());
+  if (!f.ok()) return f.error().in(s.path(FileKind::log));
   // The cut: the first batch whose last offset is >= target. Every batch
   // kept must be one Kafka's recovery keeps: a corrupt one there is refused.
   EntryScanner scanner(f->bytes(), Position{0});
@@ -609,7 +604,7 @@ Result<std::optional<int64_t>> offset_for_time(Partition& p, int64_t t) {
     if (!largest.ok()) return largest.error();
     if (*largest < t) continue;
     auto f = MappedFile::open(s.path(FileKind::log));
-    if (!f.ok()) return named(s.path(FileKind::log), f.error());
+    if (!f.ok()) return f.error().in(s.path(FileKind::log));
     int64_t from_offset = s.base, from = 0;
     if (auto tix = MappedFile::open(s.path(FileKind::timeindex)); tix.ok()) {
       time_index::View v(tix->bytes(), Offset{s.base});
@@ -625,7 +620,7 @@ Result<std::optional<int64_t>> offset_for_time(Partition& p, int64_t t) {
       const auto c = check_entry(*e);
       if (c.max_timestamp < t || c.last_offset < start) continue;
       auto hit = first_record_at(*e, c, t, start);
-      if (!hit.ok()) return named(s.path(FileKind::log), hit.error());
+      if (!hit.ok()) return hit.error().in(s.path(FileKind::log));
       if (*hit) return hit;
     }
     break;  // Kafka looks in that segment only

@@ -32,20 +32,16 @@ using producer_snapshot::ProducerEntry;
 
 namespace {
 
-Error named(const std::string& path, const Error& e) {
-  return Error{e.code, e.position, fmt::format("{}: {}", path, e.message)};
-}
-
 // Every entry of a .log, until `fn` says false.
 template <typename Fn>
 Status each_entry(const std::string& path, Fn&& fn) {
   auto f = MappedFile::open(path);
-  if (!f.ok()) return named(path, f.error());
+  if (!f.ok()) return f.error().in(path);
   EntryScanner scanner(f->bytes(), Position{0});
   while (auto e = scanner.next()) {
     f->release_before(e->position);
     Result<bool> more = fn(*e);
-    if (!more.ok()) return named(path, more.error());
+    if (!more.ok()) return more.error().in(path);
     if (!*more) break;
   }
   return {};
@@ -85,7 +81,7 @@ Result<std::map<std::string, CoordinatorTxn>> read_coordinator(const std::string
   present = !dirs.empty();
   for (const auto& d : dirs) {
     auto layout = read_partition_layout(d.string());
-    if (!layout.ok()) return named(d.string(), layout.error());
+    if (!layout.ok()) return layout.error().in(d.string());
     for (const auto& [base, files] : layout->segments) {
       const std::string path = (d / file_names::segment_file_name(base, FileKind::log)).string();
       std::vector<uint8_t> scratch;
@@ -167,7 +163,7 @@ Result<Partition> read_partition(const std::string& dir, const TxnOptions& o) {
     p.number = name->partition;
   }
   auto layout = read_partition_layout(dir);
-  if (!layout.ok()) return named(dir, layout.error());
+  if (!layout.ok()) return layout.error().in(dir);
   std::vector<std::pair<int64_t, std::string>> logs;
   for (const auto& [base, files] : layout->segments)
     if (files.canonical) logs.emplace_back(base.value, dir + "/" + file_names::segment_file_name(base, FileKind::log));
@@ -204,7 +200,7 @@ Result<Partition> read_partition(const std::string& dir, const TxnOptions& o) {
     if (!files.has(FileKind::txnindex)) continue;
     const std::string path = dir + "/" + files.names.at(FileKind::txnindex);
     auto bytes = MappedFile::open(path);
-    if (!bytes.ok()) return named(path, bytes.error());
+    if (!bytes.ok()) return bytes.error().in(path);
     auto entries = txn_index::decode(txn_index::View(bytes->bytes()), path);
     if (!entries.ok()) return entries.error();
     p.aborted_total += static_cast<int64_t>(entries->size());

@@ -51,7 +51,7 @@ void report_layout(const std::string& dir, const PartitionLayout& l, Findings& f
         break;
       case Leftover::kseg_tmp:
         f.add(Code::dir_leftover_kseg_tmp, path, std::nullopt,
-              name.ends_with(".kseg-journal")
+              name.ends_with(file_names::kKsegJournalSuffix)
                   ? "an interrupted kseg-truncate's journal (it holds the clean-shutdown marker and recovery point "
                     "it moved aside): run the same kseg-truncate command again to finish the cut"
                   : "an interrupted kseg writer's new file: remove it, or re-run the tool, which replaces it");

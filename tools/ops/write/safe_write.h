@@ -65,6 +65,7 @@
 #include <string>
 #include <vector>
 
+#include "formats/file_names.h"
 #include "lib/status.h"
 #include "lib/types.h"
 
@@ -74,8 +75,8 @@ class Sink;
 
 namespace safe {
 
-inline constexpr const char* kTmpSuffix = ".kseg-tmp";
-inline constexpr const char* kBackupPrefix = ".kseg-backup-";
+inline constexpr const char* kTmpSuffix = file_names::kKsegTmpSuffix;
+inline constexpr const char* kBackupPrefix = file_names::kKsegBackupPrefix;
 inline constexpr int kCrashExitCode = 86;
 
 // A byte range [begin, begin + size) of an existing file.
