@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/unit/dirs.h"
+#include "tests/unit/support/dirs.h"
 #include "formats/batch_v2.h"
 #include "formats/legacy.h"
 #include "formats/log_entry.h"

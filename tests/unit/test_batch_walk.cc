@@ -9,7 +9,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "tests/unit/dirs.h"
+#include "tests/unit/support/dirs.h"
 #include "formats/batch_walk.h"
 #include "formats/batch_v2.h"
 #include "tests/unit/corrupt.h"

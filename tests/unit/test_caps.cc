@@ -12,28 +12,18 @@
 
 #include <fmt/format.h>
 
-#include "tests/unit/dirs.h"
+#include "tests/unit/support/dirs.h"
 #include "lib/cpus.h"
-#include "tests/unit/run_tool.h"
+#include "tests/unit/support/run_tool.h"
+#include "tests/unit/support/scratch.h"
 
 namespace fs = std::filesystem;
 using kseg::test::run_tool;
 
 namespace {
 const std::string kBin = std::string(KSEG_BINARY_DIR) + "/";
-const std::string kCorpus = std::string(KSEG_SOURCE_DIR) + "/testdata/kafka/";
 
-struct Scratch {
-  fs::path root;
-  Scratch(const std::string& case_name, const std::string& partition) {
-    root = fs::temp_directory_path() / fmt::format("kseg-caps-test-{}-{}", ::getpid(), case_name);
-    fs::remove_all(root);
-    fs::create_directories(root);
-    fs::copy(kCorpus + case_name + "/" + partition, root / partition, fs::copy_options::recursive);
-    std::ofstream(root / ".lock");
-  }
-  ~Scratch() { fs::remove_all(root); }
-};
+using Scratch = kseg::test::ScratchLogDir;
 }  // namespace
 
 TEST_CASE("--threads above the usable CPUs: clamped with one warning line, same result", "[issue44][caps]") {

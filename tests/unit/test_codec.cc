@@ -12,7 +12,7 @@
 
 #include <snappy.h>
 
-#include "tests/unit/dirs.h"
+#include "tests/unit/support/dirs.h"
 #include "lib/codec.h"
 #include "lib/checksum.h"
 #include "lib/codec_internal.h"

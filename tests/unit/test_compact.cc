@@ -14,10 +14,11 @@
 #include <fstream>
 #include <string>
 
-#include "tests/unit/dirs.h"
+#include "tests/unit/support/dirs.h"
 #include "formats/offset_map.h"
 #include "lib/md5.h"
-#include "tests/unit/run_tool.h"
+#include "tests/unit/support/run_tool.h"
+#include "tests/unit/support/scratch.h"
 #include "tools/ops/write/safe_write.h"
 
 namespace fs = std::filesystem;
@@ -37,19 +38,7 @@ std::string hex(const kseg::Md5Digest& d) {
   return out;
 }
 
-struct Scratch {
-  fs::path root;
-  std::string part;
-  Scratch(const std::string& case_name, const std::string& partition) : part(partition) {
-    root = fs::temp_directory_path() / fmt::format("kseg-compact-test-{}-{}", ::getpid(), case_name);
-    fs::remove_all(root);
-    fs::create_directories(root);
-    fs::copy(kCorpus + case_name + "/" + partition, root / partition, fs::copy_options::recursive);
-    std::ofstream(root / ".lock");
-  }
-  ~Scratch() { fs::remove_all(root); }
-  std::string dir() const { return (root / part).string(); }
-};
+using Scratch = kseg::test::ScratchLogDir;
 
 std::vector<std::string> tree(const fs::path& dir) { return kseg::test::tree_digest(dir.string()); }
 }  // namespace

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/unit/dirs.h"
+#include "tests/unit/support/dirs.h"
 #include "corrupt.h"
 #include "formats/batch_v2.h"
 #include "formats/control.h"

@@ -6,8 +6,8 @@
 #include <fstream>
 #include <string>
 
-#include "tests/unit/dirs.h"
-#include "tests/unit/run_tool.h"
+#include "tests/unit/support/dirs.h"
+#include "tests/unit/support/run_tool.h"
 
 using kseg::test::run_tool;
 

@@ -21,8 +21,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tests/unit/dirs.h"
-#include "tests/unit/run_tool.h"
+#include "tests/unit/support/dirs.h"
+#include "tests/unit/support/run_tool.h"
 
 namespace fs = std::filesystem;
 using kseg::test::read_lines;

@@ -14,8 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tests/unit/dirs.h"
-#include "tests/unit/run_tool.h"
+#include "tests/unit/support/dirs.h"
+#include "tests/unit/support/run_tool.h"
 #include "tools/ops/common/problem.h"
 
 namespace fs = std::filesystem;

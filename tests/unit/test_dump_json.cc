@@ -5,10 +5,10 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "tests/unit/dirs.h"
+#include "tests/unit/support/dirs.h"
 #include "lib/time_text.h"
 #include "tests/unit/json_schema.h"
-#include "tests/unit/run_tool.h"
+#include "tests/unit/support/run_tool.h"
 
 using kseg::test::read_text;
 using kseg::test::run_tool;

@@ -12,7 +12,7 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
-#include "tests/unit/dirs.h"
+#include "tests/unit/support/dirs.h"
 #include "corrupt.h"
 #include "tools/ops/dump/dump.h"
 #include "tools/ops/common/sink.h"

@@ -11,8 +11,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "tests/unit/dirs.h"
-#include "tests/unit/run_tool.h"
+#include "tests/unit/support/dirs.h"
+#include "tests/unit/support/run_tool.h"
 
 namespace fs = std::filesystem;
 using kseg::test::run_tool;

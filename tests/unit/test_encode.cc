@@ -10,7 +10,7 @@
 #include <limits>
 #include <random>
 
-#include "tests/unit/dirs.h"
+#include "tests/unit/support/dirs.h"
 #include "formats/batch_v2.h"
 #include "formats/control.h"
 #include "formats/legacy.h"

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "tests/unit/dirs.h"
-#include "tests/unit/run_tool.h"
+#include "tests/unit/support/dirs.h"
+#include "tests/unit/support/run_tool.h"
 #include "tools/ops/common/exit_codes.h"
 
 using namespace kseg;

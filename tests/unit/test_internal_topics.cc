@@ -10,7 +10,8 @@
 #include <iterator>
 #include <map>
 
-#include "tests/unit/dirs.h"
+#include "tests/unit/support/dirs.h"
+#include "tests/unit/support/scratch.h"
 #include "formats/batch_v2.h"
 #include "formats/coordinator_records.h"
 #include "formats/log_entry.h"
@@ -20,11 +21,6 @@ using namespace kseg;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::vector<uint8_t> slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
 
 struct Printed {
   std::string key;  // empty when Kafka printed none
@@ -81,7 +77,7 @@ TEST_CASE("coordinator records print as Kafka printed them (corpus)", "[topics]"
     const auto want = golden_records(dir / "dump" / (std::string(c.stem) + ".00000000000000000000.log.decoder.out"));
     REQUIRE_FALSE(want.empty());
     size_t checked = 0;
-    for_each_record(slurp(dir / c.stem / "00000000000000000000.log"),
+    for_each_record(kseg::test::read_bytes(dir / c.stem / "00000000000000000000.log"),
                     [&](int64_t offset, const v2::Blob& key, const v2::Blob& value) {
                       INFO(c.dir << " offset " << offset);
                       REQUIRE(!key.null);
@@ -106,7 +102,7 @@ TEST_CASE("metadata records print as Kafka printed them (corpus)", "[topics]") {
     const auto want = golden_records(dir / "dump" / (std::string("__cluster_metadata-0.") + f[1] + ".decoder.out"));
     REQUIRE_FALSE(want.empty());
     size_t checked = 0;
-    for_each_record(slurp(dir / "__cluster_metadata-0" / f[0]),
+    for_each_record(kseg::test::read_bytes(dir / "__cluster_metadata-0" / f[0]),
                     [&](int64_t offset, const v2::Blob&, const v2::Blob& value) {
                       INFO(f[0] << " offset " << offset);
                       const auto text = metadata::parse(value.bytes);

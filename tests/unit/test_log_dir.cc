@@ -5,7 +5,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "tests/unit/dirs.h"
+#include "tests/unit/support/dirs.h"
 #include "tools/ops/partition/log_dir.h"
 
 namespace fs = std::filesystem;

@@ -11,9 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "tests/unit/dirs.h"
+#include "tests/unit/support/dirs.h"
 #include "formats/properties.h"
-#include "tests/unit/run_tool.h"
+#include "tests/unit/support/run_tool.h"
+#include "tests/unit/support/scratch.h"
 #include "tools/ops/reindex/reindex.h"
 
 namespace fs = std::filesystem;
@@ -24,22 +25,10 @@ const std::string kBin = std::string(KSEG_BINARY_DIR) + "/";
 const std::string kCorpus = std::string(KSEG_SOURCE_DIR) + "/testdata/kafka/";
 const std::string kSeg0 = "00000000000000000000";
 
-// A private log dir holding a copy of v2-none/orders-0 (offsets 0..271 in
-// segments at 0, 88, 171 and 259), its checkpoints and a .lock.
-struct LogDir {
-  fs::path root;
-  LogDir() {
-    root = fs::temp_directory_path() / fmt::format("kseg-numbers-test-{}", ::getpid());
-    fs::remove_all(root);
-    fs::create_directories(root);
-    fs::copy(kCorpus + "v2-none/orders-0", root / "orders-0", fs::copy_options::recursive);
-    for (const char* name : {"recovery-point-offset-checkpoint", "replication-offset-checkpoint"})
-      std::ofstream(root / name) << "0\n1\norders 0 272\n";
-    std::ofstream(root / ".lock");
-  }
-  ~LogDir() { fs::remove_all(root); }
-  std::string dir() const { return (root / "orders-0").string(); }
-  std::string file(const std::string& name) const { return (root / name).string(); }
+// A copy of v2-none/orders-0 (offsets 0..271 in segments at 0, 88, 171
+// and 259), its checkpoints and a .lock.
+struct LogDir : kseg::test::ScratchLogDir {
+  LogDir() : ScratchLogDir("v2-none", "orders-0", kseg::test::LogDirSetup().checkpoints(272)) {}
 };
 
 std::vector<std::string> tree(const fs::path& dir) { return kseg::test::tree_digest(dir.string()); }

@@ -11,7 +11,7 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
-#include "tests/unit/dirs.h"
+#include "tests/unit/support/dirs.h"
 #include "corrupt.h"
 #include "formats/segment_recover.h"
 #include "lib/mapped_file.h"

@@ -10,13 +10,14 @@
 #include <filesystem>
 #include <fstream>
 
-#include "tests/unit/dirs.h"
+#include "tests/unit/support/dirs.h"
 #include "formats/log_entry.h"
 #include "formats/segment_recover.h"
 #include "formats/segment_salvage.h"
 #include "lib/mapped_file.h"
 #include "tests/unit/corrupt.h"
-#include "tests/unit/run_tool.h"
+#include "tests/unit/support/run_tool.h"
+#include "tests/unit/support/scratch.h"
 #include "tools/ops/reindex/reindex.h"
 #include "tools/ops/write/safe_write.h"
 
@@ -28,23 +29,13 @@ const std::string kReindex = std::string(KSEG_BINARY_DIR) + "/kseg-reindex";
 const std::string kCorpus = std::string(KSEG_SOURCE_DIR) + "/testdata/kafka/";
 const std::string kSeg0 = "00000000000000000000";
 
-std::vector<uint8_t> slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+std::vector<uint8_t> slurp(const std::string& path) { return kseg::test::read_bytes(path); }
 
-// A private log dir holding a copy of a corpus partition.
-struct Scratch {
-  fs::path root;
-  explicit Scratch(const std::string& case_name, const std::string& partition = "orders-0",
-                   const std::string& tag = "") {
-    root = fs::temp_directory_path() / fmt::format("kseg-reindex-test-{}-{}{}", ::getpid(), case_name, tag);
-    fs::remove_all(root);
-    fs::create_directories(root);
-    fs::copy(kCorpus + case_name + "/" + partition, root / partition, fs::copy_options::recursive);
-  }
-  ~Scratch() { fs::remove_all(root); }
-  std::string dir(const std::string& partition = "orders-0") const { return (root / partition).string(); }
+// A log dir holding a copy of a corpus partition alone (no .lock: the tests
+// of the lock need one made by kseg).
+struct Scratch : kseg::test::ScratchLogDir {
+  explicit Scratch(const std::string& case_name, const std::string& partition = "orders-0")
+      : ScratchLogDir(case_name, partition, kseg::test::LogDirSetup().no_lock()) {}
 };
 
 kseg::recover::Config corpus_config() {
@@ -148,7 +139,7 @@ TEST_CASE("dry run changes nothing; a run fixes; a second run changes nothing", 
 TEST_CASE("--recover and --salvage cut leader-epoch-checkpoint at the new log end, as Kafka's recovery",
           "[reindex][issue44]") {
   for (const std::string mode : {"--recover", "--salvage"}) {
-    Scratch s("torn-tail", "orders-0", mode.substr(1));
+    Scratch s("torn-tail", "orders-0");
     // torn-tail ends at 282 once its torn batch goes: the entry at 280 stays, the one at 282 goes.
     std::ofstream(s.dir() + "/leader-epoch-checkpoint") << "0\n3\n0 0\n2 280\n4 282\n";
     const std::vector<std::string> args = {mode, "--no-backup", "--index-interval-bytes", "256", "--segment-index-bytes",
@@ -165,7 +156,7 @@ TEST_CASE("--recover and --salvage cut leader-epoch-checkpoint at the new log en
     CHECK(again.out.find("nothing to change") != std::string::npos);
   }
   // Without a repair the log end stays, and so does the file (the broker cuts it when it loads).
-  Scratch s("torn-tail", "orders-0", "plain");
+  Scratch s("torn-tail", "orders-0");
   std::ofstream(s.dir() + "/leader-epoch-checkpoint") << "0\n2\n0 0\n4 290\n";
   run_tool(kReindex, {"--no-backup", s.dir()}, ".");
   CHECK(kseg::test::read_text(s.dir() + "/leader-epoch-checkpoint") == "0\n2\n0 0\n4 290\n");
@@ -383,7 +374,7 @@ TEST_CASE("salvage resyncs after a corrupt size field and skips batches whose of
   CHECK(layout->valid_end == direct->valid_end);
   // Through the tool, the copy of entry 2 alone: Kafka fails on it (index offsets would go
   // back), so recovery refuses; salvage removes exactly it, giving back the original.
-  Scratch sc("v2-none", "orders-0", "-order");
+  Scratch sc("v2-none", "orders-0");
   {
     kseg::corrupt::Buf dup_only(orig.begin(), orig.begin() + bounds[8]);
     dup_only.insert(dup_only.end(), dup.begin(), dup.end());
@@ -413,7 +404,7 @@ TEST_CASE("salvage resyncs after a corrupt size field and skips batches whose of
 
 TEST_CASE("salvage truncates torn and zero tails as --recover does and excludes --recover", "[reindex][salvage]") {
   for (const char* c : {"torn-tail", "zero-appended"}) {
-    Scratch a(c), r(c, "orders-0", "-recover");
+    Scratch a(c), r(c, "orders-0");
     auto sal = run_tool(kReindex, salvage_args(a.dir(), {"--no-backup"}), ".");
     CHECK(sal.exit_code == 0);
     CHECK(sal.out.find(": truncate: keep") != std::string::npos);
@@ -494,7 +485,7 @@ TEST_CASE("after --salvage or --recover that exits 0, kseg-verify passes: random
            {"transactions", "ledger-0"}, {"transactions-tv2", "ledger-0"}, {"idempotent", "payments-0"}}) {
     for (int trial = 0; trial < 30; ++trial) {
       for (const char* mode : {"--salvage", "--recover"}) {
-        Scratch s(case_name, part, fmt::format("-rnd{}{}", trial, mode));
+        Scratch s(case_name, part);
         std::vector<std::string> logs;
         for (const auto& e : fs::directory_iterator(s.dir(part)))
           if (e.path().extension() == ".log") logs.push_back(e.path().string());

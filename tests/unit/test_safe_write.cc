@@ -20,6 +20,8 @@
 
 #include <fmt/format.h>
 
+#include "tests/unit/support/run_tool.h"
+#include "tests/unit/support/scratch.h"
 #include "tools/ops/write/safe_write.h"
 
 namespace fs = std::filesystem;
@@ -31,11 +33,8 @@ namespace {
 const char* const kSteps[] = {"tmp-partial", "tmp-written", "backup-partial", "backup-done", "hidden",
                               "remove-partial", "removed", "rename-partial", "renamed", "done"};
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
-void put(const fs::path& p, const std::string& s) { std::ofstream(p, std::ios::binary | std::ios::trunc) << s; }
+std::string slurp(const fs::path& p) { return kseg::test::read_text(p); }
+void put(const fs::path& p, const std::string& s) { kseg::test::write_text(p, s); }
 
 const std::string kOldLog(5000, 'o'), kNewLog = std::string(3000, 'n') + std::string(3000, 'N');
 const std::string kOldCheckpoint = "0\n1\norders 0 90\n", kNewCheckpoint = "0\n1\norders 0 42\n";

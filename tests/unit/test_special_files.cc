@@ -16,10 +16,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "tests/unit/dirs.h"
+#include "tests/unit/support/dirs.h"
 #include "lib/mapped_file.h"
 #include "tests/unit/corrupt.h"
-#include "tests/unit/run_tool.h"
+#include "tests/unit/support/run_tool.h"
 
 namespace fs = std::filesystem;
 using kseg::test::run_tool;

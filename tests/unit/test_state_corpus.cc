@@ -12,7 +12,7 @@
 
 #include <fmt/format.h>
 
-#include "tests/unit/dirs.h"
+#include "tests/unit/support/dirs.h"
 #include "formats/checkpoint_file.h"
 #include "formats/file_names.h"
 #include "formats/meta_properties.h"

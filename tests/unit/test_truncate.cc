@@ -10,48 +10,32 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "tests/unit/dirs.h"
+#include "tests/unit/support/dirs.h"
 #include "formats/producer_snapshot.h"
 #include "formats/producer_state.h"
 #include "lib/mapped_file.h"
 #include "formats/log_entry.h"
-#include "tests/unit/run_tool.h"
+#include "tests/unit/support/run_tool.h"
+#include "tests/unit/support/scratch.h"
 #include "tools/ops/write/safe_write.h"
 
 namespace fs = std::filesystem;
 using kseg::test::run_tool;
+using kseg::test::read_text;
 
 namespace {
 const std::string kTruncate = std::string(KSEG_BINARY_DIR) + "/kseg-truncate";
 const std::string kCorpus = std::string(KSEG_SOURCE_DIR) + "/testdata/kafka/";
 const std::string kSeg0 = "00000000000000000000";
 
-// A private log dir with a copy of a corpus partition, checkpoints and a
-// clean-shutdown marker as a broker leaves them.
-struct Scratch {
-  fs::path root;
-  std::string part;
-  Scratch(const std::string& case_name, const std::string& partition, int64_t end) : part(partition) {
-    root = fs::temp_directory_path() / fmt::format("kseg-truncate-test-{}-{}", ::getpid(), case_name);
-    fs::remove_all(root);
-    fs::create_directories(root);
-    fs::copy(kCorpus + case_name + "/" + partition, root / partition, fs::copy_options::recursive);
-    const std::string topic = partition.substr(0, partition.rfind('-'));
-    for (const char* name : {"recovery-point-offset-checkpoint", "replication-offset-checkpoint"})
-      std::ofstream(root / name) << "0\n2\nother 3 17\n" << topic << " 0 " << end << "\n";
-    std::ofstream(root / ".kafka_cleanshutdown") << "{\"version\":0,\"brokerEpoch\":5}";
-    std::ofstream(root / ".lock");  // as every broker's log dir has one
-  }
-  ~Scratch() { fs::remove_all(root); }
-  std::string dir() const { return (root / part).string(); }
+// A copy of a corpus partition with checkpoints (another partition's line
+// first) and a clean-shutdown marker as a broker leaves them.
+struct Scratch : kseg::test::ScratchLogDir {
+  Scratch(const std::string& case_name, const std::string& partition, int64_t end)
+      : ScratchLogDir(case_name, partition, kseg::test::LogDirSetup().checkpoints(end, {"other 3 17"}).marker()) {}
 };
 
 std::vector<std::string> tree(const fs::path& dir) { return kseg::test::tree_digest(dir.string()); }
-
-std::string text(const fs::path& p) {
-  std::ifstream in(p);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 }  // namespace
 
 TEST_CASE("command line: one mode, numbers, --help and --version", "[truncate]") {
@@ -129,7 +113,7 @@ TEST_CASE("--to-offset at or past the log end: nothing cut, exit 0 and a note; a
   std::ofstream(s.dir() + "/leader-epoch-checkpoint") << "0\n2\n0 0\n3 95\n";
   auto epochs = run_tool(kTruncate, {"--no-backup", "--to-offset", "100", s.dir()}, ".");
   CHECK(epochs.exit_code == 0);
-  CHECK(text(s.dir() + "/leader-epoch-checkpoint") == "0\n1\n0 0\n");
+  CHECK(read_text(s.dir() + "/leader-epoch-checkpoint") == "0\n1\n0 0\n");
 }
 
 TEST_CASE("a cut killed at each step of each plan, then run again: exit 0, as an uninterrupted cut leaves it",
@@ -212,12 +196,12 @@ TEST_CASE("dry run: the plan as text and JSON, nothing written, exit 1", "[trunc
 TEST_CASE("the marker: written back when there was one, none made when there was none; other lines kept",
           "[truncate]") {
   Scratch s("v2-none", "orders-0", 272);
-  const std::string marker = text(s.root / ".kafka_cleanshutdown");
+  const std::string marker = read_text(s.root / ".kafka_cleanshutdown");
   auto r = run_tool(kTruncate, {"--to-offset", "100", s.dir()}, ".");
   INFO(r.err);
   CHECK(r.exit_code == 0);
-  CHECK(text(s.root / ".kafka_cleanshutdown") == marker);
-  CHECK(text(s.root / "recovery-point-offset-checkpoint") == "0\n2\nother 3 17\norders 0 95\n");
+  CHECK(read_text(s.root / ".kafka_cleanshutdown") == marker);
+  CHECK(read_text(s.root / "recovery-point-offset-checkpoint") == "0\n2\nother 3 17\norders 0 95\n");
   CHECK_FALSE(fs::exists(s.dir() + "/truncate.kseg-journal"));
   // The originals are in one backup directory, the marker and checkpoints with them.
   int backups = 0;
@@ -226,7 +210,7 @@ TEST_CASE("the marker: written back when there was one, none made when there was
       ++backups;
       CHECK(fs::exists(e.path() / "log-dir..kafka_cleanshutdown"));
       CHECK(fs::exists(e.path() / "log-dir.recovery-point-offset-checkpoint"));
-      CHECK(text(e.path() / "log-dir.recovery-point-offset-checkpoint") == "0\n2\nother 3 17\norders 0 272\n");
+      CHECK(read_text(e.path() / "log-dir.recovery-point-offset-checkpoint") == "0\n2\nother 3 17\norders 0 272\n");
     }
   CHECK(backups == 1);
   fs::remove(s.root / ".kafka_cleanshutdown");
@@ -237,7 +221,7 @@ TEST_CASE("the marker: written back when there was one, none made when there was
 
 TEST_CASE("a crash leaves a journal: a re-run finishes the same cut, another cut is refused", "[truncate]") {
   Scratch s("v2-none", "orders-0", 272);
-  const std::string marker = text(s.root / ".kafka_cleanshutdown");
+  const std::string marker = read_text(s.root / ".kafka_cleanshutdown");
   auto crash = run_tool("/usr/bin/env", {"KSEG_CRASH_AT=renamed:3", kTruncate, "--to-offset", "100", s.dir()}, ".");
   CHECK(crash.exit_code == kseg::safe::kCrashExitCode);
   CHECK(fs::exists(s.dir() + "/truncate.kseg-journal"));
@@ -248,9 +232,9 @@ TEST_CASE("a crash leaves a journal: a re-run finishes the same cut, another cut
   auto rerun = run_tool(kTruncate, {"--to-offset", "100", s.dir()}, ".");
   INFO(rerun.out << rerun.err);
   CHECK(rerun.exit_code == 0);
-  CHECK(text(s.root / ".kafka_cleanshutdown") == marker);
+  CHECK(read_text(s.root / ".kafka_cleanshutdown") == marker);
   CHECK_FALSE(fs::exists(s.dir() + "/truncate.kseg-journal"));
-  CHECK(text(s.root / "recovery-point-offset-checkpoint") == "0\n2\nother 3 17\norders 0 95\n");
+  CHECK(read_text(s.root / "recovery-point-offset-checkpoint") == "0\n2\nother 3 17\norders 0 95\n");
 }
 
 TEST_CASE("the lock: refused while another run holds the log dir", "[truncate]") {
@@ -270,7 +254,7 @@ TEST_CASE("the cleaner's checkpoint is lowered to the new active segment, other 
   auto r = run_tool(kTruncate, {"--no-backup", "--to-offset", "100", s.dir()}, ".");
   INFO(r.err);
   CHECK(r.exit_code == 0);
-  CHECK(text(s.root / "cleaner-offset-checkpoint") == "0\n2\norders 0 88\nother 3 9\n");  // LogManager.truncateTo
+  CHECK(read_text(s.root / "cleaner-offset-checkpoint") == "0\n2\norders 0 88\nother 3 9\n");  // LogManager.truncateTo
 }
 
 TEST_CASE("a directory whose name is no <topic>-<partition> is refused", "[truncate]") {

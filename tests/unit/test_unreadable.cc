@@ -20,33 +20,21 @@
 
 #include <fmt/format.h>
 
-#include "tests/unit/dirs.h"
-#include "tests/unit/run_tool.h"
+#include "tests/unit/support/dirs.h"
+#include "tests/unit/support/run_tool.h"
+#include "tests/unit/support/scratch.h"
 
 namespace fs = std::filesystem;
 using kseg::test::run_tool;
 
 namespace {
 const std::string kBin = std::string(KSEG_BINARY_DIR) + "/";
-const std::string kCorpus = std::string(KSEG_SOURCE_DIR) + "/testdata/kafka/";
 const std::string kSeg0 = "00000000000000000000";
 
-// A log dir holding a copy of v2-none/orders-0 (log end 272) with the root
-// files a broker leaves.
-struct LogDir {
-  fs::path root;
-  explicit LogDir(const std::string& tag) {
-    root = fs::temp_directory_path() / fmt::format("kseg-unreadable-{}-{}", ::getpid(), tag);
-    fs::remove_all(root);
-    fs::create_directories(root);
-    fs::copy(kCorpus + "v2-none/orders-0", root / "orders-0", fs::copy_options::recursive);
-    for (const char* name : {"recovery-point-offset-checkpoint", "replication-offset-checkpoint"})
-      std::ofstream(root / name) << "0\n1\norders 0 272\n";
-    std::ofstream(root / ".kafka_cleanshutdown") << "{\"version\":0,\"brokerEpoch\":5}";
-    std::ofstream(root / ".lock");
-  }
-  ~LogDir() { fs::remove_all(root); }
-  fs::path part() const { return root / "orders-0"; }
+// A copy of v2-none/orders-0 (log end 272) with the root files a broker
+// leaves.
+struct LogDir : kseg::test::ScratchLogDir {
+  explicit LogDir(const std::string&) : ScratchLogDir("v2-none", "orders-0", kseg::test::LogDirSetup().checkpoints(272).marker()) {}
 };
 
 // Name and content of every regular file under `dir` (links not followed:
@@ -106,13 +94,13 @@ TEST_CASE("an unreadable only .log: every tool that needs it exits 3 naming it, 
     SECTION(kind.name) {
       LogDir d("only");
       // One segment left: 0 (offsets 0..87), its indexes and the state files.
-      for (const auto& e : fs::directory_iterator(d.part()))
+      for (const auto& e : fs::directory_iterator(d.part))
         if (e.path().filename().string().starts_with("000") && !e.path().filename().string().starts_with(kSeg0))
           fs::remove(e.path());
-      const fs::path log = d.part() / (kSeg0 + ".log");
+      const fs::path log = d.part / (kSeg0 + ".log");
       plant(log, kind);
       const auto before = snapshot(d.root);
-      const std::string p = d.part().string();
+      const std::string p = d.part.string();
       for (const auto& args : std::vector<std::vector<std::string>>{
                {"kseg-truncate", "--log-start", "5", p},
                {"kseg-truncate", "--retention-bytes", "0", p},
@@ -138,10 +126,10 @@ TEST_CASE("an unreadable segment that is not the last: truncate and reindex exit
   for (const Kind& kind : kinds()) {
     SECTION(kind.name) {
       LogDir d("extra");
-      const fs::path log = d.part() / "00000000000000000088.log";
+      const fs::path log = d.part / "00000000000000000088.log";
       plant(log, kind);
       const auto before = snapshot(d.root);
-      const std::string p = d.part().string();
+      const std::string p = d.part.string();
       for (const auto& args : std::vector<std::vector<std::string>>{
                {"kseg-truncate", "--to-offset", "200", p},
                {"kseg-truncate", "--log-start", "259", p},
@@ -169,10 +157,10 @@ TEST_CASE("an unreadable .timeindex of the segment a cut ends in: truncate --to-
   for (const Kind& kind : kinds()) {
     SECTION(kind.name) {
       LogDir d("timeindex");
-      const fs::path tix = d.part() / "00000000000000000088.timeindex";
+      const fs::path tix = d.part / "00000000000000000088.timeindex";
       plant(tix, kind);
       const auto before = snapshot(d.root);
-      check_refused(run_tool(kBin + "kseg-truncate", {"--to-offset", "120", d.part().string()}, d.root.string()), tix,
+      check_refused(run_tool(kBin + "kseg-truncate", {"--to-offset", "120", d.part.string()}, d.root.string()), tix,
                     kind);
       CHECK(snapshot(d.root) == before);
     }
@@ -186,19 +174,19 @@ TEST_CASE("a segment file its user may not read: Permission denied, exit 3 (run 
   }
   LogDir d("eacces");
   fs::permissions(d.root, fs::perms::all, fs::perm_options::add);  // nobody may list it and its partition
-  fs::permissions(d.part(), fs::perms::all, fs::perm_options::add);
-  const fs::path tix = d.part() / "00000000000000000088.timeindex";
+  fs::permissions(d.part, fs::perms::all, fs::perm_options::add);
+  const fs::path tix = d.part / "00000000000000000088.timeindex";
   fs::permissions(tix, fs::perms::none, fs::perm_options::replace);
   const auto before = snapshot(d.root);
   // --dry-run: nobody may not write there; the plan alone used to skip the index (exit 1).
   auto r = run_tool("/usr/bin/setpriv", {"--reuid=65534", "--regid=65534", "--clear-groups", kBin + "kseg-truncate",
-                                         "--dry-run", "--to-offset", "120", d.part().string()},
+                                         "--dry-run", "--to-offset", "120", d.part.string()},
                     d.root.string());
   INFO(r.out << r.err);
   CHECK(r.exit_code == 3);
   CHECK(r.err.find(tix.string() + ": Permission denied") != std::string::npos);
   auto reindex = run_tool("/usr/bin/setpriv", {"--reuid=65534", "--regid=65534", "--clear-groups", kBin + "kseg-reindex",
-                                               "--dry-run", "--recover", d.part().string()},
+                                               "--dry-run", "--recover", d.part.string()},
                           d.root.string());
   INFO(reindex.out << reindex.err);
   CHECK(reindex.exit_code == 3);
@@ -222,9 +210,9 @@ TEST_CASE("writers name the corrupt state files they leave as they are", "[issue
          {std::vector<std::string>{"kseg-reindex"},
           std::vector<std::string>{"kseg-compact", "--dry-run", "--config", "cleanup.policy=compact"}}) {
       LogDir l(std::string("state-") + d.code);
-      std::ofstream(l.part() / d.file, std::ios::trunc) << d.bytes;
+      std::ofstream(l.part / d.file, std::ios::trunc) << d.bytes;
       std::vector<std::string> args(argv.begin() + 1, argv.end());
-      args.push_back(l.part().string());
+      args.push_back(l.part.string());
       const auto r = run_tool(kBin + argv[0], args, l.root.string());
       INFO(argv[0] << " with a corrupt " << d.file << ": " << r.err);
       CHECK(r.exit_code != 2);

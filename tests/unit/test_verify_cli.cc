@@ -5,9 +5,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "tests/unit/dirs.h"
+#include "tests/unit/support/dirs.h"
 #include "tests/unit/json_schema.h"
-#include "tests/unit/run_tool.h"
+#include "tests/unit/support/run_tool.h"
 #include "tests/unit/verify_fixture.h"
 
 namespace fs = std::filesystem;

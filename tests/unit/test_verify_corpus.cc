@@ -6,7 +6,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "tests/unit/dirs.h"
+#include "tests/unit/support/dirs.h"
 #include "tests/unit/verify_fixture.h"
 
 namespace fs = std::filesystem;

@@ -16,8 +16,9 @@
 
 #include <fmt/format.h>
 
-#include "tests/unit/dirs.h"
-#include "tests/unit/run_tool.h"
+#include "tests/unit/support/dirs.h"
+#include "tests/unit/support/run_tool.h"
+#include "tests/unit/support/scratch.h"
 
 namespace fs = std::filesystem;
 using kseg::test::run_tool;
@@ -37,21 +38,13 @@ struct Writer {
 };
 
 // A log dir with one corpus partition and the root files a broker leaves.
-fs::path make_log_dir(const fs::path& root, const Writer& w) {
-  fs::remove_all(root);
-  fs::create_directories(root);
-  fs::copy(kCorpus + w.case_name + "/" + w.partition, root / w.partition, fs::copy_options::recursive);
-  const std::string topic = w.partition.substr(0, w.partition.rfind('-'));
-  if (w.end >= 0) {
-    for (const char* name : {"recovery-point-offset-checkpoint", "replication-offset-checkpoint"})
-      std::ofstream(root / name) << "0\n1\n" << topic << " 0 " << w.end << "\n";
-    std::ofstream(root / "log-start-offset-checkpoint") << "0\n1\n" << topic << " 0 0\n";
+struct LogDir : kseg::test::ScratchLogDir {
+  explicit LogDir(const Writer& w)
+      : ScratchLogDir(w.case_name, w.partition,
+                      w.end >= 0 ? kseg::test::LogDirSetup().checkpoints(w.end).log_start().marker() : kseg::test::LogDirSetup().marker()) {
+    if (w.prepare) w.prepare(part);
   }
-  std::ofstream(root / ".kafka_cleanshutdown") << "{\"version\":0,\"brokerEpoch\":5}";
-  std::ofstream(root / ".lock");
-  if (w.prepare) w.prepare(root / w.partition);
-  return root / w.partition;
-}
+};
 
 // The names a writer may create in the partition and at the log dir's root.
 std::vector<fs::path> placements(const fs::path& part, bool cleaned) {
@@ -126,8 +119,8 @@ TEST_CASE("writers never write through a symlink planted at a name they create",
   for (const Writer& w : writers()) {
     SECTION(w.name) {
       // The run without links: what the partition should end as.
-      const fs::path clean_root = base / "clean";
-      const fs::path clean = make_log_dir(clean_root, w);
+      const LogDir clean_dir(w);
+      const fs::path clean_root = clean_dir.root, clean = clean_dir.part;
       std::vector<std::string> args = {clean.string()};
       args.insert(args.end(), w.args.begin(), w.args.end());
       const auto want = run_tool(kBin + w.tool, args, clean_root.string());
@@ -135,8 +128,8 @@ TEST_CASE("writers never write through a symlink planted at a name they create",
       REQUIRE(want.exit_code == 0);
       REQUIRE(kafka_files(clean) != kafka_files(kCorpus + w.case_name + "/" + w.partition));  // it wrote something
 
-      const fs::path root = base / "planted";
-      const fs::path part = make_log_dir(root, w);
+      const LogDir planted_dir(w);
+      const fs::path root = planted_dir.root, part = planted_dir.part;
       fs::remove_all(outside);
       fs::create_directories(outside);
       const auto names = placements(part, w.cleaned);
@@ -163,8 +156,8 @@ TEST_CASE("writers never write through a symlink planted at a name they create",
   // The truncate journal: a link there is not read as a journal or written through.
   SECTION("truncate journal") {
     Writer w{"", "v2-zstd", "orders-0", "kseg-truncate", {}, nullptr, 253};
-    const fs::path root = base / "journal";
-    const fs::path part = make_log_dir(root, w);
+    const LogDir journal_dir(w);
+    const fs::path root = journal_dir.root, part = journal_dir.part;
     fs::remove_all(outside);
     fs::create_directories(outside);
     std::ofstream(outside / "victim") << "victim\n";

@@ -1,5 +1,5 @@
 #include "tests/unit/verify_fixture.h"
-#include "tests/unit/dirs.h"
+#include "tests/unit/support/dirs.h"
 
 #include <unistd.h>
 
@@ -8,7 +8,7 @@
 #include <iterator>
 #include <regex>
 
-#include "tests/unit/run_tool.h"
+#include "tests/unit/support/run_tool.h"
 
 namespace kseg::test {
 

@@ -1,4 +1,4 @@
-#include "tests/unit/run_tool.h"
+#include "tests/unit/support/run_tool.h"
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -25,7 +25,8 @@ std::vector<std::string> tree_digest(const std::string& dir) {
   std::vector<std::string> out;
   for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
     if (!e.is_regular_file()) continue;
-    out.push_back(e.path().string() + ":" + std::to_string(std::hash<std::string>{}(read_text(e.path().string()))));
+    out.push_back(std::filesystem::relative(e.path(), dir).string() + ":" +
+                  std::to_string(std::hash<std::string>{}(read_text(e.path().string()))));
   }
   std::sort(out.begin(), out.end());
   return out;

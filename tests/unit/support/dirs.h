@@ -1,5 +1,5 @@
 #pragma once
-// Where the source tree and the built tools are, for the tests. Only tests/unit/dirs.cc is
+// Where the source tree and the built tools are, for the tests. Only tests/unit/support/dirs.cc is
 // compiled with the two paths (CMake gives them to that file alone): a path in a compile command
 // is part of ccache's key, so with it in every test file no other clone could reuse their objects.
 namespace kseg::test {

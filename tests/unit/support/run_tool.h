@@ -15,8 +15,9 @@ struct ToolRun {
 ToolRun run_tool(const std::string& binary, const std::vector<std::string>& args, const std::string& cwd);
 std::string read_text(const std::string& path);
 std::vector<std::string> read_lines(const std::string& path);
-// Every regular file under `dir`, as "path:hash of its bytes", sorted: two
-// calls are equal when nothing under dir changed.
+// Every regular file under `dir`, as "path relative to dir:hash of its
+// bytes", sorted: equal for two trees with the same files (two calls on one
+// dir: nothing under it changed).
 std::vector<std::string> tree_digest(const std::string& dir);
 
 }  // namespace kseg::test

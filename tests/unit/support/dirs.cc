@@ -1,4 +1,4 @@
-#include "tests/unit/dirs.h"
+#include "tests/unit/support/dirs.h"
 
 namespace kseg::test {
 const char* source_dir() { return KSEG_TEST_SOURCE_PATH; }
