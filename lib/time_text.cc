@@ -1,6 +1,7 @@
 #include "lib/time_text.h"
 
 #include <charconv>
+#include <chrono>
 #include <cstring>
 
 namespace kseg {
@@ -162,6 +163,12 @@ std::optional<int64_t> parse_time_ms(std::string_view s) {
   if (pos != s.size()) return std::nullopt;
   const int64_t days = days_from_civil(*y, *mo, *d);
   return days * kMsPerDay + ((hh * 60 + mm - offset_min) * 60 + ss) * int64_t{1000} + frac;
+}
+
+int64_t clock_ms(std::optional<int64_t> fixed) {
+  if (fixed) return *fixed;
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
 
 }  // namespace kseg

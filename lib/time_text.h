@@ -22,4 +22,8 @@ std::string iso_ms(int64_t ms);
 // "-hh:mm" offset (a space may stand for the "T"). nullopt if it is neither.
 std::optional<int64_t> parse_time_ms(std::string_view text);
 
+// The system clock in epoch milliseconds: `fixed` when given (--now). A tool
+// reads it once a run, so every partition of a run sees the same time.
+int64_t clock_ms(std::optional<int64_t> fixed = std::nullopt);
+
 }  // namespace kseg

@@ -33,10 +33,9 @@ int compact_main(int argc, char** argv) {
                   "2  usage error", "3  a file could not be read or written, or the log dir is locked"});
   CompactOptions o;
   int64_t now = -1;
-  int32_t partition = -1;
   std::vector<std::string> configs;
   std::string delete_retention, min_lag, segment_bytes, map_bytes;
-  BackupFlags backup;
+  WriterFlags flags;
   app.add_option("paths", o.paths, "Partition directories or log directories")->required();
   int_range(app.add_option("--now", now, "The cleaner's clock, ms since the epoch (default: now); fixes every delete horizon"),
             0, INT64_MAX);
@@ -57,16 +56,14 @@ int compact_main(int argc, char** argv) {
   int_range(app.add_option("--rounds", o.rounds, "Cleaning rounds to run (default 1)"), 1, INT32_MAX);
   app.add_flag("--until-clean", o.until_clean, "Run rounds until the dirty section is clean (when the map is too small for it)");
   app.add_flag("--force", o.force, "Compact a partition whose cleanup.policy has no 'compact'");
-  topic_filter(app.add_option("--topic", o.topic, "With a log directory: only this topic's partitions"));
-  auto* partition_opt = int_range(app.add_option("--partition", partition, "With a log directory: only this partition number"),
-                                  0, INT32_MAX);
+  add_partition_filter(app, o, flags);
   add_dry_run_flag(app, o.dry_run);
   app.add_flag("--stats", o.dry_run, "The same as --dry-run: what a round would find, keep and free");
   app.add_flag("--json", o.json, "Print the plan (and what was done) as JSON on stdout");
-  app.add_flag("--allow-empty", o.allow_empty, "Exit 0, not 3, for a path with no partition to compact");
+  add_allow_empty_flag(app, o, "no partition to compact");
   bool quiet = false;
   app.add_flag("-q,--quiet", quiet, "No progress line on stderr (shown over several rounds when stderr is a terminal)");
-  add_backup_flags(app, backup);
+  add_backup_flags(app, flags);
   if (auto rc = parse_command_line(app, argc, argv)) return *rc;
   o.progress = Progress::wanted(quiet);
   for (const auto& kv : configs) {
@@ -82,12 +79,7 @@ int compact_main(int argc, char** argv) {
   if (*segment_bytes_opt) o.overrides.emplace_back("segment.bytes", segment_bytes);
   if (*map_bytes_opt) o.overrides.emplace_back("offset.map.bytes", map_bytes);
   if (now >= 0) o.now_ms = now;
-  if (*partition_opt) o.partition = partition;
-  return run_writer("kseg-compact", backup, o.dry_run, [&](bool keep, const std::string& dir, Sink& out, Sink& err) {
-    o.backup = keep;
-    o.backup_dir = dir;
-    return run_compact(o, out, err);
-  });
+  return run_writer("kseg-compact", flags, o, [&](Sink& out, Sink& err) { return run_compact(o, out, err); });
 }
 
 }  // namespace kseg

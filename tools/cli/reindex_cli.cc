@@ -31,7 +31,7 @@ int reindex_main(int argc, char** argv) {
                   "2  usage error", "3  a file could not be read or written, or the log dir is locked"});
   ReindexOptions o;
   int32_t interval = -1, index_bytes = -1;
-  BackupFlags backup;
+  WriterFlags flags;
   app.add_option("paths", o.paths, "Segment .log files, partition directories or log directories")->required();
   // Kafka's LogConfig: INT, atLeast(0) and atLeast(4).
   auto* interval_opt =
@@ -61,12 +61,12 @@ int reindex_main(int argc, char** argv) {
                            "The broker's producer.id.expiration.ms (default 86400000)"),
             1, INT32_MAX);
   add_dry_run_flag(app, o.dry_run);
-  app.add_flag("--allow-empty", o.allow_empty, "Exit 0, not 3, for a path with nothing to reindex");
+  add_allow_empty_flag(app, o, "nothing to reindex");
   int_range(app.add_option("--threads", o.threads, "Threads that check batches while one reads ahead (default: one per CPU)"),
             1, INT32_MAX);
   bool quiet = false;
   app.add_flag("-q,--quiet", quiet, "No progress line on stderr (shown for a log dir when stderr is a terminal)");
-  add_backup_flags(app, backup);
+  add_backup_flags(app, flags);
   if (auto rc = parse_command_line(app, argc, argv)) return *rc;
   o.progress = Progress::wanted(quiet);
   o.threads = capped_threads("kseg-reindex", o.threads);
@@ -74,11 +74,7 @@ int reindex_main(int argc, char** argv) {
   if (now >= 0) o.now_ms = now;
   if (*interval_opt) o.index_interval_bytes = interval;
   if (*index_bytes_opt) o.segment_index_bytes = index_bytes;
-  return run_writer("kseg-reindex", backup, o.dry_run, [&](bool keep, const std::string& dir, Sink& out, Sink& err) {
-    o.backup = keep;
-    o.backup_dir = dir;
-    return run_reindex(o, out, err);
-  });
+  return run_writer("kseg-reindex", flags, o, [&](Sink& out, Sink& err) { return run_reindex(o, out, err); });
 }
 
 }  // namespace kseg

@@ -1,5 +1,4 @@
 // kseg-truncate's command line: options into TruncateOptions, then run_truncate.
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -31,8 +30,7 @@ int truncate_main(int argc, char** argv) {
                   "2  usage error", "3  a file could not be read or written, or the log dir is locked"});
   TruncateOptions o;
   int64_t to_offset = -1, to_time = -1, log_start = -1, full = -1, retention_ms = -1, retention_bytes = -1, now = -1;
-  int32_t partition = -1;
-  BackupFlags backup;
+  WriterFlags flags;
   app.add_option("paths", o.paths, "Partition directories or log directories")->required();
   auto* m1 = app.add_option("--to-offset", to_offset,
                             "Remove every record at and after offset N (the cut is at the start of the batch holding N)");
@@ -55,13 +53,11 @@ int truncate_main(int argc, char** argv) {
   for (CLI::Option* a : {m1, m2, m3, m4, r1})
     for (CLI::Option* b : {m1, m2, m3, m4, r1, r2})
       if (a != b && !(a == r1 && b == r2)) a->excludes(b);
-  topic_filter(app.add_option("--topic", o.topic, "With a log directory: only this topic's partitions"));
-  auto* partition_opt = int_range(app.add_option("--partition", partition, "With a log directory: only this partition number"),
-                                  0, INT32_MAX);
+  add_partition_filter(app, o, flags);
   add_dry_run_flag(app, o.dry_run);
   app.add_flag("--json", o.json, "Print the plan (and what was done) as JSON on stdout");
-  app.add_flag("--allow-empty", o.allow_empty, "Exit 0, not 3, for a path with no partition to truncate");
-  add_backup_flags(app, backup);
+  add_allow_empty_flag(app, o, "no partition to truncate");
+  add_backup_flags(app, flags);
   if (auto rc = parse_command_line(app, argc, argv)) return *rc;
   if (*m1) o.mode = TruncateMode::to_offset, o.value = to_offset;
   else if (*m2) o.mode = TruncateMode::to_time, o.value = to_time;
@@ -77,16 +73,8 @@ int truncate_main(int argc, char** argv) {
                  "--retention-bytes\n");
     return kExitUsage;
   }
-  o.now_ms = now >= 0 ? now
-                      : std::chrono::duration_cast<std::chrono::milliseconds>(
-                            std::chrono::system_clock::now().time_since_epoch())
-                            .count();
-  if (*partition_opt) o.partition = partition;
-  return run_writer("kseg-truncate", backup, o.dry_run, [&](bool keep, const std::string& dir, Sink& out, Sink& err) {
-    o.backup = keep;
-    o.backup_dir = dir;
-    return run_truncate(o, out, err);
-  });
+  if (now >= 0) o.now_ms = now;
+  return run_writer("kseg-truncate", flags, o, [&](Sink& out, Sink& err) { return run_truncate(o, out, err); });
 }
 
 }  // namespace kseg

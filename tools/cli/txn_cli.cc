@@ -1,5 +1,4 @@
 // kseg-txn's command line: options into TxnOptions, then run_txn.
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -8,6 +7,7 @@
 
 #include "tools/cli/txn_cli.h"
 #include "tools/cli/writer_cli.h"
+#include "lib/time_text.h"
 #include "tools/ops/common/exit_codes.h"
 #include "tools/ops/common/sink.h"
 #include "tools/ops/txn/txn.h"
@@ -46,10 +46,7 @@ int txn_main(int argc, char** argv) {
   app.add_flag("--allow-empty", o.allow_empty, "Exit 0, not 3, for a path with no partition");
   if (auto rc = parse_command_line(app, argc, argv)) return *rc;
   o.json = format == "json";
-  o.now_ms = now >= 0 ? now
-                      : std::chrono::duration_cast<std::chrono::milliseconds>(
-                            std::chrono::system_clock::now().time_since_epoch())
-                            .count();
+  o.now_ms = clock_ms(now >= 0 ? std::optional<int64_t>(now) : std::nullopt);
   Sink out(stdout), err(stderr);
   return exit_after_run("kseg-txn", run_txn(o, out, err));
 }

@@ -12,13 +12,31 @@
 #include "tools/ops/common/exit_codes.h"
 #include "tools/ops/common/sink.h"
 #include "tools/ops/write/safe_write.h"
+#include "tools/ops/write/writer_run.h"
 
 namespace kseg {
 
-struct BackupFlags {
+// The flags every writer shares that are not fields of WriterOptions as
+// they are; run_writer puts them there.
+struct WriterFlags {
   bool no_backup = false;
-  std::string dir;
+  std::string backup_dir;
+  int32_t partition = -1;
+  CLI::Option* partition_opt = nullptr;
 };
+
+// --topic and --partition, for a tool given log directories.
+inline void add_partition_filter(CLI::App& app, WriterOptions& o, WriterFlags& f) {
+  topic_filter(app.add_option("--topic", o.topic, "With a log directory: only this topic's partitions"));
+  f.partition_opt =
+      int_range(app.add_option("--partition", f.partition, "With a log directory: only this partition number"), 0,
+                INT32_MAX);
+}
+
+// --allow-empty; `what` ends its help: "a path with <what>".
+inline void add_allow_empty_flag(CLI::App& app, WriterOptions& o, const char* what) {
+  app.add_flag("--allow-empty", o.allow_empty, std::string("Exit 0, not 3, for a path with ") + what);
+}
 
 inline void add_dry_run_flag(CLI::App& app, bool& dry_run) {
   app.add_flag("--dry-run,-n", dry_run, "Print the plan; change nothing (exit 1 if it would change something)")
@@ -30,24 +48,27 @@ inline std::optional<int> parse_command_line(CLI::App& app, int argc, char** arg
   return parse_args(app, argc, argv);
 }
 
-inline void add_backup_flags(CLI::App& app, BackupFlags& f) {
+inline void add_backup_flags(CLI::App& app, WriterFlags& f) {
   app.add_flag("--no-backup", f.no_backup, "Do not keep the replaced and removed files")->group(kGroupSafety);
-  not_empty(app.add_option("--backup-dir", f.dir,
+  not_empty(app.add_option("--backup-dir", f.backup_dir,
                            "Keep originals in DIR/<partition>-<time> (default: <partition>/.kseg-backup-<time>)"))
       ->group(kGroupSafety);
 }
 
-// Runs `run(backup, backup_dir, out, err)` (an exit code) with stdout and
-// stderr as sinks; exit 2 when the backup flags conflict.
+// Puts the flags into `o`, then runs `run(out, err)` (an exit code) with
+// stdout and stderr as sinks; exit 2 when the backup flags conflict.
 template <class Run>
-int run_writer(const char* tool, const BackupFlags& f, bool dry_run, Run&& run) {
-  if (f.no_backup && !f.dir.empty()) {
+int run_writer(const char* tool, const WriterFlags& f, WriterOptions& o, Run&& run) {
+  if (f.no_backup && !f.backup_dir.empty()) {
     std::fprintf(stderr, "%s: --no-backup and --backup-dir exclude each other\n", tool);
     return kExitUsage;
   }
+  o.backup = !f.no_backup;
+  o.backup_dir = f.backup_dir;
+  if (f.partition_opt && *f.partition_opt) o.partition = f.partition;
   Sink out(stdout), err(stderr);
-  if (!dry_run) safe::install_interrupt_cleanup(tool);
-  return exit_after_run(tool, run(!f.no_backup, f.dir, out, err));
+  if (!o.dry_run) safe::install_interrupt_cleanup(tool);
+  return exit_after_run(tool, run(out, err));
 }
 
 }  // namespace kseg

@@ -1,13 +1,13 @@
 #include "tools/ops/compact/compact.h"
 
 #include <algorithm>
-#include <chrono>
 #include <optional>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "formats/checkpoint_file.h"
+#include "lib/time_text.h"
 #include "tools/ops/common/exit_codes.h"
 #include "tools/ops/common/progress.h"
 #include "tools/ops/common/sink.h"
@@ -223,30 +223,10 @@ int compact_partition(const std::string& dir, const CompactOptions& o, int64_t n
 }  // namespace
 
 int run_compact(const CompactOptions& o, Sink& out, Sink& err) {
-  auto dirs = partition_dirs_for(o.paths, o.topic, o.partition, o.allow_empty);
-  if (!dirs.ok()) {
-    err.print("kseg-compact: {}\n", dirs.error().message);
-    return exit_code_for(dirs.error().code);
-  }
-  auto locks = safe::lock_log_dirs(*dirs, o.dry_run, "kseg-compact", err);
-  if (!locks.ok()) {
-    err.print("kseg-compact: {}\n", locks.error().message);
-    return kExitIo;
-  }
-  const int64_t now = o.now_ms.value_or(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                            std::chrono::system_clock::now().time_since_epoch())
-                                            .count());
-  nlohmann::json report = nlohmann::json::array();
-  int rc = kExitOk;
-  for (const auto& d : *dirs) {
-    const auto held = locks->find(safe::log_dir_of(d));
-    rc = std::max(rc, compact_partition(d, o, now, held == locks->end() ? nullptr : &held->second, out, err,
-                                        o.json ? &report : nullptr));
-  }
-  if (o.json)
-    out.print("{}\n", nlohmann::json{{"tool", "kseg-compact"}, {"partitions", report}}.dump(
-                          2, ' ', false, nlohmann::json::error_handler_t::replace));
-  return rc;
+  const int64_t now = clock_ms(o.now_ms);
+  return run_partitions("kseg-compact", o, out, err, [&](const std::string& d, const safe::DirLock* lock, nlohmann::json* report) {
+    return compact_partition(d, o, now, lock, out, err, report);
+  });
 }
 
 }  // namespace kseg

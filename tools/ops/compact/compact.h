@@ -20,28 +20,19 @@
 #include <vector>
 
 #include "lib/status.h"
+#include "tools/ops/write/writer_run.h"
 
 namespace kseg {
 
 class Sink;
 
-struct CompactOptions {
-  std::vector<std::string> paths;    // partition directories or log directories
-  std::string topic;                 // with a log directory: only this topic's partitions
-  std::optional<int32_t> partition;  // and only this partition
-  std::optional<int64_t> now_ms;     // the cleaner's clock (none: the system clock)
+struct CompactOptions : WriterOptions {  // now_ms: the cleaner's clock
   std::string topic_config_file;     // key=value lines of the topic's configs
   std::string broker_config_file;    // server.properties: log.* defaults, cleaner settings
   std::vector<std::pair<std::string, std::string>> overrides;  // --config and the named options, last wins
   int rounds = 1;
   bool until_clean = false;
   bool force = false;  // compact a partition whose cleanup.policy has no "compact"
-  bool dry_run = false;
-  bool json = false;
-  bool backup = true;
-  std::string backup_dir;
-  bool allow_empty = false;
-  bool progress = false;  // a progress line on stderr over the rounds of a run of several (Progress::wanted)
 };
 
 // Runs a whole compaction; returns the exit code.

@@ -1,7 +1,6 @@
 #include "tools/ops/reindex/reindex.h"
 
 #include <algorithm>
-#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <filesystem>
@@ -12,6 +11,7 @@
 
 #include "formats/file_names.h"
 #include "lib/cpus.h"
+#include "lib/time_text.h"
 #include "tools/ops/common/exit_codes.h"
 #include "tools/ops/common/progress.h"
 #include "tools/ops/common/sink.h"
@@ -72,11 +72,7 @@ Result<recover::Config> resolve_config(const ReindexOptions& o) {
 // Plans, prints and applies one partition; returns its exit code.
 int reindex_partition(const Job& t, const recover::Config& config, const ReindexOptions& o, const safe::DirLock* lock,
                       Sink& out, Sink& err) {
-  ProducerStateOptions producers{o.producer_state, o.now_ms.value_or(0), o.producer_id_expiration_ms};
-  if (!o.now_ms)
-    producers.now_ms =
-        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-            .count();
+  ProducerStateOptions producers{o.producer_state, clock_ms(o.now_ms), o.producer_id_expiration_ms};
   auto plan = plan_partition(t.partition_dir, config, o.repair, t.only_base, producers);
   // A file that shrank while read was read as zeros: exit_after_run names it, and a data
   // error found in those zeros, with its advice, would only mislead.
@@ -123,7 +119,9 @@ int reindex_partition(const Job& t, const recover::Config& config, const Reindex
 
 }  // namespace
 
-int run_reindex(const ReindexOptions& o, Sink& out, Sink& err) {
+int run_reindex(const ReindexOptions& options, Sink& out, Sink& err) {
+  ReindexOptions o = options;
+  o.now_ms = clock_ms(o.now_ms);  // once: every partition's producers expire at the same time
   auto config = resolve_config(o);
   if (!config.ok()) {
     err.print("kseg-reindex: {}\n", config.error().message);

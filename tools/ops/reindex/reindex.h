@@ -15,6 +15,7 @@
 #include "lib/mapped_file.h"
 #include "tools/ops/common/problem.h"
 #include "tools/ops/write/safe_write.h"
+#include "tools/ops/write/writer_run.h"
 
 namespace kseg {
 
@@ -34,21 +35,15 @@ struct ProducerStateOptions {
   int64_t expiration_ms = 86400000;    // producer.id.expiration.ms
 };
 
-struct ReindexOptions {
-  std::vector<std::string> paths;  // .log files, partition directories or log directories
+// paths: .log files too; topic, partition and json are not read (yet).
+struct ReindexOptions : WriterOptions {
   std::optional<int32_t> index_interval_bytes;
   std::optional<int32_t> segment_index_bytes;
   std::string topic_config;  // a properties file (index.interval.bytes, segment.index.bytes)
   Repair repair = Repair::none;
-  bool dry_run = false;
-  bool backup = true;
-  std::string backup_dir;
   unsigned threads = 0;  // batches judged in parallel; 0: usable_cpus()
-  bool allow_empty = false;  // a path with nothing to reindex is not an error
   bool producer_state = false;           // also rebuild .txnindex and producer snapshots
-  std::optional<int64_t> now_ms;         // default: the clock
   int64_t producer_id_expiration_ms = 86400000;
-  bool progress = false;  // a progress line on stderr for a log dir (Progress)
 };
 
 // The plan for one partition directory, and what it cannot fix.

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "formats/file_names.h"
+#include "lib/time_text.h"
 #include "tools/ops/common/exit_codes.h"
 #include "tools/ops/common/sink.h"
 #include "tools/ops/partition/log_dir.h"
@@ -139,29 +140,12 @@ int truncate_partition(const std::string& dir, const TruncateOptions& o, const s
 
 }  // namespace
 
-int run_truncate(const TruncateOptions& o, Sink& out, Sink& err) {
-  auto dirs = partition_dirs_for(o.paths, o.topic, o.partition, o.allow_empty);
-  if (!dirs.ok()) {
-    err.print("kseg-truncate: {}\n", dirs.error().message);
-    return exit_code_for(dirs.error().code);
-  }
-  auto locks = safe::lock_log_dirs(*dirs, o.dry_run, "kseg-truncate", err);
-  if (!locks.ok()) {
-    err.print("kseg-truncate: {}\n", locks.error().message);
-    return kExitIo;
-  }
-  nlohmann::json report = nlohmann::json::array();
-  int rc = kExitOk;
-  for (const auto& d : *dirs) {
-    const auto held = locks->find(safe::log_dir_of(d));
-    rc = std::max(rc, truncate_partition(d, o, held == locks->end() ? nullptr : &held->second, out, err,
-                                         o.json ? &report : nullptr));
-  }
-  // Messages quote file bytes, which need not be UTF-8.
-  if (o.json)
-    out.print("{}\n", nlohmann::json{{"tool", "kseg-truncate"}, {"partitions", report}}.dump(
-                          2, ' ', false, nlohmann::json::error_handler_t::replace));
-  return rc;
+int run_truncate(const TruncateOptions& options, Sink& out, Sink& err) {
+  TruncateOptions o = options;
+  o.now_ms = clock_ms(o.now_ms);
+  return run_partitions("kseg-truncate", o, out, err, [&](const std::string& d, const safe::DirLock* lock, nlohmann::json* report) {
+    return truncate_partition(d, o, lock, out, err, report);
+  });
 }
 
 }  // namespace kseg

@@ -17,6 +17,7 @@
 
 #include "lib/status.h"
 #include "tools/ops/write/safe_write.h"
+#include "tools/ops/write/writer_run.h"
 
 namespace kseg {
 
@@ -29,19 +30,10 @@ inline constexpr const char* kTruncateJournal = "truncate.kseg-journal";  // end
 
 enum class TruncateMode { to_offset, to_time, log_start, retention, full };
 
-struct TruncateOptions {
-  std::vector<std::string> paths;  // partition directories or log directories
-  std::string topic;               // with a log directory: only this topic's partitions
-  std::optional<int32_t> partition;  // and only this partition
+struct TruncateOptions : WriterOptions {  // now_ms: the clock of --retention-ms
   TruncateMode mode = TruncateMode::to_offset;
   int64_t value = 0;  // offset, timestamp (to_time) or new start offset (full)
   std::optional<int64_t> retention_ms, retention_bytes;
-  std::optional<int64_t> now_ms;  // retention: the clock (none: the system clock when planned)
-  bool dry_run = false;
-  bool json = false;  // the plan (and result) as JSON on stdout
-  bool backup = true;
-  std::string backup_dir;
-  bool allow_empty = false;
 };
 
 // What a cut of one partition comes to; also what --dry-run prints.

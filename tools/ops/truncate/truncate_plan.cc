@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
-#include <chrono>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -25,6 +24,7 @@
 #include "formats/time_index.h"
 #include "formats/txn_index.h"
 #include "lib/mapped_file.h"
+#include "lib/time_text.h"
 #include "tools/ops/partition/log_dir.h"
 #include "tools/ops/partition/log_end.h"
 #include "tools/ops/partition/partition_dir.h"
@@ -525,10 +525,7 @@ Result<size_t> retention_prefix(Partition& p, const TruncateOptions& o, int64_t 
     }
   }
   if (o.retention_ms && *o.retention_ms >= 0) {
-    const int64_t now = o.now_ms ? *o.now_ms
-                                 : std::chrono::duration_cast<std::chrono::milliseconds>(
-                                       std::chrono::system_clock::now().time_since_epoch())
-                                       .count();
+    const int64_t now = clock_ms(o.now_ms);
     auto by_time = prefix([&](size_t i) -> Result<bool> {
       auto ts = segment_largest_timestamp(p.segments[i]);
       if (!ts.ok()) return ts.error();
