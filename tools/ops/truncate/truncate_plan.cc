@@ -332,6 +332,42 @@ std::string entries_below(const MappedFile& f, int64_t base, int64_t end, int64_
 
 // Cuts the partition so that it ends at the batch boundary at or below
 // `target` (truncateTo), `target` within [first base, log end).
+// Where a cut at `target` falls in segment `si`: the first batch whose last
+// offset is >= target starts at `cut`; the log then ends at `end`. Every
+// batch kept must be one Kafka's recovery keeps: a corrupt one is refused.
+struct CutPoint {
+  int64_t cut = 0, end = 0;
+};
+Result<CutPoint> find_cut(const Partition& p, size_t si, MappedFile& f, int64_t target) {
+  const Segment& s = p.segments[si];
+  EntryScanner scanner(f.bytes(), Position{0});
+  CutPoint c{f.size(), s.base};
+  bool found = false;
+  Releaser release(f);
+  while (auto e = scanner.next()) {
+    release.at(e->position);
+    const auto check = check_entry(*e);
+    if (check.last_offset >= target) {
+      c.cut = e->position.value;
+      found = true;
+      break;
+    }
+    if (check.fault() != SegmentEnd::clean)
+      return Error{Errc::refused, e->position,
+                   fmt::format("{}:{}: {} in a batch before the cut point (offsets up to {}); kseg-truncate keeps "
+                               "only batches Kafka's recovery keeps: run kseg-reindex --recover first",
+                               s.path(FileKind::log), e->position.value, segment_end_name(check.fault()),
+                               check.last_offset)};
+    c.end = next_offset(check.last_offset);
+  }
+  if (!found && scanner.end() != SegmentEnd::clean && !(si + 1 == p.segments.size()))
+    return Error{Errc::refused, scanner.valid_end(),
+                 fmt::format("{}:{}: {} before the cut point; run kseg-reindex --recover first", s.path(FileKind::log),
+                             scanner.valid_end().value, segment_end_name(scanner.end()))};
+  if (!found) c.cut = scanner.valid_end().value;
+  return c;
+}
+
 Status plan_cut(Partition& p, Builder& b, int64_t target) {
   TruncatePlan& out = b.out;
   size_t si = 0;
@@ -340,32 +376,9 @@ Status plan_cut(Partition& p, Builder& b, int64_t target) {
   const Segment& s = p.segments[si];
   auto f = MappedFile::open(s.path(FileKind::log));
   if (!f.ok()) return f.error().in(s.path(FileKind::log));
-  // The cut: the first batch whose last offset is >= target. Every batch
-  // kept must be one Kafka's recovery keeps: a corrupt one there is refused.
-  EntryScanner scanner(f->bytes(), Position{0});
-  int64_t cut = f->size(), end = s.base;
-  bool found = false;
-  Releaser release(*f);
-  while (auto e = scanner.next()) {
-    release.at(e->position);
-    const auto c = check_entry(*e);
-    if (c.last_offset >= target) {
-      cut = e->position.value;
-      found = true;
-      break;
-    }
-    if (c.fault() != SegmentEnd::clean)
-      return Status::fail(Errc::refused, e->position,
-                          fmt::format("{}:{}: {} in a batch before the cut point (offsets up to {}); kseg-truncate keeps "
-                                      "only batches Kafka's recovery keeps: run kseg-reindex --recover first",
-                                      s.path(FileKind::log), e->position.value, segment_end_name(c.fault()), c.last_offset));
-    end = next_offset(c.last_offset);
-  }
-  if (!found && scanner.end() != SegmentEnd::clean && !(si + 1 == p.segments.size()))
-    return Status::fail(Errc::refused, scanner.valid_end(),
-                        fmt::format("{}:{}: {} before the cut point; run kseg-reindex --recover first",
-                                    s.path(FileKind::log), scanner.valid_end().value, segment_end_name(scanner.end())));
-  if (!found) cut = scanner.valid_end().value;
+  auto point = find_cut(p, si, *f, target);
+  if (!point.ok()) return point.error();
+  const int64_t cut = point->cut, end = point->end;
   out.new_end = end;
   b.new_start = std::min(p.log_start(), end);
 
@@ -645,30 +658,13 @@ std::string mode_text(const TruncateOptions& o, bool with_now = true) {
   return "";
 }
 
-}  // namespace
-
-Result<TruncatePlan> plan_truncate(const std::string& dir, const TruncateOptions& o) {
-  auto loaded = load(dir);
-  if (!loaded.ok()) return loaded.error();
-  Partition& p = *loaded;
-  TruncatePlan out;
-  out.partition_dir = dir;
-  out.main.partition_dir = out.first.partition_dir = dir;
-  out.old_end = p.leo;
-  out.old_start = p.log_start();
-  Builder b{p, out, out.old_start, out.old_start, {}};
-  if (p.journal && p.journal_loaded_start) b.loaded_start = *p.journal_loaded_start;
-  const auto hw_line = p.root(RootCheckpoint::replication).mine;
-  // Before a plan (or an interrupted one) armed recovery.
-  const auto rp_line = p.journal ? p.journal_recovery_point : p.root(RootCheckpoint::recovery_point).mine;
+// The cut the mode asks for, planned into `b`; what it comes to, for the
+// summary (out.summary set instead when a time finds no batch).
+Result<std::string> plan_mode(Partition& p, Builder& b, const TruncateOptions& o, bool resume,
+                              std::optional<int64_t> hw_line) {
+  TruncatePlan& out = b.out;
+  const std::string& dir = p.dir;
   const int64_t hw = hw_line.value_or(p.leo);  // no line: as a single replica's leader, the log end
-  const std::string mode = mode_text(o), identity = mode_text(o, false);
-  if (p.journal && p.journal_args != identity)
-    return fail(Errc::refused, fmt::format("{}/{}: an interrupted `kseg-truncate {}` left this: run it again to finish it "
-                                           "before another cut", dir, kTruncateJournal, p.journal_args));
-  // A re-run after an interruption makes the cut the journal names: the end
-  // and start it resolved (a time or the clock could resolve anew).
-  const bool resume = p.journal && p.journal_end && p.journal_start;
   std::string what;
   int64_t target = o.value;
   switch (resume && o.mode == TruncateMode::to_time ? TruncateMode::to_offset : o.mode) {
@@ -680,7 +676,7 @@ Result<TruncatePlan> plan_truncate(const std::string& dir, const TruncateOptions
         out.new_end = p.leo;
         out.new_start = out.old_start;
         out.summary = fmt::format("{}: no batch has a timestamp >= {}: nothing to cut (log ends at {})", dir, o.value, p.leo);
-        return out;
+        return std::string();
       }
       target = **found;
       what = fmt::format("the first record with a timestamp >= {} is at offset {}; ", o.value, target);
@@ -761,53 +757,47 @@ Result<TruncatePlan> plan_truncate(const std::string& dir, const TruncateOptions
       break;
     }
   }
-  out.new_start = b.new_start;
-  // Kafka deletes an index without its .log when it loads; so does a cut.
-  for (const auto& name : p.orphan_indexes)
-    out.main.actions.push_back(safe::Action::remove(name, "index without its .log (an interrupted removal)"));
-  // The root checkpoints, as LogManager writes them at shutdown.
-  {
-    // Recovery point: clamped to the new end (truncateTo), raised to the new
-    // log start (maybeIncrementLogStartOffset), the start of an emptied log.
-    if (rp_line)
-      set_line(p, out, RootCheckpoint::recovery_point,
-               o.mode == TruncateMode::full ? out.new_end : std::max(std::min(*rp_line, out.new_end), out.new_start));
-    if (hw_line) set_line(p, out, RootCheckpoint::replication, std::max(std::min(*hw_line, out.new_end), out.new_start));
-    // Listed only above the first segment's base; lowered before anything
-    // else is cut (a log start above the log end makes the broker wipe it).
-    int64_t first_base = out.new_end;
-    for (const auto& s : p.segments) {
-      bool gone = false;
-      for (const auto& a : out.main.actions)
-        if (a.kind == safe::Action::Kind::remove && a.name == seg_name(s.base, FileKind::log)) gone = true;
-      if (!gone) {
-        first_base = s.base;
-        break;
-      }
+  return what;
+}
+
+// The root checkpoints' lines, as LogManager writes them at shutdown.
+void plan_root_lines(Partition& p, TruncatePlan& out, const TruncateOptions& o, std::optional<int64_t> rp_line,
+                     std::optional<int64_t> hw_line) {
+  // Recovery point: clamped to the new end (truncateTo), raised to the new
+  // log start (maybeIncrementLogStartOffset), the start of an emptied log.
+  if (rp_line)
+    set_line(p, out, RootCheckpoint::recovery_point,
+             o.mode == TruncateMode::full ? out.new_end : std::max(std::min(*rp_line, out.new_end), out.new_start));
+  if (hw_line) set_line(p, out, RootCheckpoint::replication, std::max(std::min(*hw_line, out.new_end), out.new_start));
+  // Listed only above the first segment's base; lowered before anything
+  // else is cut (a log start above the log end makes the broker wipe it).
+  int64_t first_base = out.new_end;
+  for (const auto& s : p.segments) {
+    bool gone = false;
+    for (const auto& a : out.main.actions)
+      if (a.kind == safe::Action::Kind::remove && a.name == seg_name(s.base, FileKind::log)) gone = true;
+    if (!gone) {
+      first_base = s.base;
+      break;
     }
-    if (o.mode == TruncateMode::full) first_base = o.value;
-    // A log start that moves is written first, as what it becomes: a crash
-    // before the segments follow then leaves Kafka the right log start (one
-    // lowered: never above the log end, which makes it wipe the partition;
-    // one raised: never back below records deleted; no segment left: the
-    // empty one it makes is at the new start).
-    if (out.new_start != out.old_start) set_line(p, out, RootCheckpoint::log_start, out.new_start, true);
-    set_line(p, out, RootCheckpoint::log_start,
-             out.new_start > first_base ? std::optional<int64_t>(out.new_start) : std::nullopt);
   }
-  // Kafka's load deletes the snapshots it cannot start from (at or below the
-  // log start it loads with, or past the log end); so does a cut. A run with
-  // nothing to cut changes no file: a re-run after a --log-start, which
-  // leaves one at the new log start as Kafka does, is a no-op.
-  if (out.changes() || p.journal)
-    for (const auto& [offset, name] : snapshots_loader_deletes(b.kept_snapshots(), b.loaded_start, p.leo))
-      b.remove_snapshot(offset, name, offset > p.leo ? fmt::format("producer snapshot past the log end {} (Kafka's load "
-                                                                   "deletes it)", p.leo)
-                                                     : fmt::format("producer snapshot at or below the log start {} "
-                                                                   "(Kafka's load deletes it)", b.loaded_start));
-  // The clean-shutdown marker: moved aside first, so that a crash leaves an
-  // unclean shutdown (Kafka then recovers from the recovery point and
-  // rebuilds producer state), written back once everything is durable.
+  if (o.mode == TruncateMode::full) first_base = o.value;
+  // A log start that moves is written first, as what it becomes: a crash
+  // before the segments follow then leaves Kafka the right log start (one
+  // lowered: never above the log end, which makes it wipe the partition;
+  // one raised: never back below records deleted; no segment left: the
+  // empty one it makes is at the new start).
+  if (out.new_start != out.old_start) set_line(p, out, RootCheckpoint::log_start, out.new_start, true);
+  set_line(p, out, RootCheckpoint::log_start,
+           out.new_start > first_base ? std::optional<int64_t>(out.new_start) : std::nullopt);
+}
+
+// The clean-shutdown marker: moved aside first, so that a crash leaves an
+// unclean shutdown (Kafka then recovers from the recovery point and
+// rebuilds producer state), written back once everything is durable; the
+// journal that lets a re-run finish the same cut.
+void plan_journal(const Partition& p, const Builder& b, std::optional<int64_t> rp_line, const std::string& identity) {
+  TruncatePlan& out = b.out;
   if (out.changes()) {
     nlohmann::json j;
     j["recovery_point"] = rp_line ? nlohmann::json(*rp_line) : nlohmann::json(nullptr);
@@ -831,7 +821,51 @@ Result<TruncatePlan> plan_truncate(const std::string& dir, const TruncateOptions
     out.journal = true;  // nothing left to do but finish: marker back, journal gone
     out.marker = p.marker;
   }
-  out.summary = fmt::format("{}: {}: {}", dir, mode, what);
+}
+
+}  // namespace
+
+Result<TruncatePlan> plan_truncate(const std::string& dir, const TruncateOptions& o) {
+  auto loaded = load(dir);
+  if (!loaded.ok()) return loaded.error();
+  Partition& p = *loaded;
+  TruncatePlan out;
+  out.partition_dir = dir;
+  out.main.partition_dir = out.first.partition_dir = dir;
+  out.old_end = p.leo;
+  out.old_start = p.log_start();
+  Builder b{p, out, out.old_start, out.old_start, {}};
+  if (p.journal && p.journal_loaded_start) b.loaded_start = *p.journal_loaded_start;
+  const auto hw_line = p.root(RootCheckpoint::replication).mine;
+  // Before a plan (or an interrupted one) armed recovery.
+  const auto rp_line = p.journal ? p.journal_recovery_point : p.root(RootCheckpoint::recovery_point).mine;
+  const std::string mode = mode_text(o), identity = mode_text(o, false);
+  if (p.journal && p.journal_args != identity)
+    return fail(Errc::refused, fmt::format("{}/{}: an interrupted `kseg-truncate {}` left this: run it again to finish it "
+                                           "before another cut", dir, kTruncateJournal, p.journal_args));
+  // A re-run after an interruption makes the cut the journal names: the end
+  // and start it resolved (a time or the clock could resolve anew).
+  const bool resume = p.journal && p.journal_end && p.journal_start;
+  auto what = plan_mode(p, b, o, resume, hw_line);
+  if (!what.ok()) return what.error();
+  if (!out.summary.empty()) return out;
+  out.new_start = b.new_start;
+  // Kafka deletes an index without its .log when it loads; so does a cut.
+  for (const auto& name : p.orphan_indexes)
+    out.main.actions.push_back(safe::Action::remove(name, "index without its .log (an interrupted removal)"));
+  plan_root_lines(p, out, o, rp_line, hw_line);
+  // Kafka's load deletes the snapshots it cannot start from (at or below the
+  // log start it loads with, or past the log end); so does a cut. A run with
+  // nothing to cut changes no file: a re-run after a --log-start, which
+  // leaves one at the new log start as Kafka does, is a no-op.
+  if (out.changes() || p.journal)
+    for (const auto& [offset, name] : snapshots_loader_deletes(b.kept_snapshots(), b.loaded_start, p.leo))
+      b.remove_snapshot(offset, name, offset > p.leo ? fmt::format("producer snapshot past the log end {} (Kafka's load "
+                                                                   "deletes it)", p.leo)
+                                                     : fmt::format("producer snapshot at or below the log start {} "
+                                                                   "(Kafka's load deletes it)", b.loaded_start));
+  plan_journal(p, b, rp_line, identity);
+  out.summary = fmt::format("{}: {}: {}", dir, mode, *what);
   return out;
 }
 
