@@ -428,11 +428,18 @@ class Round {
   Result<RoundStats> run();
 
  private:
+  // §1: the round's bounds into st_; the first uncleanable segment's base.
+  int64_t bounds();
+  // §6: groups of the segments below st_.end_offset.
+  std::vector<std::vector<size_t>> groups(int64_t first_uncleanable) const;
   Status validate(size_t seg);
   Status build_map(int64_t start, int64_t end);
   Status clean_group(const std::vector<size_t>& group, Tracker& tracker);
   Status clean_segment(size_t seg, Dest& dest, Tracker& tracker);
   Status emit(const Batch& b, const std::vector<Rec>& kept, std::optional<int64_t> horizon, Dest& dest);
+  // The records of `b` in kept_ into dest: its bytes as they are when none
+  // went (`original`) and no delete horizon is to be stamped, else rebuilt.
+  Status write_kept(const EntryRef& e, const Batch& b, bool original, bool stamp, Dest& dest);
   Status swap_in(const std::vector<size_t>& group, Dest& dest);
   Result<MappedFile> open_log(size_t seg) const {
     auto f = MappedFile::open(p_.path(p_.segments[seg].base, ".log"));
@@ -636,6 +643,20 @@ Status Round::emit(const Batch& b, const std::vector<Rec>& kept, std::optional<i
   return dest.append(out_, h.last_offset(), h.max_timestamp);
 }
 
+Status Round::write_kept(const EntryRef& e, const Batch& b, bool original, bool stamp, Dest& dest) {
+  std::optional<int64_t> horizon = b.horizon;
+  if (stamp) horizon = o_.now_ms > INT64_MAX - s_.delete_retention_ms ? INT64_MAX : o_.now_ms + s_.delete_retention_ms;
+  if (b.control) ++st_.markers_kept, st_.markers_stamped += stamp;
+  for (const Rec& r : kept_)
+    if (r.value.null && !b.control) ++st_.tombstones_kept, st_.tombstones_stamped += stamp;
+  if (horizon && *horizon > o_.now_ms) st_.next_horizon = std::min(st_.next_horizon.value_or(INT64_MAX), *horizon);
+  ++st_.kept.batches;
+  st_.kept.records += static_cast<int64_t>(kept_.size());
+  if (original && !stamp) return dest.append(e.bytes, b.last, b.max_ts);
+  ++st_.batches_rebuilt;
+  return emit(b, kept_, horizon, dest);
+}
+
 Status Round::clean_segment(size_t seg, Dest& dest, Tracker& tracker) {
   const Segment& s = p_.segments[seg];
   const std::string file = p_.path(s.base, ".log");
@@ -697,21 +718,7 @@ Status Round::clean_segment(size_t seg, Dest& dest, Tracker& tracker) {
       }
     }
     if (!kept_.empty()) {
-      const bool stamp = (tombstones || marker_for_empty_txn) && !b.horizon;
-      std::optional<int64_t> horizon = b.horizon;
-      if (stamp) horizon = o_.now_ms > INT64_MAX - s_.delete_retention_ms ? INT64_MAX : o_.now_ms + s_.delete_retention_ms;
-      if (b.control) ++st_.markers_kept, st_.markers_stamped += stamp;
-      for (const Rec& r : kept_)
-        if (r.value.null && !b.control) ++st_.tombstones_kept, st_.tombstones_stamped += stamp;
-      if (horizon && *horizon > o_.now_ms) st_.next_horizon = std::min(st_.next_horizon.value_or(INT64_MAX), *horizon);
-      ++st_.kept.batches;
-      st_.kept.records += static_cast<int64_t>(kept_.size());
-      if (original && !stamp) {
-        KSEG_RETURN_IF_ERROR(dest.append(e->bytes, b.last, b.max_ts));
-      } else {
-        ++st_.batches_rebuilt;
-        KSEG_RETURN_IF_ERROR(emit(b, kept_, horizon, dest));
-      }
+      KSEG_RETURN_IF_ERROR(write_kept(*e, b, original, (tombstones || marker_for_empty_txn) && !b.horizon, dest));
     } else if (retention == retain_empty) {
       if (b.magic < 2)
         return fail(Errc::refused, fmt::format("{}: position {}: the last batch below the high watermark is a v{} "
@@ -806,7 +813,7 @@ Status Round::swap_in(const std::vector<size_t>& group, Dest& dest) {
   return {};
 }
 
-Result<RoundStats> Round::run() {
+int64_t Round::bounds() {
   const auto& segs = p_.segments;
   const int64_t active = segs.back().base;
   st_.active_base = active;
@@ -860,6 +867,40 @@ Result<RoundStats> Round::run() {
     if (s.base < dirty_seg) st_.clean_bytes += s.size;
     else if (s.base < first_uncleanable) st_.cleanable_bytes += s.size;
   }
+  return first_uncleanable;
+}
+
+std::vector<std::vector<size_t>> Round::groups(int64_t first_uncleanable) const {
+  const auto& segs = p_.segments;
+  std::vector<size_t> below;
+  for (size_t i = 0; i < segs.size() && segs[i].base < st_.end_offset; ++i) below.push_back(i);
+  std::vector<std::vector<size_t>> out;
+  for (size_t k = 0; k < below.size();) {
+    std::vector<size_t> g{below[k]};
+    int64_t log = segs[below[k]].size, idx = segs[below[k]].index_bytes, tix = segs[below[k]].timeindex_bytes;
+    ++k;
+    while (k < below.size()) {
+      const Segment& c = segs[below[k]];
+      const int64_t estimate = (k + 1 < below.size() ? segs[below[k + 1]].base : first_uncleanable) - 1;
+      if (log + c.size > s_.segment_bytes || idx + c.index_bytes > s_.segment_index_bytes ||
+          tix + c.timeindex_bytes > s_.segment_index_bytes ||
+          (c.size != 0 && estimate - segs[g.front()].base > INT32_MAX))
+        break;
+      log += c.size;
+      idx += c.index_bytes;
+      tix += c.timeindex_bytes;
+      g.push_back(below[k]);
+      ++k;
+    }
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
+Result<RoundStats> Round::run() {
+  const auto& segs = p_.segments;
+  const int64_t first_uncleanable = bounds();
+  const int64_t first_dirty = st_.first_dirty;
   st_.end_offset = first_dirty;
   if (first_dirty >= first_uncleanable) return st_;
   // Nothing is written before every batch the round reads is known good:
@@ -881,33 +922,10 @@ Result<RoundStats> Round::run() {
   // overlapping the next one) must not carry the round into the segments it
   // may not touch.
   st_.end_offset = std::min(map_.latest_offset() + 1, first_uncleanable);
-  // §6: groups of the segments below the round's end.
-  std::vector<size_t> below;
-  for (size_t i = 0; i < segs.size() && segs[i].base < st_.end_offset; ++i) below.push_back(i);
-  std::vector<std::vector<size_t>> groups;
-  for (size_t k = 0; k < below.size();) {
-    std::vector<size_t> g{below[k]};
-    int64_t log = segs[below[k]].size, idx = segs[below[k]].index_bytes, tix = segs[below[k]].timeindex_bytes;
-    ++k;
-    while (k < below.size()) {
-      const Segment& c = segs[below[k]];
-      const int64_t estimate = (k + 1 < below.size() ? segs[below[k + 1]].base : first_uncleanable) - 1;
-      if (log + c.size > s_.segment_bytes || idx + c.index_bytes > s_.segment_index_bytes ||
-          tix + c.timeindex_bytes > s_.segment_index_bytes ||
-          (c.size != 0 && estimate - segs[g.front()].base > INT32_MAX))
-        break;
-      log += c.size;
-      idx += c.index_bytes;
-      tix += c.timeindex_bytes;
-      g.push_back(below[k]);
-      ++k;
-    }
-    groups.push_back(std::move(g));
-  }
   for (const auto& [pid, e] : p_.producers)
     last_records_[pid] = {e.has_batch_metadata() ? std::optional<int64_t>(e.last_offset) : std::nullopt, e.producer_epoch};
   Tracker tracker;  // one for the whole round, across groups
-  for (const auto& g : groups) KSEG_RETURN_IF_ERROR(clean_group(g, tracker));
+  for (const auto& g : groups(first_uncleanable)) KSEG_RETURN_IF_ERROR(clean_group(g, tracker));
   return st_;
 }
 
