@@ -81,12 +81,10 @@ class EntryScanner {
     // position), so on small batches every header was a miss from memory
     // that the hardware prefetcher did not hide: a fifth of a v2-tiny dump.
     // The entries are contiguous, so the cache lines up to kPrefetchAhead
-    // bytes on are requested early (dump --files of 1 GiB of 1-8-record
-    // batches: 0.78 s to 0.47 s; 1 KiB ahead: 0.55 s). After a large entry
-    // it is not done: 16 KiB batches were 5-10% slower with it, nor before
-    // the first entry says how large they are (a scanner made for one
-    // entry, as an index check makes per entry, fetched 4 KiB for nothing:
-    // a fifth of `kseg-dump --verify-index-only` on 10 KiB batches).
+    // bytes on are requested early. Not after a large entry (it slowed 16 KiB
+    // batches), nor before the first entry says how large they are (an index
+    // check makes a scanner per entry and would fetch 4 KiB for nothing).
+    // Figures: tests/bench/README.md, "Measurements behind the code".
     constexpr size_t kPrefetchAhead = 4096, kLine = 64, kSmallEntry = 2048;
     if (last_total_ < kSmallEntry) {
       const size_t until = std::min(data_.size(), pos_ + kPrefetchAhead);

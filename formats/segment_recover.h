@@ -1,8 +1,8 @@
 // Kafka's LogSegment.recover over the bytes of one .log file: which batches
 // are valid, where the valid data ends, and the .index / .timeindex images
 // the broker's recovery writes (trimmed, as it leaves them after
-// trimToValidSize). Pure: no file I/O. The algorithm and every rule are in
-// ../shared/spec/recovery-and-reindex.md §3.
+// trimToValidSize). Pure: no file I/O. What the images hold:
+// formats/offset-index.md and formats/time-index.md.
 //
 // Per batch, in file order (FileLogInputStream iteration, see log_entry.h):
 //   1. ensureValid: v2 size >= 61 and CRC-32C; v0/v1 CRC-32. Fail -> stop.

@@ -235,19 +235,13 @@ const Crc32cDispatch& dispatch() {
 }
 
 // ISA-L runs three crc32 chains over the thirds of a buffer: fastest when
-// the bytes are in cache (24 GB/s against folding's 12 here, AMD EPYC Zen 3),
-// but on batches of 2-8 KiB read from memory, as a segment scan reads them,
-// it fell to half the speed of folding, which reads in order (the thirds
-// are likely too short for the hardware prefetcher). CRC of a 1 GiB segment in
-// memory on two threads, in pieces of 2 KiB, 6 KiB, 18 KB and 2 MiB:
-// ISA-L 0.10-0.15, 0.09-0.10, 0.05-0.06, 0.046-0.051 s; folding
-// 0.059-0.065, 0.057-0.063, 0.056-0.067, 0.055-0.061 s.
-constexpr size_t kFoldBelow = 16384;
+// the bytes are in cache, but on batches of 2-8 KiB read from memory, as a
+// segment scan reads them, at half the speed of folding, which reads in
+// order (the thirds are likely too short for the hardware prefetcher).
 // Below 1 KiB ISA-L again: entries that small are in cache when checked,
-// requested by the scanner's prefetch a few KiB ahead. Scanning the 1 GiB
-// v2-tiny bench segment (1.8 million batches of ~590 bytes) and checking
-// each batch's CRC on one thread: folding 0.142-0.148 s, ISA-L
-// 0.086-0.104 s, the crc32 instruction alone 0.141-0.149 s.
+// requested by the scanner's prefetch. Figures: tests/bench/README.md,
+// "Measurements behind the code".
+constexpr size_t kFoldBelow = 16384;
 constexpr size_t kIsalBelow = 1024;
 
 }  // namespace

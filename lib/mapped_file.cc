@@ -338,9 +338,9 @@ void MappedFile::set_drop_page_cache(bool on) {
     return;
   }
   if (!mapped_) return;
-  // mincore() looks up every page (28 ms for a cached 1 GiB segment here, a
-  // tenth of kseg-verify's time on it); cachestat() counts a range's cached
-  // pages by folio (4 ms), so a range wholly cached or wholly not is settled
+  // mincore() looks up every page (a tenth of kseg-verify's time on a cached
+  // segment); cachestat() counts a range's cached pages by folio (a seventh
+  // of mincore's time), so a range wholly cached or wholly not is settled
   // by the count, a mixed one by mincore(). The count takes pages still
   // being read in as cached (someone is reading them); mincore() does not.
   // Linux answers mincore() only to a caller that may write the file, and

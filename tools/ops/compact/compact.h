@@ -1,7 +1,6 @@
 // kseg-compact: one round (or several) of Kafka's log cleaner over a
 // partition directory, offline, with the cleaner's semantics as Kafka 4.4.0
-// has them (../shared/spec/compaction.md; formats/log-cleaning.md says where
-// 4.4.0 differs from that note): the dirty section from
+// has them (formats/log-cleaning.md): the dirty section from
 // cleaner-offset-checkpoint, the uncleanable bound (active segment, last
 // stable offset, min.compaction.lag.ms), the MD5 offset map of a fixed size
 // (a section that does not fit is cleaned over several rounds), segments

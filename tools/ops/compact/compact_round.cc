@@ -1,6 +1,6 @@
 // One round of Kafka 4.4.0's Cleaner.doClean, offline. The steps and every
-// rule are in ../shared/spec/compaction.md (§ numbers below) and, where
-// 4.4.0 differs from that note, in formats/log-cleaning.md.
+// rule are in formats/log-cleaning.md ("One round" steps 1-6 and the parts
+// named below).
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -204,7 +204,8 @@ void examine(const EntryRef& e, Examined& x, Wanted&& wanted, const OffsetMap* l
   }
 }
 
-// Kafka's CleanedTransactionMetadata (§5).
+// Kafka's CleanedTransactionMetadata (log-cleaning.md, per batch: the
+// tracker).
 class Tracker {
  public:
   void add(const std::vector<txn_index::AbortedTxn>& txns) {
@@ -284,9 +285,9 @@ std::vector<txn_index::AbortedTxn> collect_aborted(const Partition& p, int64_t b
 }
 
 // The cleaned segment being written: LogSegment.append's index rule per
-// batch (§9; 4.4.0 indexes each appended batch as recovery does), then
-// onBecomeInactiveSegment's final time entry. With fd < 0 (a dry run) only
-// sizes are counted.
+// batch (log-cleaning.md, the new segment's indexes: 4.4.0 indexes each
+// appended batch as recovery does), then onBecomeInactiveSegment's final
+// time entry. With fd < 0 (a dry run) only sizes are counted.
 class Dest {
  public:
   Dest(const Partition& p, int64_t base, const Settings& s, bool write)
@@ -428,9 +429,9 @@ class Round {
   Result<RoundStats> run();
 
  private:
-  // §1: the round's bounds into st_; the first uncleanable segment's base.
+  // Steps 1-2: the round's bounds into st_; the first uncleanable segment's base.
   int64_t bounds();
-  // §6: groups of the segments below st_.end_offset.
+  // Step 5: groups of the segments below st_.end_offset.
   std::vector<std::vector<size_t>> groups(int64_t first_uncleanable) const;
   Status validate(size_t seg);
   Status build_map(int64_t start, int64_t end);
@@ -484,7 +485,7 @@ Status Round::validate(size_t seg) {
   return {};
 }
 
-// §4.3: the map over [start, end), from the offset index's entry for start.
+// Step 4: the map over [start, end), from the offset index's entry for start.
 Status Round::build_map(int64_t start, int64_t end) {
   Tracker tracker;
   tracker.add(collect_aborted(p_, start, end));
@@ -587,8 +588,9 @@ bool Round::retain_record(const Batch& b, const Rec& r, int64_t found, bool reta
   return false;
 }
 
-// Writes what survives of one batch (§8): the original bytes, a rebuilt
-// batch, or (kept empty) a 61-byte header. Kafka 4.4.0 writes v2 only: a
+// Writes what survives of one batch (log-cleaning.md, what is written per
+// batch): the original bytes, a rebuilt batch, or (kept empty) a 61-byte
+// header. Kafka 4.4.0 writes v2 only: a
 // v0/v1 entry is never copied, what it keeps becomes a v2 batch from its
 // first kept offset to its last, with the entry's codec, no producer and
 // CreateTime for v0 (MemoryRecords.buildRetainedRecordsInto).
@@ -767,8 +769,9 @@ Status Round::clean_group(const std::vector<size_t>& group, Tracker& tracker) {
   return swap_in(group, dest);
 }
 
-// §10: .cleaned -> .swap (the commit point: from here LogLoader finishes
-// the replacement), the old segments into the backup, .swap stripped.
+// Files in flight (log-cleaning.md): .cleaned -> .swap (the commit point:
+// from here LogLoader finishes the replacement), the old segments into the
+// backup, .swap stripped.
 Status Round::swap_in(const std::vector<size_t>& group, Dest& dest) {
   const int64_t base = p_.segments[group.front()].base;
   std::vector<const char*> kinds = {".log", ".index", ".timeindex"};
@@ -817,7 +820,7 @@ int64_t Round::bounds() {
   const auto& segs = p_.segments;
   const int64_t active = segs.back().base;
   st_.active_base = active;
-  // §1: the first dirty offset.
+  // Step 1: the first dirty offset.
   int64_t first_dirty = p_.cleaner_line.value_or(p_.log_start);
   if (first_dirty < p_.log_start || first_dirty > p_.leo) {
     st_.reset_checkpoint = p_.cleaner_line.has_value();
@@ -910,7 +913,7 @@ Result<RoundStats> Round::run() {
   std::thread checker([&] {
     for (size_t i = 0; i < segs.size() && segs[i].base < first_uncleanable && valid.ok(); ++i) valid = validate(i);
   });
-  // §3.1: the legacy (v0/v1) tombstone horizon.
+  // The legacy (v0/v1) tombstone horizon (log-cleaning.md: per batch).
   for (const auto& s : segs)
     if (s.base < first_dirty) legacy_horizon_ = s.mtime_ms - s_.delete_retention_ms;
   Status built = build_map(first_dirty, first_uncleanable);

@@ -147,9 +147,9 @@ int run_reindex(const ReindexOptions& options, Sink& out, Sink& err) {
   const size_t n = targets->size();
   // One partition: planned and applied on this thread. Several (a log dir):
   // by kWorkers threads at once, each planning one partition and applying it,
-  // so that partitions' fsyncs overlap (a 2,050-partition log dir with its
-  // indexes deleted: 7.2-8.5 s one after another, 2.9 s median with eight at
-  // once, tests/bench/logdir.sh). Each partition's output is collected and
+  // so that partitions' fsyncs overlap (a log dir's repair takes a third of
+  // the time: tests/bench/README.md, "Measurements behind the code"). Each
+  // partition's output is collected and
   // printed in the partitions' order; workers stay within kWindow partitions
   // of the last printed, so memory does not grow with the partitions.
   // The crash-injection hook counts steps across plans: it wants one at a time.

@@ -12,15 +12,10 @@
 // again from there, in order; so a wrong guess costs time, never a
 // different result.
 //
-// Measured on the 1 GiB bench segments (tests/bench/README.md): the design
-// before, pread into a buffer per block, with the chain walked by each
-// block's thread and handed on, took 0.10-0.13 s (medians of 7); this one
-// 0.07-0.10 s. Of that: reading through the mapping rather than pread
-// (2 threads reading and CRC-ing 1 GiB: 0.055-0.070 s against 0.088 s on a
-// cache filled by reading; pread was ahead by a tenth only on a cache
-// filled by 1 KiB writes), and not waiting on the chain (a dependent read
-// of a header per batch, from memory: 240 ns each, 41 ms per 1 GiB of 6 KB
-// batches).
+// Reading through the mapping, not pread into a buffer per block, and not
+// waiting on the chain of headers (a dependent read from memory per batch)
+// made it faster than the design before it: tests/bench/README.md,
+// "Measurements behind the code".
 //
 // Pages stay mapped until their block is taken; a thread waits rather than
 // claim a block more than kMaxLead ahead of the last taken, so that resident

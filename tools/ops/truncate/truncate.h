@@ -1,5 +1,5 @@
 // kseg-truncate: the cuts Kafka makes to a partition online, made offline
-// with every file it keeps consistent (../shared/spec/truncation-and-retention.md):
+// with every file it keeps consistent (man/kseg-truncate.1 gives each rule):
 //   to_offset  UnifiedLog.truncateTo at the batch boundary a cut at N leaves
 //   to_time    the same at the offset Kafka's ListOffsets finds for a time
 //   log_start  DeleteRecords: maybeIncrementLogStartOffset + deleteOldSegments

@@ -49,7 +49,7 @@
 // itself, deleting every segment the swap covers), the old segments are
 // backed up and removed, and .swap is stripped. An interrupted run is then
 // finished by the broker's own start-up exactly as an interrupted cleaner
-// round is (../shared/spec/compaction.md §10), and re-running kseg resolves
+// round is (formats/log-cleaning.md, files in flight), and re-running kseg resolves
 // it by the same rule; .kseg-tmp stays for same-name rewrites.
 //
 // Test hook: KSEG_CRASH_AT=<step> makes the process _exit(86) at that step
