@@ -2,8 +2,10 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -30,6 +32,102 @@ bool decoder_from_name(const std::string& name, ValueDecoder& out) {
   else if (name == "base64") out = ValueDecoder::base64;
   else return false;
   return true;
+}
+
+// --files as Kafka reads it: split on ',' without trimming, trailing empty
+// items dropped.
+std::vector<std::string> kafka_file_list(const std::string& csv) {
+  std::vector<std::string> items;
+  if (csv.empty()) return items;
+  for (size_t start = 0;;) {
+    const size_t comma = csv.find(',', start);
+    items.push_back(csv.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  while (!items.empty() && items.back().empty()) items.pop_back();
+  return items;
+}
+
+// The files the paths name, into `files`; an exit status when a path cannot
+// be listed (3) or holds nothing to dump without --allow-empty (3).
+std::optional<int> add_path_files(const std::vector<std::string>& paths, const DumpFilter& filter, bool allow_empty,
+                                  std::vector<std::string>& files) {
+  bool empty_path = false;
+  for (const auto& p : paths) {
+    const Targets expanded = expand_targets({p});
+    if (!expanded.errors.empty()) {
+      std::fprintf(stderr, "kseg-dump: %s\n", expanded.errors.front().c_str());
+      return kExitIo;
+    }
+    const size_t before = files.size();
+    for (const Target& t : expanded.targets) {
+      if (t.kind == Target::file) files.push_back(t.path);
+      if (t.kind != Target::partition) continue;
+      // Filters select records: of a directory, only the segments are read.
+      for (const auto& f : partition_files(t.path))
+        if (!filter.any() || f.ends_with(".log")) files.push_back(f);
+    }
+    if (files.size() == before && !allow_empty) {
+      std::fprintf(stderr, "kseg-dump: %s: nothing to dump: no segment, index or snapshot file in it (--allow-empty "
+                   "accepts this)\n", p.c_str());
+      empty_path = true;
+    }
+  }
+  if (empty_path) return kExitIo;
+  return std::nullopt;
+}
+
+// The filters' options given as text until parsed (finish_filter).
+struct FilterText {
+  std::string from_time, to_time;
+  bool no_seek = false;
+};
+
+void add_filter_options(CLI::App& app, DumpFilter& filter, FilterText& text) {
+  int_range(app.add_option("--from-offset", filter.from_offset, "Records at this offset or later"), 0, INT64_MAX)
+      ->group(kGroupFilter);
+  int_range(app.add_option("--to-offset", filter.to_offset, "Records at this offset or earlier"), 0, INT64_MAX)
+      ->group(kGroupFilter);
+  not_empty(app.add_option("--from-time", text.from_time, "Records with this timestamp or later: epoch ms or ISO 8601 "
+                           "(UTC unless it says, e.g. 2026-12-02T18:00:00Z)"))->group(kGroupFilter);
+  not_empty(app.add_option("--to-time", text.to_time, "Records with this timestamp or earlier (as --from-time)"))
+      ->group(kGroupFilter);
+  // -1: batches written without a producer id.
+  int_range(app.add_option("--producer-id", filter.producer_id, "Batches of this producer id"), -1, INT64_MAX)
+      ->group(kGroupFilter);
+  app.add_option("--key", filter.key, "Records whose key is exactly these bytes")->group(kGroupFilter);
+  app.add_flag("--no-seek", text.no_seek, "Read each .log from its start, not from where its .index points")
+      ->group(kGroupFilter);
+}
+
+// The times read (false, said on stderr, for one that is neither form).
+bool finish_filter(const FilterText& text, DumpFilter& filter) {
+  filter.seek = !text.no_seek;
+  for (auto [in, out, name] : {std::tuple{&text.from_time, &filter.from_time, "--from-time"},
+                               std::tuple{&text.to_time, &filter.to_time, "--to-time"}}) {
+    if (in->empty()) continue;
+    *out = parse_time_ms(*in);
+    if (!*out) {
+      std::fprintf(stderr, "kseg-dump: %s: '%s' is neither epoch milliseconds nor an ISO 8601 time "
+                   "(2026-12-02T18:00:00Z)\n", name, in->c_str());
+      return false;
+    }
+  }
+  return true;
+}
+
+// kafka-dump-log's own options in one help group, kseg's in another (the
+// filters have theirs).
+void group_options(CLI::App& app) {
+  for (CLI::Option* opt : app.get_options()) {
+    const std::string name = opt->get_name();
+    if (!opt->nonpositional() || name == "--help" || name == "--version") continue;  // these stay first
+    if (opt->get_group() == kGroupFilter) continue;
+    const bool kafka = name != "--format" && name != "--threads" && name != "--quiet" && name != "--time-format" &&
+                       name != "--allow-empty" && name != "--max-decompressed-bytes";
+    opt->group(kafka ? kGroupKafka : kGroupKseg);
+  }
 }
 
 }  // namespace
@@ -84,87 +182,23 @@ int dump_main(int argc, char** argv) {
                "Parse records as __remote_log_metadata records (tiered storage's segment metadata)");
   app.add_flag("--share-group-state-decoder", share_state, "Parse records as __share_group_state records");
   DumpFilter& filter = o.filter;
-  std::string from_time, to_time, time_format = "ms";
-  int_range(app.add_option("--from-offset", filter.from_offset, "Records at this offset or later"), 0, INT64_MAX)
-      ->group(kGroupFilter);
-  int_range(app.add_option("--to-offset", filter.to_offset, "Records at this offset or earlier"), 0, INT64_MAX)
-      ->group(kGroupFilter);
-  not_empty(app.add_option("--from-time", from_time, "Records with this timestamp or later: epoch ms or ISO 8601 (UTC "
-                           "unless it says, e.g. 2026-12-02T18:00:00Z)"))->group(kGroupFilter);
-  not_empty(app.add_option("--to-time", to_time, "Records with this timestamp or earlier (as --from-time)"))
-      ->group(kGroupFilter);
-  // -1: batches written without a producer id.
-  int_range(app.add_option("--producer-id", filter.producer_id, "Batches of this producer id"), -1, INT64_MAX)
-      ->group(kGroupFilter);
-  app.add_option("--key", filter.key, "Records whose key is exactly these bytes")->group(kGroupFilter);
-  bool no_seek = false;
-  app.add_flag("--no-seek", no_seek, "Read each .log from its start, not from where its .index points")
-      ->group(kGroupFilter);
+  FilterText filter_text;
+  add_filter_options(app, filter, filter_text);
+  std::string time_format = "ms";
   app.add_option("--time-format", time_format, "Timestamps in JSON output: ms (default) or iso; text stays Kafka's")
       ->check(CLI::IsMember({"ms", "iso"}));
   bool quiet = false;
   app.add_flag("-q,--quiet", quiet, "No progress line on stderr (shown only when stderr is a terminal)");
   app.add_option("--format", format, "Output format: text (kafka-dump-log's), json or jsonl")
       ->check(CLI::IsMember({"text", "json", "jsonl"}));
-  for (CLI::Option* opt : app.get_options()) {
-    const std::string name = opt->get_name();
-    if (!opt->nonpositional() || name == "--help" || name == "--version") continue;  // these stay first
-    if (opt->get_group() == kGroupFilter) continue;
-    const bool kafka = opt->get_name() != "--format" && opt->get_name() != "--threads" && name != "--quiet" &&
-                       name != "--time-format" &&
-                       opt->get_name() != "--allow-empty" && opt->get_name() != "--max-decompressed-bytes";
-    opt->group(kafka ? kGroupKafka : kGroupKseg);
-  }
+  group_options(app);
   if (auto rc = parse_args(app, argc, argv)) return *rc;
   o.progress = Progress::wanted(quiet);
   o.threads = capped_threads("kseg-dump", o.threads);
-  filter.seek = !no_seek;
   o.time_format = time_format == "iso" ? TimeFormat::iso : TimeFormat::ms;
-  for (auto [text, out, name] : {std::tuple{&from_time, &filter.from_time, "--from-time"},
-                                 std::tuple{&to_time, &filter.to_time, "--to-time"}}) {
-    if (text->empty()) continue;
-    *out = parse_time_ms(*text);
-    if (!*out) {
-      std::fprintf(stderr, "kseg-dump: %s: '%s' is neither epoch milliseconds nor an ISO 8601 time "
-                   "(2026-12-02T18:00:00Z)\n", name, text->c_str());
-      return kExitUsage;
-    }
-  }
-  // Kafka splits on ',' without trimming and drops trailing empty items.
-  if (!files_csv.empty()) {
-    std::vector<std::string> items;
-    size_t start = 0;
-    while (true) {
-      const size_t comma = files_csv.find(',', start);
-      items.push_back(files_csv.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-      if (comma == std::string::npos) break;
-      start = comma + 1;
-    }
-    while (!items.empty() && items.back().empty()) items.pop_back();
-    o.files.insert(o.files.end(), items.begin(), items.end());
-  }
-  bool empty_path = false;
-  for (const auto& p : paths) {
-    const Targets expanded = expand_targets({p});
-    if (!expanded.errors.empty()) {
-      std::fprintf(stderr, "kseg-dump: %s\n", expanded.errors.front().c_str());
-      return kExitIo;
-    }
-    const size_t before = o.files.size();
-    for (const Target& t : expanded.targets) {
-      if (t.kind == Target::file) o.files.push_back(t.path);
-      if (t.kind != Target::partition) continue;
-      // Filters select records: of a directory, only the segments are read.
-      for (const auto& f : partition_files(t.path))
-        if (!filter.any() || f.ends_with(".log")) o.files.push_back(f);
-    }
-    if (o.files.size() == before && !allow_empty) {
-      std::fprintf(stderr, "kseg-dump: %s: nothing to dump: no segment, index or snapshot file in it (--allow-empty "
-                   "accepts this)\n", p.c_str());
-      empty_path = true;
-    }
-  }
-  if (empty_path) return kExitIo;
+  if (!finish_filter(filter_text, filter)) return kExitUsage;
+  o.files = kafka_file_list(files_csv);
+  if (auto rc = add_path_files(paths, filter, allow_empty, o.files)) return *rc;
   if (o.files.empty()) {
     if (!paths.empty()) return kExitOk;  // --allow-empty
     std::fprintf(stderr, "kseg-dump: nothing to dump: give --files or paths (see --help)\n");

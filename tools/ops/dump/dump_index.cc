@@ -171,20 +171,7 @@ void Dumper::time_index_file(const std::string& path, const std::string& name, O
   const offset_index::View oview(idx->bytes(), base);
   const time_index::View view(tidx->bytes(), base);
   const int64_t live = view.live_entry_count();
-  if (opts_.index_sanity_check) {
-    // Kafka's check compares the last slot with the first: on a zero tail it
-    // throws where kseg-verify finds a preallocated or untrimmed index.
-    if (Status st = time_index::sanity_check(view, absolute_path(path)); !st.ok()) {
-      const bool zero_tail = st.error().code != Errc::bad_length && live < view.slot_count();
-      return problem(path,
-                     zero_tail ? (last_segment(path, base) ? Code::timeindex_preallocated : Code::timeindex_untrimmed)
-                     : st.error().code == Errc::bad_length ? Code::timeindex_size
-                                                           : Code::timeindex_not_monotonic,
-                     st.error());
-    }
-    if (text) out_.print("{} passed sanity check.\n", path);
-    return;
-  }
+  if (opts_.index_sanity_check) return time_index_sanity(path, base, view, live);
   const std::string abs = absolute_path(path);
   RecordWalker walker(opts_.max_decompressed_bytes);
   int64_t prev_timestamp = -1;
@@ -261,16 +248,36 @@ void Dumper::time_index_file(const std::string& path, const std::string& name, O
                                              to.timestamp_ms, prev_timestamp)});
       }
     }
-    if (!opts_.verify_index_only) {
-      if (text)
-        out_.print("timestamp: {} offset: {}\n", to.timestamp_ms, to.offset);
-      else
-        emit({{"type", "time_index_entry"}, {"file", path}, {"slot", i}, {"position", slot.value},
-              {"timestamp", opts_.time_format == TimeFormat::iso && to.timestamp_ms >= 0 ? nlohmann::ordered_json(iso_ms(to.timestamp_ms))
-                                                                                        : nlohmann::ordered_json(to.timestamp_ms)}, {"offset", to.offset.value}});
-    }
+    if (!opts_.verify_index_only) print_time_entry(path, i, slot, to);
     prev_timestamp = to.timestamp_ms;
   }
+}
+
+void Dumper::time_index_sanity(const std::string& path, Offset base, const time_index::View& view, int64_t live) {
+  // Kafka's check compares the last slot with the first: on a zero tail it
+  // throws where kseg-verify finds a preallocated or untrimmed index.
+  if (Status st = time_index::sanity_check(view, absolute_path(path)); !st.ok()) {
+    const bool zero_tail = st.error().code != Errc::bad_length && live < view.slot_count();
+    return problem(path,
+                   zero_tail ? (last_segment(path, base) ? Code::timeindex_preallocated : Code::timeindex_untrimmed)
+                   : st.error().code == Errc::bad_length ? Code::timeindex_size
+                                                         : Code::timeindex_not_monotonic,
+                   st.error());
+  }
+  if (opts_.format == OutputFormat::text) out_.print("{} passed sanity check.\n", path);
+}
+
+void Dumper::print_time_entry(const std::string& path, int64_t slot_number, Position slot,
+                              const time_index::TimestampOffset& to) {
+  if (opts_.format == OutputFormat::text) {
+    out_.print("timestamp: {} offset: {}\n", to.timestamp_ms, to.offset);
+    return;
+  }
+  emit({{"type", "time_index_entry"}, {"file", path}, {"slot", slot_number}, {"position", slot.value},
+        {"timestamp", opts_.time_format == TimeFormat::iso && to.timestamp_ms >= 0
+                          ? nlohmann::ordered_json(iso_ms(to.timestamp_ms))
+                          : nlohmann::ordered_json(to.timestamp_ms)},
+        {"offset", to.offset.value}});
 }
 
 }  // namespace kseg

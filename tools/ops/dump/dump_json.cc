@@ -151,103 +151,116 @@ void LogPrinter::json_record(const EntryRef& e, JsonObject& obj, const RecordVie
 // entry too small to read ends the file, as Kafka's reader ends there.
 bool LogPrinter::json_entry(const EntryRef& e) {
   const EntryCheck c = check_entry(e);
-  if (e.magic >= 2) {
-    if (!c.decoded) {
-      problem(Code::log_bad_size, Error{Errc::bad_length, e.position, too_small_text(e)});
-      return false;
-    }
-    if (filtering && !entry_selected(e, c)) return true;
-    const v2::BatchHeader& h = c.header;
-    const uint32_t crc = c.crc_computed;
-    {
-      // One reservation for the whole object, as for the text line: field
-      // by field through JsonObject, each a reservation and a resize, JSONL
-      // took 1.65x the text dump's time on small batches.
-      const char* codec = codec_name(h.codec_id());
-      TextOut t(r->text.room(1024 + path_json.size()));
-      if (o.format == OutputFormat::json) t << ",\n";
-      t << "{\"type\":\"batch\",\"file\":" << std::string_view(path_json) << ",\"position\":" << e.position.value
-        << ",\"size_bytes\":" << e.bytes.size() << ",\"magic\":" << h.magic << ",\"base_offset\":" << h.base_offset
-        << ",\"last_offset\":" << h.last_offset() << ",\"count\":" << h.records_count
-        << ",\"base_sequence\":" << h.base_sequence << ",\"last_sequence\":" << h.last_sequence()
-        << ",\"producer_id\":" << h.producer_id << ",\"producer_epoch\":" << h.producer_epoch
-        << ",\"partition_leader_epoch\":" << h.partition_leader_epoch << ",\"attributes\":" << h.attributes
-        << ",\"codec\":";
-      if (codec) t << "\"" << std::string_view(codec) << "\"";
-      else t << "null";
-      t << ",\"timestamp_type\":\"" << std::string_view(v2::timestamp_type_name(h.timestamp_type()))
-        << "\",\"is_transactional\":" << json_bool(h.is_transactional()) << ",\"is_control\":" << json_bool(h.is_control())
-        << ",\"delete_horizon_ms\":";
-      if (h.has_delete_horizon()) json_time(t, h.base_timestamp, o.time_format);
-      else t << "null";
-      t << ",\"base_timestamp\":";
-      json_time(t, h.base_timestamp, o.time_format);
-      t << ",\"max_timestamp\":";
-      json_time(t, h.max_timestamp, o.time_format);
-      t << ",\"crc\":" << h.crc << ",\"crc_computed\":" << crc << ",\"crc_valid\":" << json_bool(crc == h.crc) << "}";
-      if (o.format == OutputFormat::jsonl) t << "\n";
-      r->text.commit(t.end());
-      ++r->objects;
-      bound_text();
-    }
-    if (!c.crc_ok())
-      problem(Code::log_crc_mismatch, Error{Errc::bad_crc, e.position,
-                                            fmt::format("batch at offset {}: {}", h.base_offset, crc_mismatch_text(c))});
-    if (!deep) return true;
-    auto records = v2::records_bytes(e, h, scratch, o.max_decompressed_bytes);
-    if (!records.ok()) {
-      problem(Code::log_record_decode, records.error());
-      return true;
-    }
-    const bool compressed = h.codec_id() != 0;
-    v2::RecordReader rr(*records, compressed ? Position{0} : e.position + Length{v2::kRecordBatchOverhead},
-                        h.records_count < 0 ? 0 : h.records_count);
-    v2::Record rec;
-    while (rr.next(rec)) {
-      RecordView rv{h.record_offset(rec.offset_delta), h.record_timestamp(rec.timestamp_delta), rec.key, rec.value};
-      if (filtering) {
-        if (!record_wanted(rv)) continue;
-        shown = true;
-      }
-      // A control record that does not read is a problem before its record.
-      std::optional<Result<std::string>> ctl;
-      if (h.is_control()) {
-        ctl = control::describe(rec.key, rec.value);
-        if (!ctl->ok()) problem(Code::log_record_decode, Error{ctl->error().code, e.position, ctl->error().message});
-      }
-      auto& out = r->text.buffer();
-      {
-        TextOut t(r->text.room(128));
-        if (o.format == OutputFormat::json) t << ",\n";
-        t << "{\"type\":\"record\",";
-        if (compressed) t << "\"stream_position\":";
-        else t << "\"position\":";
-        t << rec.position.value << ",\"sequence\":" << h.record_sequence(rec.offset_delta) << ",\"headers\":[";
-        r->text.commit(t.end());
-      }
-      JsonObject ro = JsonObject::resume(out);
-      v2::HeaderReader hr(rec);
-      v2::Header hdr;
-      for (bool first = true; hr.next(hdr); first = false) {
-        if (!first) out.push_back(',');
-        line.clear();
-        append_java_utf8(line, {reinterpret_cast<const uint8_t*>(hdr.key.data()), hdr.key.size()});
-        JsonObject ho(out);
-        ho.field("key", line).field("value_size", hdr.value.size());
-        ho.close();
-      }
-      out.push_back(']');
-      if (ctl) {
-        if (ctl->ok()) ro.field("control", std::string_view(**ctl).substr(1));
-        else ro.null("control");
-      }
-      json_record(e, ro, rv);
-    }
-    if (Status st = rr.finish(); !st.ok())
-      problem(Code::log_record_decode, Error{st.error().code, e.position,
-                                             fmt::format("batch at offset {}: {}", h.base_offset, st.error().message)});
+  return e.magic >= 2 ? json_v2(e, c) : json_legacy(e, c);
+}
+
+bool LogPrinter::json_v2(const EntryRef& e, const EntryCheck& c) {
+  if (!c.decoded) {
+    problem(Code::log_bad_size, Error{Errc::bad_length, e.position, too_small_text(e)});
+    return false;
+  }
+  if (filtering && !entry_selected(e, c)) return true;
+  const v2::BatchHeader& h = c.header;
+  json_v2_header(e, c);
+  if (!c.crc_ok())
+    problem(Code::log_crc_mismatch, Error{Errc::bad_crc, e.position,
+                                          fmt::format("batch at offset {}: {}", h.base_offset, crc_mismatch_text(c))});
+  if (!deep) return true;
+  auto records = v2::records_bytes(e, h, scratch, o.max_decompressed_bytes);
+  if (!records.ok()) {
+    problem(Code::log_record_decode, records.error());
     return true;
   }
+  const bool compressed = h.codec_id() != 0;
+  v2::RecordReader rr(*records, compressed ? Position{0} : e.position + Length{v2::kRecordBatchOverhead},
+                      h.records_count < 0 ? 0 : h.records_count);
+  v2::Record rec;
+  while (rr.next(rec)) {
+    RecordView rv{h.record_offset(rec.offset_delta), h.record_timestamp(rec.timestamp_delta), rec.key, rec.value};
+    if (filtering) {
+      if (!record_wanted(rv)) continue;
+      shown = true;
+    }
+    json_v2_record(e, h, rec, rv, compressed);
+  }
+  if (Status st = rr.finish(); !st.ok())
+    problem(Code::log_record_decode, Error{st.error().code, e.position,
+                                           fmt::format("batch at offset {}: {}", h.base_offset, st.error().message)});
+  return true;
+}
+
+void LogPrinter::json_v2_header(const EntryRef& e, const EntryCheck& c) {
+  const v2::BatchHeader& h = c.header;
+  const uint32_t crc = c.crc_computed;
+  // One reservation for the whole object, as for the text line: field
+  // by field through JsonObject, each a reservation and a resize, JSONL
+  // took 1.65x the text dump's time on small batches.
+  const char* codec = codec_name(h.codec_id());
+  TextOut t(r->text.room(1024 + path_json.size()));
+  if (o.format == OutputFormat::json) t << ",\n";
+  t << "{\"type\":\"batch\",\"file\":" << std::string_view(path_json) << ",\"position\":" << e.position.value
+    << ",\"size_bytes\":" << e.bytes.size() << ",\"magic\":" << h.magic << ",\"base_offset\":" << h.base_offset
+    << ",\"last_offset\":" << h.last_offset() << ",\"count\":" << h.records_count
+    << ",\"base_sequence\":" << h.base_sequence << ",\"last_sequence\":" << h.last_sequence()
+    << ",\"producer_id\":" << h.producer_id << ",\"producer_epoch\":" << h.producer_epoch
+    << ",\"partition_leader_epoch\":" << h.partition_leader_epoch << ",\"attributes\":" << h.attributes
+    << ",\"codec\":";
+  if (codec) t << "\"" << std::string_view(codec) << "\"";
+  else t << "null";
+  t << ",\"timestamp_type\":\"" << std::string_view(v2::timestamp_type_name(h.timestamp_type()))
+    << "\",\"is_transactional\":" << json_bool(h.is_transactional()) << ",\"is_control\":" << json_bool(h.is_control())
+    << ",\"delete_horizon_ms\":";
+  if (h.has_delete_horizon()) json_time(t, h.base_timestamp, o.time_format);
+  else t << "null";
+  t << ",\"base_timestamp\":";
+  json_time(t, h.base_timestamp, o.time_format);
+  t << ",\"max_timestamp\":";
+  json_time(t, h.max_timestamp, o.time_format);
+  t << ",\"crc\":" << h.crc << ",\"crc_computed\":" << crc << ",\"crc_valid\":" << json_bool(crc == h.crc) << "}";
+  if (o.format == OutputFormat::jsonl) t << "\n";
+  r->text.commit(t.end());
+  ++r->objects;
+  bound_text();
+}
+
+void LogPrinter::json_v2_record(const EntryRef& e, const v2::BatchHeader& h, const v2::Record& rec, const RecordView& rv,
+                                bool compressed) {
+  // A control record that does not read is a problem before its record.
+  std::optional<Result<std::string>> ctl;
+  if (h.is_control()) {
+    ctl = control::describe(rec.key, rec.value);
+    if (!ctl->ok()) problem(Code::log_record_decode, Error{ctl->error().code, e.position, ctl->error().message});
+  }
+  auto& out = r->text.buffer();
+  {
+    TextOut t(r->text.room(128));
+    if (o.format == OutputFormat::json) t << ",\n";
+    t << "{\"type\":\"record\",";
+    if (compressed) t << "\"stream_position\":";
+    else t << "\"position\":";
+    t << rec.position.value << ",\"sequence\":" << h.record_sequence(rec.offset_delta) << ",\"headers\":[";
+    r->text.commit(t.end());
+  }
+  JsonObject ro = JsonObject::resume(out);
+  v2::HeaderReader hr(rec);
+  v2::Header hdr;
+  for (bool first = true; hr.next(hdr); first = false) {
+    if (!first) out.push_back(',');
+    line.clear();
+    append_java_utf8(line, {reinterpret_cast<const uint8_t*>(hdr.key.data()), hdr.key.size()});
+    JsonObject ho(out);
+    ho.field("key", line).field("value_size", hdr.value.size());
+    ho.close();
+  }
+  out.push_back(']');
+  if (ctl) {
+    if (ctl->ok()) ro.field("control", std::string_view(**ctl).substr(1));
+    else ro.null("control");
+  }
+  json_record(e, ro, rv);
+}
+
+bool LogPrinter::json_legacy(const EntryRef& e, const EntryCheck& c) {
   if (!c.decoded) {
     problem(Code::log_bad_size, legacy::decode(e).error());
     return false;

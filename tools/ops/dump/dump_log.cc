@@ -194,34 +194,7 @@ bool LogPrinter::batch_v2(const EntryRef& e) {
     line.clear();
     std::string_view prefix = "| ";
     if (!o.skip_record_metadata) {
-      const int32_t seq = h.record_sequence(rec.offset_delta);
-      // Compiled format through a pointer into a stack buffer, one append:
-      // printed per record (under 160 bytes).
-      char head[256];
-      TextOut rt(head);
-      rt << "| offset: " << rv.offset << " " << std::string_view(v2::timestamp_type_name(h.timestamp_type())) << ": "
-        << rv.timestamp << " keySize: " << rec.key.size() << " valueSize: " << rec.value.size()
-        << " sequence: " << seq << " headerKeys: [";
-      line.append(head, rt.end());
-      v2::HeaderReader hr2(rec);
-      v2::Header hdr;
-      bool first = true;
-      while (hr2.next(hdr)) {
-        if (!first) line += ',';
-        first = false;
-        append_header_key(hdr.key);
-      }
-      line += ']';
-      if (h.is_control()) {
-        auto ctl = control::describe(rec.key, rec.value);
-        if (!ctl.ok()) {
-          r->text.write(line);
-          problem(Code::log_record_decode, Error{ctl.error().code, e.position,
-                        fmt::format("control record at offset {}: {}", rv.offset, ctl.error().message)});
-          return false;
-        }
-        line += *ctl;
-      }
+      if (!record_v2_metadata(e, h, rec, rv)) return false;
       prefix = " ";
     }
     if (!finish_record(rv, h.is_control(), prefix)) return false;
@@ -231,6 +204,36 @@ bool LogPrinter::batch_v2(const EntryRef& e) {
                   fmt::format("batch at offset {}{}: {}", h.base_offset,
                               compressed ? " (decompressed stream)" : "", st.error().message)});
     return false;
+  }
+  return true;
+}
+
+bool LogPrinter::record_v2_metadata(const EntryRef& e, const v2::BatchHeader& h, const v2::Record& rec,
+                                    const RecordView& rv) {
+  // Compiled format through a pointer into a stack buffer, one append:
+  // printed per record (under 160 bytes).
+  char head[256];
+  TextOut rt(head);
+  rt << "| offset: " << rv.offset << " " << std::string_view(v2::timestamp_type_name(h.timestamp_type())) << ": "
+     << rv.timestamp << " keySize: " << rec.key.size() << " valueSize: " << rec.value.size()
+     << " sequence: " << h.record_sequence(rec.offset_delta) << " headerKeys: [";
+  line.append(head, rt.end());
+  v2::HeaderReader hr(rec);
+  v2::Header hdr;
+  for (bool first = true; hr.next(hdr); first = false) {
+    if (!first) line += ',';
+    append_header_key(hdr.key);
+  }
+  line += ']';
+  if (h.is_control()) {
+    auto ctl = control::describe(rec.key, rec.value);
+    if (!ctl.ok()) {
+      r->text.write(line);
+      problem(Code::log_record_decode, Error{ctl.error().code, e.position,
+                                             fmt::format("control record at offset {}: {}", rv.offset, ctl.error().message)});
+      return false;
+    }
+    line += *ctl;
   }
   return true;
 }
@@ -443,9 +446,110 @@ class PrintPipeline {
   std::vector<std::jthread> workers_;  // last: joined before the rest goes
 };
 
+// Block mode: the workers find the entries of their blocks themselves (the
+// scan is not one thread's), each block's start guessed; a block whose guess
+// missed is printed again, in order, on this thread. Every run goes to
+// `write_out`; true when it said the file ends (aborted).
+bool print_blocks(const DumpOptions& opts, Sink& out, bool deep, const std::string& path, EntryScanner& scan,
+                  PrintPipeline& pipeline, std::vector<PrintedRun>& runs, int64_t run_bytes,
+                  const std::function<bool(PrintedRun&)>& write_out) {
+  bool aborted = false;
+  const Bytes data = scan.remaining();
+  const Position base0 = scan.valid_end();
+  const auto size = static_cast<int64_t>(data.size());
+  const int64_t block = detail::block_bytes(run_bytes);
+  const int64_t count = (size + block - 1) / block;
+  EntryScanner peek = scan;
+  const auto first = peek.next();
+  const int64_t min_offset = first ? first->offset : 0;
+  std::optional<LogPrinter> redo;  // prints, in order, a block whose guess missed
+  int64_t chain = 0;               // where the entries written out end
+  std::optional<EntryRef> last;    // the last of them
+  // After a run of missed guesses (offsets below the first, bytes no entry
+  // starts in) the workers stop guessing, as formats/batch_walk.h does.
+  constexpr int kMaxMisses = 8;
+  int misses = 0;
+  size_t next = 0, in_flight = 0;
+  for (int64_t submitted = 0;;) {
+    while (submitted < count && in_flight < runs.size()) {
+      PrintedRun& r = runs[(next + in_flight) % runs.size()];
+      r.reset();
+      r.job = PrintedRun::Block{data, base0, submitted * block, std::min(size, (submitted + 1) * block),
+                                submitted == 0 ? 0 : -1, min_offset, block, misses < kMaxMisses};
+      pipeline.submit(&r);
+      ++in_flight;
+      ++submitted;
+    }
+    if (in_flight == 0) break;
+    PrintedRun& r = runs[next];
+    pipeline.wait(r);
+    next = (next + 1) % runs.size();
+    --in_flight;
+    if (chain >= r.job->to) continue;  // an entry of an earlier block covers this one
+    const bool missed = r.start != chain;
+    misses = missed ? misses + 1 : 0;
+    if (missed || r.overflow) {
+      auto job = *r.job;
+      job.known = chain;
+      r.reset();
+      r.job = job;
+      scan_block(r);
+      r.job.reset();  // known to be in order: its text may spill
+      if (!redo) {
+        redo.emplace(opts, deep, path);
+        redo->spill = [&] {
+          out.write_large(redo->r->text.contents());
+          redo->r->text.clear();
+        };
+      }
+      redo->print(r);
+    }
+    if (!write_out(r)) {
+      aborted = true;
+      break;
+    }
+    chain = r.end;
+    if (!r.entries.empty()) last = r.entries.back();
+    if (r.ended) break;
+  }
+  if (last) scan.resume_after(*last);
+  else scan.resume_at(base0 + Length{chain});
+  if (!aborted) static_cast<void>(scan.next());  // for its end(), where the scan ends
+  return aborted;
+}
+
+// Runs cut on this thread, printed by the pipeline's workers, written out in
+// order; true when `write_out` said the file ends (aborted).
+bool print_runs(EntryScanner& scan, PrintPipeline& pipeline, std::vector<PrintedRun>& runs, size_t run_bytes,
+                std::optional<int64_t> to_offset, bool& past, const std::function<bool(PrintedRun&)>& write_out) {
+  // Runs in flight are runs[next], runs[next + 1], ... (mod size), oldest first.
+  size_t next = 0, in_flight = 0;
+  bool more = true;
+  while (true) {
+    while (more && in_flight < runs.size()) {
+      PrintedRun& r = runs[(next + in_flight) % runs.size()];
+      r.reset();
+      if (!cut_run(scan, r, run_bytes, to_offset, past)) {
+        more = false;
+        break;
+      }
+      pipeline.submit(&r);
+      ++in_flight;
+    }
+    if (in_flight == 0) return false;
+    PrintedRun& r = runs[next];
+    pipeline.wait(r);
+    next = (next + 1) % runs.size();
+    --in_flight;
+    if (!write_out(r)) return true;
+  }
+}
+
 }  // namespace
 
-void Dumper::log_file(const std::string& path, const std::string& name, Offset base) {
+// A .log or KRaft .checkpoint opened for the dump, its heading printed (or
+// its file object emitted); none when it cannot be (the problem reported).
+std::optional<MappedFile> Dumper::open_log(const std::string& path, const std::string& name, Offset base) {
   const bool text = opts_.format == OutputFormat::text;
   std::optional<MappedFile> file;
   if (text) {
@@ -458,21 +562,27 @@ void Dumper::log_file(const std::string& path, const std::string& name, Offset b
       if (!snap.ok() || snap->state != file_names::SnapshotState::complete) {
         problem(path, Code::dir_file_name, Error{Errc::bad_value, std::nullopt,
                             "not a KRaft snapshot name (<20-digit offset>-<10-digit epoch>.checkpoint)"});
-        return;
+        return std::nullopt;
       }
       out_.print("Snapshot end offset: {}, epoch: {}\n", snap->end_offset, snap->epoch);
     }
     if (opts_.max_bytes < 0) {
       report(path, std::nullopt, Error{Errc::usage, std::nullopt, fmt::format("invalid --max-bytes {}", opts_.max_bytes)});
-      return;
+      return std::nullopt;
     }
     auto opened = MappedFile::open(path, opts_.max_bytes);
-    if (!opened.ok()) return io_problem(path, opened.error().message);
+    if (!opened.ok()) {
+      io_problem(path, opened.error().message);
+      return std::nullopt;
+    }
     file.emplace(std::move(*opened));
   } else {
     // The JSON form reads a negative --max-bytes as no limit.
     auto opened = MappedFile::open(path, opts_.max_bytes < 0 ? 0 : opts_.max_bytes);
-    if (!opened.ok()) return io_problem(path, opened.error().message);
+    if (!opened.ok()) {
+      io_problem(path, opened.error().message);
+      return std::nullopt;
+    }
     file.emplace(std::move(*opened));
     fmt::memory_buffer b;
     JsonObject obj(b);
@@ -481,6 +591,13 @@ void Dumper::log_file(const std::string& path, const std::string& name, Offset b
     obj.close();
     emit_object({b.data(), b.size()});
   }
+  return file;
+}
+
+void Dumper::log_file(const std::string& path, const std::string& name, Offset base) {
+  const bool text = opts_.format == OutputFormat::text;
+  std::optional<MappedFile> file = open_log(path, name, base);
+  if (!file) return;
   const bool deep = opts_.deep_iteration || opts_.print_data_log;
   unsigned threads = opts_.threads > 0 ? opts_.threads : usable_cpus();
   threads = std::min(threads, kMaxDumpThreads);
@@ -536,67 +653,7 @@ void Dumper::log_file(const std::string& path, const std::string& name, Offset b
   const int64_t run_bytes = std::max<int64_t>(512, static_cast<int64_t>(opts_.run_bytes));
   const bool blocks = pipeline && !opts_.filter.any() && detail::uses_blocks(scan, threads, run_bytes);
   if (blocks) {
-    const Bytes data = scan.remaining();
-    const Position base0 = scan.valid_end();
-    const auto size = static_cast<int64_t>(data.size());
-    const int64_t block = detail::block_bytes(run_bytes);
-    const int64_t count = (size + block - 1) / block;
-    EntryScanner peek = scan;
-    const auto first = peek.next();
-    const int64_t min_offset = first ? first->offset : 0;
-    std::optional<LogPrinter> redo;  // prints, in order, a block whose guess missed
-    int64_t chain = 0;               // where the entries written out end
-    std::optional<EntryRef> last;    // the last of them
-    // After a run of missed guesses (offsets below the first, bytes no entry
-    // starts in) the workers stop guessing, as formats/batch_walk.h does.
-    constexpr int kMaxMisses = 8;
-    int misses = 0;
-    size_t next = 0, in_flight = 0;
-    for (int64_t submitted = 0;;) {
-      while (submitted < count && in_flight < runs.size()) {
-        PrintedRun& r = runs[(next + in_flight) % runs.size()];
-        r.reset();
-        r.job = PrintedRun::Block{data, base0, submitted * block, std::min(size, (submitted + 1) * block),
-                                  submitted == 0 ? 0 : -1, min_offset, block, misses < kMaxMisses};
-        pipeline->submit(&r);
-        ++in_flight;
-        ++submitted;
-      }
-      if (in_flight == 0) break;
-      PrintedRun& r = runs[next];
-      pipeline->wait(r);
-      next = (next + 1) % runs.size();
-      --in_flight;
-      if (chain >= r.job->to) continue;  // an entry of an earlier block covers this one
-      const bool missed = r.start != chain;
-      misses = missed ? misses + 1 : 0;
-      if (missed || r.overflow) {
-        auto job = *r.job;
-        job.known = chain;
-        r.reset();
-        r.job = job;
-        scan_block(r);
-        r.job.reset();  // known to be in order: its text may spill
-        if (!redo) {
-          redo.emplace(opts_, deep, path);
-          redo->spill = [&] {
-            out_.write_large(redo->r->text.contents());
-            redo->r->text.clear();
-          };
-        }
-        redo->print(r);
-      }
-      if (!write_out(r)) {
-        aborted = true;
-        break;
-      }
-      chain = r.end;
-      if (!r.entries.empty()) last = r.entries.back();
-      if (r.ended) break;
-    }
-    if (last) scan.resume_after(*last);
-    else scan.resume_at(base0 + Length{chain});
-    if (!aborted) static_cast<void>(scan.next());  // for its end(), where the scan ends
+    aborted = print_blocks(opts_, out_, deep, path, scan, *pipeline, runs, run_bytes, write_out);
   } else if (self) {
     for (PrintedRun& r = runs[0];;) {
       r.reset();
@@ -605,24 +662,7 @@ void Dumper::log_file(const std::string& path, const std::string& name, Offset b
       if (!write_out(r)) { aborted = true; break; }
     }
   } else {
-    // Runs in flight are runs[next], runs[next + 1], ... (mod size), oldest first.
-    size_t next = 0, in_flight = 0;
-    bool more = true;
-    while (true) {
-      while (more && in_flight < runs.size()) {
-        PrintedRun& r = runs[(next + in_flight) % runs.size()];
-        r.reset();
-        if (!cut_run(scan, r, opts_.run_bytes, to_offset, past)) { more = false; break; }
-        pipeline->submit(&r);
-        ++in_flight;
-      }
-      if (in_flight == 0) break;
-      PrintedRun& r = runs[next];
-      pipeline->wait(r);
-      next = (next + 1) % runs.size();
-      --in_flight;
-      if (!write_out(r)) { aborted = true; break; }
-    }
+    aborted = print_runs(scan, *pipeline, runs, opts_.run_bytes, to_offset, past, write_out);
   }
   pipeline.reset();  // before `runs` goes: workers may still hold one
   if (progress_ && file->size() > printed_to) progress_->add(file->size() - printed_to);  // what was not printed

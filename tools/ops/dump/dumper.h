@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "formats/log_entry.h"
+#include "formats/time_index.h"
 #include "lib/mapped_file.h"
 #include "lib/status.h"
 #include "tools/ops/dump/dump.h"
@@ -45,6 +46,7 @@ class Dumper {
   void time_index_file(const std::string& path, const std::string& name, Offset base);
   // A .log or KRaft .checkpoint (`base` -1) in either format (dump_log.cc).
   void log_file(const std::string& path, const std::string& name, Offset base);
+  std::optional<MappedFile> open_log(const std::string& path, const std::string& name, Offset base);
   // Where the filters' lower bounds let a .log's reading start (dump_filter.cc).
   Position seek_position(const std::string& path, Offset base, const MappedFile& log);
   // The text form of the other file types (dump_text_*.cc).
@@ -92,6 +94,12 @@ class Dumper {
   Sink& out() { return out_; }
 
  private:
+  // --index-sanity-check of a .timeindex: Kafka's check, then the code
+  // kseg-verify gives what fails.
+  void time_index_sanity(const std::string& path, Offset base, const time_index::View& view, int64_t live);
+  // One .timeindex entry printed as DumpLogSegments prints it (or as JSON).
+  void print_time_entry(const std::string& path, int64_t slot_number, Position slot,
+                        const time_index::TimestampOffset& to);
   friend struct LogPrinter;
   const DumpOptions& opts_;
   Sink& out_;

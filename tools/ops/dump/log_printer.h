@@ -102,6 +102,9 @@ struct LogPrinter {
   static constexpr size_t kDirectValueBytes = 512;
   bool finish_record(const RecordView& rv, bool control, std::string_view prefix);
   bool batch_v2(const EntryRef& e);
+  // A v2 record's "| offset: ..." metadata into `line`; false when its
+  // control record does not read (the problem reported).
+  bool record_v2_metadata(const EntryRef& e, const v2::BatchHeader& h, const v2::Record& rec, const RecordView& rv);
   void append_header_key(std::string_view key);
   bool legacy_entry(const EntryRef& e);
   bool legacy_record(const RecordView& rv, const char* ts_name, bool valid, uint32_t crc);
@@ -125,6 +128,11 @@ struct LogPrinter {
 
   // The JSON form (dump_json.cc): one object per batch, record and problem.
   bool json_entry(const EntryRef& e);
+  bool json_v2(const EntryRef& e, const EntryCheck& c);      // a v2 batch and its records
+  void json_v2_header(const EntryRef& e, const EntryCheck& c);
+  void json_v2_record(const EntryRef& e, const v2::BatchHeader& h, const v2::Record& rec, const RecordView& rv,
+                      bool compressed);
+  bool json_legacy(const EntryRef& e, const EntryCheck& c);  // a v0/v1 message and its inner messages
   JsonObject begin_object();
   void end_object();
   void json_record(const EntryRef& e, JsonObject& obj, const RecordView& rv);
