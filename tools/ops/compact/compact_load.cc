@@ -115,6 +115,42 @@ Status finish_swaps(const std::string& dir, const PartitionLayout& layout, const
   return d->fsync();
 }
 
+// A segment as a round needs it: sizes, mtime, largest timestamp (the time
+// index's last slot, else the mtime) and its aborted transactions.
+Result<Segment> read_segment(const Partition& p, Offset base, const SegmentFiles& files) {
+  Segment s;
+  s.base = base.value;
+  struct stat sb {};
+  const std::string log = p.path(s.base, ".log");
+  if (::stat(log.c_str(), &sb) != 0) return fail(Errc::io, fmt::format("{}: cannot stat", log));
+  s.size = sb.st_size;
+  s.mtime_ms = mtime_ms(sb);
+  s.largest_timestamp = s.mtime_ms;
+  const std::string idx = p.path(s.base, ".index"), tix = p.path(s.base, ".timeindex");
+  if (::stat(idx.c_str(), &sb) == 0) s.index_bytes = sb.st_size / 8 * 8;
+  else s.index_bytes = -1;
+  if (::stat(tix.c_str(), &sb) == 0) {
+    s.timeindex_bytes = sb.st_size / 12 * 12;
+    if (s.timeindex_bytes > 0) {
+      auto f = MappedFile::open(tix);
+      if (!f.ok()) return fail(Errc::io, fmt::format("{}: {}", tix, f.error().message));
+      time_index::View v(f->bytes(), Offset{s.base});
+      const int64_t n = v.slot_count();
+      if (n > 0 && v.entry(n - 1).timestamp_ms >= 0) s.largest_timestamp = v.entry(n - 1).timestamp_ms;
+    }
+  } else {
+    s.timeindex_bytes = -1;
+  }
+  if (files.has(FileKind::txnindex)) {
+    auto bytes = read_small(p.path(s.base, ".txnindex"));
+    if (!bytes.ok()) return bytes.error();
+    auto d = txn_index::decode(txn_index::View(*bytes), p.path(s.base, ".txnindex"));
+    if (!d.ok()) return fail(Errc::refused, fmt::format("{} (kseg reindex rebuilds it)", d.error().message));
+    s.aborted = std::move(*d);
+  }
+  return s;
+}
+
 }  // namespace
 
 Result<Partition> load(const std::string& dir, const safe::DirLock* held, std::vector<std::string>& notes) {
@@ -135,37 +171,9 @@ Result<Partition> load(const std::string& dir, const safe::DirLock* held, std::v
                                            layout->not_files[0].second));
   for (const auto& [base, files] : layout->segments) {
     if (!files.canonical) continue;
-    Segment s;
-    s.base = base.value;
-    struct stat sb {};
-    const std::string log = p.path(s.base, ".log");
-    if (::stat(log.c_str(), &sb) != 0) return fail(Errc::io, fmt::format("{}: cannot stat", log));
-    s.size = sb.st_size;
-    s.mtime_ms = mtime_ms(sb);
-    s.largest_timestamp = s.mtime_ms;
-    const std::string idx = p.path(s.base, ".index"), tix = p.path(s.base, ".timeindex");
-    if (::stat(idx.c_str(), &sb) == 0) s.index_bytes = sb.st_size / 8 * 8;
-    else s.index_bytes = -1;
-    if (::stat(tix.c_str(), &sb) == 0) {
-      s.timeindex_bytes = sb.st_size / 12 * 12;
-      if (s.timeindex_bytes > 0) {
-        auto f = MappedFile::open(tix);
-        if (!f.ok()) return fail(Errc::io, fmt::format("{}: {}", tix, f.error().message));
-        time_index::View v(f->bytes(), Offset{s.base});
-        const int64_t n = v.slot_count();
-        if (n > 0 && v.entry(n - 1).timestamp_ms >= 0) s.largest_timestamp = v.entry(n - 1).timestamp_ms;
-      }
-    } else {
-      s.timeindex_bytes = -1;
-    }
-    if (files.has(FileKind::txnindex)) {
-      auto bytes = read_small(p.path(s.base, ".txnindex"));
-      if (!bytes.ok()) return bytes.error();
-      auto d = txn_index::decode(txn_index::View(*bytes), p.path(s.base, ".txnindex"));
-      if (!d.ok()) return fail(Errc::refused, fmt::format("{} (kseg reindex rebuilds it)", d.error().message));
-      s.aborted = std::move(*d);
-    }
-    p.segments.push_back(std::move(s));
+    auto seg = read_segment(p, base, files);
+    if (!seg.ok()) return seg.error();
+    p.segments.push_back(std::move(*seg));
   }
   for (size_t i = 0; i + 1 < p.segments.size(); ++i)
     if (p.segments[i].index_bytes < 0 || p.segments[i].timeindex_bytes < 0)

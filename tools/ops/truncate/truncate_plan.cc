@@ -109,6 +109,39 @@ Result<std::vector<uint8_t>> read_small(const std::string& path) {
   return bytes;
 }
 
+// An interrupted run moved the marker aside and lowered the recovery point
+// first, noting both in its journal: this run starts from what was there
+// before.
+Status read_journal(Partition& p) {
+  const std::string journal = p.dir + "/" + kTruncateJournal;
+  if (!exists(journal)) return {};
+  auto bytes = read_small(journal);
+  if (!bytes.ok()) return bytes.error();
+  auto j = nlohmann::json::parse(bytes->begin(), bytes->end(), nullptr, false);
+  if (!j.is_object())
+    return fail(Errc::refused, fmt::format("{}: not the journal kseg-truncate writes; remove it", journal));
+  p.journal = true;
+  if (j.contains("args") && j["args"].is_string()) p.journal_args = j["args"].get<std::string>();
+  if (j.contains("end") && j["end"].is_number_integer()) p.journal_end = j["end"].get<int64_t>();
+  if (j.contains("start") && j["start"].is_number_integer()) p.journal_start = j["start"].get<int64_t>();
+  if (j.contains("loaded_start") && j["loaded_start"].is_number_integer())
+    p.journal_loaded_start = j["loaded_start"].get<int64_t>();
+  if (j.contains("recovery_point") && j["recovery_point"].is_number_integer())
+    p.journal_recovery_point = j["recovery_point"].get<int64_t>();
+  if (!p.marker && j.contains("marker_hex") && j["marker_hex"].is_string()) {
+    const std::string hex = j["marker_hex"].get<std::string>();
+    std::vector<uint8_t> m;
+    for (size_t i = 0; i + 1 < hex.size(); i += 2) {
+      uint8_t byte = 0;
+      if (std::from_chars(hex.data() + i, hex.data() + i + 2, byte, 16).ec != std::errc())
+        return fail(Errc::refused, fmt::format("{}: not the journal kseg-truncate writes; remove it", journal));
+      m.push_back(byte);
+    }
+    p.marker = std::move(m);
+  }
+  return {};
+}
+
 Result<Partition> load(const std::string& dir) {
   Partition p;
   p.dir = dir;
@@ -158,35 +191,7 @@ Result<Partition> load(const std::string& dir) {
     if (!bytes.ok()) return bytes.error();
     p.marker = std::move(*bytes);
   }
-  // An interrupted run moved the marker aside and lowered the recovery
-  // point first, noting both: this run starts from what was there before.
-  const std::string journal = dir + "/" + kTruncateJournal;
-  if (exists(journal)) {
-    auto bytes = read_small(journal);
-    if (!bytes.ok()) return bytes.error();
-    auto j = nlohmann::json::parse(bytes->begin(), bytes->end(), nullptr, false);
-    if (!j.is_object())
-      return fail(Errc::refused, fmt::format("{}: not the journal kseg-truncate writes; remove it", journal));
-    p.journal = true;
-    if (j.contains("args") && j["args"].is_string()) p.journal_args = j["args"].get<std::string>();
-    if (j.contains("end") && j["end"].is_number_integer()) p.journal_end = j["end"].get<int64_t>();
-    if (j.contains("start") && j["start"].is_number_integer()) p.journal_start = j["start"].get<int64_t>();
-    if (j.contains("loaded_start") && j["loaded_start"].is_number_integer())
-      p.journal_loaded_start = j["loaded_start"].get<int64_t>();
-    if (j.contains("recovery_point") && j["recovery_point"].is_number_integer())
-      p.journal_recovery_point = j["recovery_point"].get<int64_t>();
-    if (!p.marker && j.contains("marker_hex") && j["marker_hex"].is_string()) {
-      const std::string hex = j["marker_hex"].get<std::string>();
-      std::vector<uint8_t> m;
-      for (size_t i = 0; i + 1 < hex.size(); i += 2) {
-        uint8_t byte = 0;
-        if (std::from_chars(hex.data() + i, hex.data() + i + 2, byte, 16).ec != std::errc())
-          return fail(Errc::refused, fmt::format("{}: not the journal kseg-truncate writes; remove it", journal));
-        m.push_back(byte);
-      }
-      p.marker = std::move(m);
-    }
-  }
+  if (Status st = read_journal(p); !st.ok()) return st.error();
   if (p.segments.empty()) {
     p.leo = p.first_base();
     return p;
