@@ -16,7 +16,6 @@
 #include "tools/ops/partition/log_dir.h"
 #include "tools/ops/partition/partition_dir.h"
 #include "tools/ops/partition/state_files.h"
-#include "tools/ops/partition/targets.h"
 #include "tools/ops/write/safe_write.h"
 
 namespace kseg {

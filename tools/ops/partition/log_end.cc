@@ -1,9 +1,6 @@
 #include "tools/ops/partition/log_end.h"
 
 #include <algorithm>
-#include <optional>
-
-#include <fmt/format.h>
 
 #include "formats/batch_v2.h"
 #include "formats/log_entry.h"
@@ -16,7 +13,7 @@ namespace {
 
 int64_t scan(MappedFile& f, Position from, int64_t base, bool* misaligned) {
   EntryScanner scanner(f.bytes().subspan(static_cast<size_t>(from.value)), from);
-  int64_t end = base, released = 0;
+  int64_t end = base;
   bool first = true;
   while (auto e = scanner.next()) {
     // An index entry that points at no batch boundary: the caller reads the
@@ -27,10 +24,7 @@ int64_t scan(MappedFile& f, Position from, int64_t base, bool* misaligned) {
     }
     first = false;
     end = std::max(end, next_offset(v2::last_offset_of(*e)));
-    if (e->position.value - released >= (8 << 20)) {
-      f.release_before(e->position);
-      released = e->position.value;
-    }
+    f.release_before(e->position);  // in steps (MappedFile): resident memory stays flat
   }
   return end;
 }

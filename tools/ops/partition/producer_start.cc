@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include <fmt/format.h>
-
 #include "formats/batch_v2.h"
 #include "formats/log_entry.h"
 #include "formats/producer_snapshot.h"

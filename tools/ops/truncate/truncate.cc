@@ -12,7 +12,6 @@
 #include "tools/ops/common/exit_codes.h"
 #include "tools/ops/common/sink.h"
 #include "tools/ops/partition/log_dir.h"
-#include "tools/ops/partition/targets.h"
 
 namespace kseg {
 

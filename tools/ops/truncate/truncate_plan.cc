@@ -46,21 +46,6 @@ std::string seg_name(int64_t base, FileKind k) { return file_names::segment_file
 
 Error fail(Errc code, std::string message) { return Error{code, std::nullopt, std::move(message)}; }
 
-// A scan drops the pages behind it every 8 MiB: resident memory stays flat
-// however large the segment it reads.
-class Releaser {
- public:
-  explicit Releaser(MappedFile& f) : f_(f) {}
-  void at(Position p) {
-    if (p.value - done_ < (8 << 20)) return;
-    f_.release_before(p);
-    done_ = p.value;
-  }
-
- private:
-  MappedFile& f_;
-  int64_t done_ = 0;
-};
 
 bool exists(const std::string& p) {
   std::error_code ec;
@@ -348,9 +333,8 @@ Result<CutPoint> find_cut(const Partition& p, size_t si, MappedFile& f, int64_t 
   EntryScanner scanner(f.bytes(), Position{0});
   CutPoint c{f.size(), s.base};
   bool found = false;
-  Releaser release(f);
   while (auto e = scanner.next()) {
-    release.at(e->position);
+    f.release_before(e->position);  // MappedFile drops pages in steps: resident memory stays flat
     const auto check = check_entry(*e);
     if (check.last_offset >= target) {
       c.cut = e->position.value;
