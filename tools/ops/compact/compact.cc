@@ -22,7 +22,7 @@ namespace kseg {
 
 namespace {
 
-using compact::Partition;
+using compact::Input;
 using compact::RoundStats;
 using compact::Settings;
 
@@ -83,7 +83,7 @@ void round_text(const std::string& dir, int n, const RoundStats& r, bool dry, Si
 
 // The partition's line in cleaner-offset-checkpoint set to `end`, every
 // other line kept; the snapshots Kafka's load deletes go with it.
-safe::Plan checkpoint_plan(const Partition& p, int64_t end) {
+safe::Plan checkpoint_plan(const Input& p, int64_t end) {
   std::vector<checkpoint::TopicPartitionOffset> entries;
   bool placed = false;
   for (const auto& e : p.cleaner_entries) {
@@ -136,15 +136,15 @@ int compact_partition(const std::string& dir, const CompactOptions& o, int64_t n
   if (report) {
     for (const auto& [k, v] : settings->all) j["settings"][k] = {{"value", v.value}, {"source", v.source}};
     j["now_ms"] = now;
-    j["log_start_offset"] = first->log_start;
-    j["log_end_offset"] = first->leo;
+    j["log_start_offset"] = first->log_start();
+    j["log_end_offset"] = first->log_end;
     j["high_watermark"] = first->hw;
     j["high_watermark_from"] = first->hw_from_checkpoint ? "replication-offset-checkpoint" : "the log end (no checkpoint line)";
     j["notes"] = notes;
   } else {
     for (const auto& n : notes) out.print("{}\n", n);
     for (const auto& l : compact::describe(*settings)) out.print("{}: {}\n", dir, l);
-    out.print("{}: log [{}, {}), high watermark {}{}, now {}\n", dir, first->log_start, first->leo, first->hw,
+    out.print("{}: log [{}, {}), high watermark {}{}, now {}\n", dir, first->log_start(), first->log_end, first->hw,
               first->hw_from_checkpoint ? "" : " (no checkpoint line: the log end)", now);
   }
   if (!settings->compacts() && !o.force)
@@ -162,7 +162,7 @@ int compact_partition(const std::string& dir, const CompactOptions& o, int64_t n
   if (!o.dry_run && !lock) return fail(Error{Errc::io, std::nullopt, fmt::format("{}: no lock held on its log dir", dir)});
   int changed = 0;
   int64_t freed = 0;
-  std::optional<Partition> p = std::move(*first);
+  std::optional<Input> p = std::move(*first);
   j["rounds"] = nlohmann::json::array();
   const int rounds = o.until_clean ? INT32_MAX : std::max(1, o.rounds);
   // Several rounds: the offsets of the first round's dirty section cleaned

@@ -266,14 +266,14 @@ class Tracker {
 // the segment holding `base`, every entry with lastOffset >= the log start
 // and firstOffset < upper, up to the first segment holding an entry whose
 // last stable offset is >= upper.
-std::vector<txn_index::AbortedTxn> collect_aborted(const Partition& p, int64_t base, int64_t upper) {
+std::vector<txn_index::AbortedTxn> collect_aborted(const Input& p, int64_t base, int64_t upper) {
   std::vector<txn_index::AbortedTxn> out;
   size_t i = 0;
   while (i + 1 < p.segments.size() && p.segments[i + 1].base <= base) ++i;
   for (; i < p.segments.size(); ++i) {
     bool complete = false;
-    for (const auto& t : p.segments[i].aborted) {
-      if (t.last_offset >= p.log_start && t.first_offset < upper) out.push_back(t);
+    for (const auto& t : p.aborted[i]) {
+      if (t.last_offset >= p.log_start() && t.first_offset < upper) out.push_back(t);
       if (t.last_stable_offset >= upper) {
         complete = true;
         break;
@@ -290,7 +290,7 @@ std::vector<txn_index::AbortedTxn> collect_aborted(const Partition& p, int64_t b
 // time entry. With fd < 0 (a dry run) only sizes are counted.
 class Dest {
  public:
-  Dest(const Partition& p, int64_t base, const Settings& s, bool write)
+  Dest(const Input& p, int64_t base, const Settings& s, bool write)
       : p_(p), base_(base), interval_(s.index_interval_bytes), max_entries_(s.segment_index_bytes),
         index_(Offset{base}), tix_(Offset{base}), write_(write) {}
   // A segment never swapped in is deleted, as Kafka's cleaner deletes its
@@ -405,7 +405,7 @@ class Dest {
   // A file of this segment by name, relative to dir_.
   std::string name(const char* suffix) const { return fmt::format("{:020d}{}", base_, suffix); }
 
-  const Partition& p_;
+  const Input& p_;
   std::optional<safe::Dir> dir_;  // the partition directory, held open while writing
   std::optional<safe::InterruptCleanup> on_interrupt_;
   int64_t base_;
@@ -425,7 +425,7 @@ struct LastRecord {
 
 class Round {
  public:
-  Round(const Partition& p, const Settings& s, const RoundOptions& o) : p_(p), s_(s), o_(o), map_(s.offset_map_bytes) {}
+  Round(const Input& p, const Settings& s, const RoundOptions& o) : p_(p), s_(s), o_(o), map_(s.offset_map_bytes) {}
   Result<RoundStats> run();
 
  private:
@@ -450,7 +450,7 @@ class Round {
   bool retain_record(const Batch& b, const Rec& r, int64_t found, bool retain_legacy_deletes);
 
 
-  const Partition& p_;
+  const Input& p_;
   const Settings& s_;
   const RoundOptions& o_;
   OffsetMap map_;
@@ -821,10 +821,10 @@ int64_t Round::bounds() {
   const int64_t active = segs.back().base;
   st_.active_base = active;
   // Step 1: the first dirty offset.
-  int64_t first_dirty = p_.cleaner_line.value_or(p_.log_start);
-  if (first_dirty < p_.log_start || first_dirty > p_.leo) {
+  int64_t first_dirty = p_.cleaner_line.value_or(p_.log_start());
+  if (first_dirty < p_.log_start() || first_dirty > p_.log_end) {
     st_.reset_checkpoint = p_.cleaner_line.has_value();
-    first_dirty = p_.log_start;
+    first_dirty = p_.log_start();
   }
   st_.first_dirty = first_dirty;
   // The last stable offset: the high watermark, or the first offset of an
@@ -844,7 +844,7 @@ int64_t Round::bounds() {
     size_t i = 0;
     while (i + 1 < segs.size() && segs[i + 1].base <= first_dirty) ++i;
     for (; i + 1 < segs.size(); ++i)
-      if (segs[i].largest_timestamp > (o_.now_ms < INT64_MIN + s_.min_compaction_lag_ms ? INT64_MIN : o_.now_ms - s_.min_compaction_lag_ms)) {
+      if (p_.largest_timestamps[i] > (o_.now_ms < INT64_MIN + s_.min_compaction_lag_ms ? INT64_MIN : o_.now_ms - s_.min_compaction_lag_ms)) {
         if (segs[i].base < bound) {
           bound = segs[i].base;
           st_.stopped_by = fmt::format("min.compaction.lag.ms: segment {} has a record newer than now - {} ms", segs[i].base,
@@ -934,7 +934,7 @@ Result<RoundStats> Round::run() {
 
 }  // namespace
 
-Result<RoundStats> clean_round(const Partition& p, const Settings& s, const RoundOptions& o) {
+Result<RoundStats> clean_round(const Input& p, const Settings& s, const RoundOptions& o) {
   Round r(p, s, o);
   return r.run();
 }

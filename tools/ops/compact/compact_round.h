@@ -14,27 +14,19 @@
 #include "formats/txn_index.h"
 #include "lib/status.h"
 #include "tools/ops/compact/compact_config.h"
+#include "tools/ops/partition/partition.h"
 #include "tools/ops/write/safe_write.h"
 
 namespace kseg::compact {
 
-struct Segment {
-  int64_t base = 0;
-  int64_t size = 0;          // .log bytes
-  int64_t mtime_ms = 0;      // .log's, as Java's File.lastModified gives it
-  int64_t index_bytes = 0;   // entries x 8 (the files are trimmed when inactive)
-  int64_t timeindex_bytes = 0;
-  int64_t largest_timestamp = -1;  // time index's last entry, else the mtime (LogSegment.largestTimestamp)
-  std::vector<txn_index::AbortedTxn> aborted;  // its .txnindex
-};
-
-struct Partition {
-  std::string dir, log_dir, topic;
-  int32_t number = 0;
-  std::vector<Segment> segments;
-  std::vector<std::pair<int64_t, std::string>> snapshots;
+// A partition as a round reads it: the loaded partition
+// (partition/partition.h) and what only cleaning needs of it.
+struct Input : Partition {
+  using Partition::path;
+  std::vector<int64_t> largest_timestamps;                 // per segment (LogSegment.largestTimestamp)
+  std::vector<std::vector<txn_index::AbortedTxn>> aborted;  // per segment, its .txnindex
   std::vector<std::pair<int64_t, std::string>> loader_deletes;  // snapshots Kafka's load deletes
-  int64_t leo = 0, log_start = 0, hw = 0;
+  int64_t hw = 0;
   bool hw_from_checkpoint = false;
   bool cleaner_present = false;
   std::optional<int64_t> cleaner_line;
@@ -46,7 +38,7 @@ struct Partition {
 // Reads what a round needs. Refuses (Errc::refused) a missing .index of an
 // inactive segment, and finishes an interrupted swap first as LogLoader does
 // (reported in `notes`) under `held` (none: a dry run, which refuses it).
-Result<Partition> load(const std::string& dir, const safe::DirLock* held, std::vector<std::string>& notes);
+Result<Input> load(const std::string& dir, const safe::DirLock* held, std::vector<std::string>& notes);
 
 struct Counts {
   int64_t batches = 0, records = 0, bytes = 0;
@@ -90,6 +82,6 @@ struct RoundOptions {
 
 // Plans and (unless dry_run) runs one round. Nothing dirty: stats with
 // end_offset == first_dirty and no groups.
-Result<RoundStats> clean_round(const Partition& p, const Settings& s, const RoundOptions& o);
+Result<RoundStats> clean_round(const Input& p, const Settings& s, const RoundOptions& o);
 
 }  // namespace kseg::compact

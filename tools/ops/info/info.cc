@@ -23,10 +23,7 @@
 #include "tools/ops/common/exit_codes.h"
 #include "tools/ops/common/progress.h"
 #include "tools/ops/common/sink.h"
-#include "tools/ops/partition/log_dir.h"
-#include "tools/ops/partition/log_end.h"
-#include "tools/ops/partition/partition_dir.h"
-#include "tools/ops/partition/producer_start.h"
+#include "tools/ops/partition/partition.h"
 #include "tools/ops/partition/targets.h"
 
 namespace kseg {
@@ -133,14 +130,14 @@ IndexHealth check_index(const std::string& path, int64_t base, int64_t entry_siz
   return h;
 }
 
-IndexHealth index_health(const std::string& dir, const SegmentFiles& files, FileKind kind, int64_t base,
-                         bool last_segment, bool empty_log) {
-  if (!files.has(kind)) {
+IndexHealth index_health(const Segment& seg, FileKind kind, bool last_segment, bool empty_log) {
+  if (!seg.has(kind)) {
     IndexHealth h;
     if (empty_log) h.status = "none";
     return h;
   }
-  const std::string path = dir + "/" + files.names.at(kind);
+  const std::string path = seg.path(kind);
+  const int64_t base = seg.base;
   if (kind == FileKind::index)
     return check_index<offset_index::View>(path, base, offset_index::kEntrySize, last_segment,
                                            [](const offset_index::View& v, const std::string& p) {
@@ -157,15 +154,14 @@ class PartitionReader {
   PartitionReader(const InfoOptions& o, PartitionInfo& p) : o_(o), p_(p) {}
 
   Status read() {
-    auto name = file_names::parse_partition_dir_name(fs::path(p_.dir).filename().string());
     p_.name = fs::path(p_.dir).filename().string();
-    if (name.ok()) {
-      p_.topic = name->topic;
-      p_.number = name->partition;
+    auto part = load_partition(p_.dir, LoadOptions{.need_name = false});
+    if (!part.ok()) return part.error();
+    if (!part->topic.empty()) {
+      p_.topic = part->topic;
+      p_.number = part->number;
     }
-    auto layout = read_partition_layout(p_.dir);
-    if (!layout.ok()) return layout.error().in(p_.dir);
-    for (const auto& l : layout->leftovers) p_.leftovers[leftover_kind(l.kind)]++;
+    for (const auto& l : part->layout.leftovers) p_.leftovers[leftover_kind(l.kind)]++;
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(p_.dir, ec)) {
       std::error_code fec;
@@ -175,19 +171,16 @@ class PartitionReader {
       p_.bytes += static_cast<int64_t>(size);
       p_.files++;
     }
-    auto start = partition_checkpoint(p_.dir, RootCheckpoint::log_start);
-    if (!start.ok()) return start.error().in(p_.dir);
-    p_.log_start_checkpoint = *start;
-    if (layout->segments.empty()) return {};
-    KSEG_RETURN_IF_ERROR(start_producer_state(*layout));
-    const int64_t last_base = layout->segments.rbegin()->first.value;
-    for (const auto& [base, files] : layout->segments) {
+    p_.log_start_checkpoint = part->log_start_line;
+    if (part->segments.empty()) return {};
+    KSEG_RETURN_IF_ERROR(start_producer_state(*part));
+    for (const auto& seg : part->segments) {
       SegmentInfo s;
-      s.base = base.value;
-      KSEG_RETURN_IF_ERROR(scan_segment(p_.dir + "/" + files.names.at(FileKind::log), s));
-      const bool last = base.value == last_base;
-      s.index = index_health(p_.dir, files, FileKind::index, s.base, last, s.size == 0);
-      s.timeindex = index_health(p_.dir, files, FileKind::timeindex, s.base, last, s.size == 0);
+      s.base = seg.base;
+      KSEG_RETURN_IF_ERROR(scan_segment(seg.path(FileKind::log), s));
+      const bool last = &seg == &part->segments.back();
+      s.index = index_health(seg, FileKind::index, last, s.size == 0);
+      s.timeindex = index_health(seg, FileKind::timeindex, last, s.size == 0);
       if (last) {
         const int64_t end = s.last ? (*s.last == INT64_MAX ? *s.last : *s.last + 1) : s.base;
         p_.log_end = std::max(s.base, end);
@@ -205,22 +198,8 @@ class PartitionReader {
   // As Kafka's loader (partition/producer_start.h), the batches from there
   // on replayed by the main pass.
   // Expiration is left out: it drops only producers with no open transaction.
-  Status start_producer_state(const PartitionLayout& layout) {
-    const auto& last = *layout.segments.rbegin();
-    int64_t log_end = last.first.value;
-    const bool snapshot_past_base =
-        !layout.snapshots.empty() && layout.snapshots.back().first.value > last.first.value;
-    if (snapshot_past_base) {  // only then is the log end needed before the main pass
-      auto end = segment_next_offset(p_.dir + "/" + last.second.names.at(FileKind::log), last.first.value,
-                                     last.second.has(FileKind::index) ? p_.dir + "/" + last.second.names.at(FileKind::index) : "");
-      if (!end.ok()) return end.error();
-      log_end = *end;
-    } else if (!layout.snapshots.empty()) {
-      log_end = INT64_MAX;  // every snapshot is at or below the last segment's base
-    }
-    const int64_t log_start =
-        std::max(layout.segments.begin()->first.value, p_.log_start_checkpoint.value_or(0));
-    auto ps = producer_start(p_.dir, snapshot_files(layout), log_start, log_end);
+  Status start_producer_state(const Partition& part) {
+    auto ps = producer_start(p_.dir, part.snapshots, part.log_start(), part.log_end);
     if (!ps.ok()) return ps.error();
     state_ = std::move(ps->state);
     from_ = ps->from;

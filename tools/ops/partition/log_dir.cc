@@ -71,6 +71,12 @@ Result<CheckpointLines> read_checkpoint_lines(const std::string& log_dir, RootCh
   return out;
 }
 
+std::string log_dir_of(const std::string& partition_dir) {
+  std::error_code ec;
+  const auto dir = fs::weakly_canonical(fs::path(partition_dir) / "..", ec);
+  return ec ? partition_dir + "/.." : dir.string();
+}
+
 Result<std::optional<int64_t>> partition_checkpoint(const std::string& partition_dir, RootCheckpoint which) {
   const fs::path part = fs::absolute(partition_dir).lexically_normal();
   auto name = file_names::parse_partition_dir_name(part.filename().string());

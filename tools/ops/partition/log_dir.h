@@ -60,6 +60,10 @@ Result<CheckpointLines> read_checkpoint_lines(const std::string& log_dir, RootCh
 // `partition_dir`: nullopt without the file, the line or a partition name.
 Result<std::optional<int64_t>> partition_checkpoint(const std::string& partition_dir, RootCheckpoint which);
 
+// The canonical log dir of a partition directory (its parent, links
+// resolved): the one a writer locks and whose checkpoints it reads.
+std::string log_dir_of(const std::string& partition_dir);
+
 // Whether the log dir holding partition directory `partition_dir` was shut
 // down cleanly (Kafka then skips recovery of its partitions).
 bool parent_shut_down_cleanly(const std::string& partition_dir);

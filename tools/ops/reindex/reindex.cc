@@ -16,6 +16,7 @@
 #include "tools/ops/common/exit_codes.h"
 #include "tools/ops/common/progress.h"
 #include "tools/ops/common/sink.h"
+#include "tools/ops/partition/log_dir.h"
 #include "tools/ops/partition/targets.h"
 
 namespace kseg {
@@ -203,7 +204,7 @@ int run_reindex(const ReindexOptions& options, Sink& out, Sink& err) {
     return kExitIo;
   }
   auto lock_of = [&](const Job& t) -> const safe::DirLock* {
-    const auto held = locks->find(safe::log_dir_of(t.partition_dir));
+    const auto held = locks->find(log_dir_of(t.partition_dir));
     return held == locks->end() ? nullptr : &held->second;
   };
   int rc = kExitOk;

@@ -45,7 +45,7 @@ nlohmann::json to_json(const TruncatePlan& plan, const std::string& status) {
     j["actions"].insert(j["actions"].begin(), nlohmann::json{{"path", plan.partition_dir + "/" + kTruncateJournal},
                                                               {"action", "write"},
                                                               {"why", "what this run changes first, for a re-run"}});
-  if (plan.marker) j["actions"].push_back({{"path", safe::log_dir_of(plan.partition_dir) + "/" + kCleanShutdownFile},
+  if (plan.marker) j["actions"].push_back({{"path", log_dir_of(plan.partition_dir) + "/" + kCleanShutdownFile},
                                            {"action", "write"},
                                            {"why", "the clean-shutdown marker, written back once the cut is durable"}});
   if (plan.journal)
@@ -71,7 +71,7 @@ int truncate_partition(const std::string& dir, const TruncateOptions& o, const s
     safe::print_plan(plan->first, out);
     safe::print_plan(plan->main, out);
     if (plan->marker)
-      out.print("{}/{}: write back: the clean-shutdown marker, once the cut is durable\n", safe::log_dir_of(dir),
+      out.print("{}/{}: write back: the clean-shutdown marker, once the cut is durable\n", log_dir_of(dir),
                 kCleanShutdownFile);
     if (plan->journal) out.print("{}/{}: remove: at the end\n", dir, kTruncateJournal);
     out.print("{}\n", plan->summary);

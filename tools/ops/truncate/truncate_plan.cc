@@ -25,10 +25,8 @@
 #include "formats/txn_index.h"
 #include "lib/mapped_file.h"
 #include "lib/time_text.h"
-#include "tools/ops/partition/log_dir.h"
 #include "tools/ops/partition/log_end.h"
-#include "tools/ops/partition/partition_dir.h"
-#include "tools/ops/partition/producer_start.h"
+#include "tools/ops/partition/partition.h"
 #include "tools/ops/truncate/truncate.h"
 
 namespace kseg {
@@ -57,21 +55,12 @@ bool exists(const std::string& p) {
 // A root checkpoint file and this partition's line in it.
 using Root = CheckpointLines;
 
-struct Segment {
-  int64_t base = 0;
-  std::string dir;
-  int64_t size = 0;
-  std::string path(FileKind k) const { return dir + "/" + seg_name(base, k); }
-};
-
-struct Partition {
-  std::string dir, log_dir, topic;
-  int32_t number = 0;
-  std::vector<Segment> segments;
-  std::vector<std::pair<int64_t, std::string>> snapshots;  // by offset
+// The partition as a cut reads it: the loaded partition
+// (partition/partition.h) and what only truncation needs.
+struct Input : Partition {
   bool epoch_file = false;
   std::vector<checkpoint::EpochEntry> epochs;
-  std::array<Root, 4> roots;
+  std::array<Root, 4> roots;  // every line of each, as rewritten
   std::optional<std::vector<uint8_t>> marker;
   // From an interrupted run's journal: what it changed first.
   bool journal = false;
@@ -80,11 +69,8 @@ struct Partition {
   std::optional<int64_t> journal_end, journal_start;  // the log end and start it was making
   std::optional<int64_t> journal_loaded_start;         // the log start it found (Kafka's load's)
   std::vector<std::string> orphan_indexes;  // a crash between a segment's .log and its indexes
-  int64_t leo = 0;
-  Root& root(RootCheckpoint c) { return roots[static_cast<size_t>(c)]; }
-  // No segment: Kafka creates one at the log start offset when it loads.
-  int64_t first_base() const { return segments.empty() ? roots[static_cast<size_t>(RootCheckpoint::log_start)].mine.value_or(0) : segments.front().base; }
-  int64_t log_start() { return std::max(first_base(), root(RootCheckpoint::log_start).mine.value_or(0)); }
+  // The lines as the plan has rewritten them so far.
+  Root& line(RootCheckpoint c) { return roots[static_cast<size_t>(c)]; }
 };
 
 // The small state files (checkpoints, snapshots, the marker, the journal).
@@ -97,7 +83,7 @@ Result<std::vector<uint8_t>> read_small(const std::string& path) {
 // An interrupted run moved the marker aside and lowered the recovery point
 // first, noting both in its journal: this run starts from what was there
 // before.
-Status read_journal(Partition& p) {
+Status read_journal(Input& p) {
   const std::string journal = p.dir + "/" + kTruncateJournal;
   if (!exists(journal)) return {};
   auto bytes = read_small(journal);
@@ -127,34 +113,17 @@ Status read_journal(Partition& p) {
   return {};
 }
 
-Result<Partition> load(const std::string& dir) {
-  Partition p;
-  p.dir = dir;
-  p.log_dir = safe::log_dir_of(dir);
-  const std::string name = fs::path(dir).filename().string();
-  auto tp = file_names::parse_partition_dir_name(name);
-  if (!tp.ok()) return fail(Errc::usage, fmt::format("{}: not a partition directory name (<topic>-<partition>)", dir));
-  p.topic = tp->topic;
-  p.number = tp->partition;
-  auto layout = read_partition_layout(dir);
-  if (!layout.ok()) return fail(Errc::io, fmt::format("cannot list {}: {}", dir, layout.error().message));
-  for (const auto& l : layout->leftovers)
+Result<Input> load(const std::string& dir) {
+  auto loaded = load_partition(dir);
+  if (!loaded.ok()) return loaded.error();
+  Input p;
+  static_cast<Partition&>(p) = std::move(*loaded);
+  for (const auto& l : p.layout.leftovers) {
     if (l.kind == Leftover::swap || l.kind == Leftover::cleaned)
       return fail(Errc::refused, fmt::format("{}/{}: an interrupted log cleaning; start the broker once (it completes "
                                              "or discards it) before truncating", dir, l.name));
-  for (const auto& [base, files] : layout->segments) {
-    if (!files.canonical) continue;
-    Segment s{base.value, dir, 0};
-    struct stat sb {};
-    if (::stat(s.path(FileKind::log).c_str(), &sb) != 0)
-      return fail(Errc::io, fmt::format("{}: cannot stat", s.path(FileKind::log)));
-    s.size = sb.st_size;
-    p.segments.push_back(s);
-  }
-  for (const auto& [offset, file] : layout->snapshots) p.snapshots.emplace_back(offset.value, file);
-  for (const auto& l : layout->leftovers)
     if (l.kind == Leftover::orphan_index) p.orphan_indexes.push_back(l.name);
-  std::sort(p.snapshots.begin(), p.snapshots.end());
+  }
   const std::string epoch_path = dir + "/leader-epoch-checkpoint";
   if (exists(epoch_path)) {
     auto bytes = read_small(epoch_path);
@@ -166,9 +135,9 @@ Result<Partition> load(const std::string& dir) {
     p.epochs = std::move(*e);
   }
   for (RootCheckpoint c : kRootCheckpoints) {
-    auto lines = read_checkpoint_lines(p.log_dir, c, p.topic, p.number);
+    auto lines = p.root(c);
     if (!lines.ok()) return lines.error();
-    p.root(c) = std::move(*lines);
+    p.roots[static_cast<size_t>(c)] = std::move(*lines);
   }
   const std::string marker = p.log_dir + "/" + kCleanShutdownFile;
   if (exists(marker)) {
@@ -177,20 +146,12 @@ Result<Partition> load(const std::string& dir) {
     p.marker = std::move(*bytes);
   }
   if (Status st = read_journal(p); !st.ok()) return st.error();
-  if (p.segments.empty()) {
-    p.leo = p.first_base();
-    return p;
-  }
-  auto end = segment_next_offset(p.segments.back().path(FileKind::log), p.segments.back().base,
-                                 p.segments.back().path(FileKind::index));
-  if (!end.ok()) return end.error();
-  p.leo = *end;
   return p;
 }
 
 // The builder of one plan: the partition's files as Kafka leaves them.
 struct Builder {
-  Partition& p;
+  Input& p;
   TruncatePlan& out;
   int64_t new_start = 0;     // log start offset afterwards
   int64_t loaded_start = 0;  // the log start Kafka loads the partition with (before an interrupted run's)
@@ -217,8 +178,8 @@ struct Builder {
   }
 };
 
-void set_line(Partition& p, TruncatePlan& out, RootCheckpoint c, std::optional<int64_t> value, bool first = false) {
-  Root& r = p.root(c);
+void set_line(Input& p, TruncatePlan& out, RootCheckpoint c, std::optional<int64_t> value, bool first = false) {
+  Root& r = p.line(c);
   if (r.mine == value) return;
   if (!r.present && !value) return;
   std::vector<checkpoint::TopicPartitionOffset> entries;
@@ -244,7 +205,7 @@ void set_line(Partition& p, TruncatePlan& out, RootCheckpoint c, std::optional<i
   r.mine = value;
 }
 
-void set_epochs(Partition& p, TruncatePlan& out, const std::vector<checkpoint::EpochEntry>& epochs, bool force = false) {
+void set_epochs(Input& p, TruncatePlan& out, const std::vector<checkpoint::EpochEntry>& epochs, bool force = false) {
   if (!force && (!p.epoch_file || epochs == p.epochs)) return;
   const std::string text = checkpoint::serialize_leader_epoch_checkpoint(epochs);
   out.main.actions.push_back(safe::Action::write("leader-epoch-checkpoint", std::vector<uint8_t>(text.begin(), text.end()),
@@ -258,18 +219,16 @@ using checkpoint::truncate_epochs_from_start;
 // The producer state at `end`, as Kafka holds it: loaded at the log start
 // the broker loaded with (a truncateTo reloads from it too), from the
 // snapshots the plan keeps, then the batches up to `end`.
-Result<std::vector<uint8_t>> snapshot_at(const Partition& p, const Builder& b, int64_t end) {
+Result<std::vector<uint8_t>> snapshot_at(const Input& p, const Builder& b, int64_t end) {
   auto ps = producer_start(p.dir, b.kept_snapshots(), std::min(b.loaded_start, b.new_start), end);
   if (!ps.ok()) return ps.error();
-  std::vector<std::pair<int64_t, std::string>> logs;
-  for (const Segment& s : p.segments) logs.emplace_back(s.base, s.path(FileKind::log));
-  if (Status st = replay_producers(logs, ps->from, end, ps->state); !st.ok()) return st.error();
+  if (Status st = replay_producers(p.logs(), ps->from, end, ps->state); !st.ok()) return st.error();
   return producer_snapshot::encode(ps->state.entries());
 }
 
 // Where Kafka writes a snapshot at close: at the log end, when none is there
 // and it is above the newest one left (or the log start offset).
-Status plan_end_snapshot(Partition& p, Builder& b, int64_t end) {
+Status plan_end_snapshot(Input& p, Builder& b, int64_t end) {
   int64_t newest = b.new_start;
   for (const auto& [offset, name] : b.kept_snapshots())
     if (offset <= end) newest = std::max(newest, offset);
@@ -328,7 +287,7 @@ std::string entries_below(const MappedFile& f, int64_t base, int64_t end, int64_
 struct CutPoint {
   int64_t cut = 0, end = 0;
 };
-Result<CutPoint> find_cut(const Partition& p, size_t si, MappedFile& f, int64_t target) {
+Result<CutPoint> find_cut(const Input& p, size_t si, MappedFile& f, int64_t target) {
   const Segment& s = p.segments[si];
   EntryScanner scanner(f.bytes(), Position{0});
   CutPoint c{f.size(), s.base};
@@ -357,7 +316,7 @@ Result<CutPoint> find_cut(const Partition& p, size_t si, MappedFile& f, int64_t 
   return c;
 }
 
-Status plan_cut(Partition& p, Builder& b, int64_t target) {
+Status plan_cut(Input& p, Builder& b, int64_t target) {
   TruncatePlan& out = b.out;
   size_t si = 0;
   for (size_t i = 0; i < p.segments.size(); ++i)
@@ -385,7 +344,7 @@ Status plan_cut(Partition& p, Builder& b, int64_t target) {
     out.bytes_freed += f->size() - cut;
     // Armed first: a crash from here on leaves an unclean shutdown whose
     // recovery starts at this segment, rebuilding its indexes from the .log.
-    if (const auto rp = p.root(RootCheckpoint::recovery_point).mine; rp && *rp > s.base)
+    if (const auto rp = p.line(RootCheckpoint::recovery_point).mine; rp && *rp > s.base)
       set_line(p, out, RootCheckpoint::recovery_point, s.base, true);
     renames.push_back(safe::Action::copy(seg_name(s.base, FileKind::log), {{Position{0}, Length{cut}}},
                                          fmt::format("keep bytes [0, {}) of {}: offsets below {}", cut, f->size(), end)));
@@ -438,13 +397,13 @@ Status plan_cut(Partition& p, Builder& b, int64_t target) {
                                                    fmt::format("{} entries below {} (renamed last){}", offsets.size(), end,
                                                                offsets_dropped)));
   // The cleaner's checkpoint: at most the new active segment's base.
-  const auto& cc = p.root(RootCheckpoint::cleaner).mine;
+  const auto& cc = p.line(RootCheckpoint::cleaner).mine;
   if (cc && *cc > s.base) set_line(p, out, RootCheckpoint::cleaner, s.base);
   return {};
 }
 
 // truncateFullyAndStartAt(n): no segment left but an empty one at n.
-Status plan_full(Partition& p, Builder& b, int64_t n) {
+Status plan_full(Input& p, Builder& b, int64_t n) {
   TruncatePlan& out = b.out;
   for (size_t i = p.segments.size(); i-- > 0;) {
     const Segment& s = p.segments[i];
@@ -464,27 +423,14 @@ Status plan_full(Partition& p, Builder& b, int64_t n) {
   set_epochs(p, out, {}, p.epoch_file);
   out.new_end = n;
   b.new_start = n;
-  const auto& cc = p.root(RootCheckpoint::cleaner).mine;
+  const auto& cc = p.line(RootCheckpoint::cleaner).mine;
   if (cc && *cc > n) set_line(p, out, RootCheckpoint::cleaner, n);
   return {};
 }
 
-// LogSegment.largestTimestamp on a loaded log: the time index's last
-// entry, or (no timestamp there) the .log's mtime.
-Result<int64_t> segment_largest_timestamp(const Segment& s) {
-  if (auto tix = MappedFile::open(s.path(FileKind::timeindex)); tix.ok()) {
-    time_index::View v(tix->bytes(), Offset{s.base});
-    if (const int64_t n = v.live_entry_count(); n > 0 && v.entry(n - 1).timestamp_ms >= 0)
-      return v.entry(n - 1).timestamp_ms;
-  }
-  struct stat sb {};
-  if (::stat(s.path(FileKind::log).c_str(), &sb) != 0) return fail(Errc::io, s.path(FileKind::log) + ": cannot stat");
-  return static_cast<int64_t>(sb.st_mtim.tv_sec) * 1000 + sb.st_mtim.tv_nsec / 1000000;
-}
-
 // The empty segment at `base` an interrupted run (or none) left without
 // some of its files: Kafka makes them when it loads, so does a re-run.
-void ensure_empty_segment(const Partition& p, TruncatePlan& out, int64_t base) {
+void ensure_empty_segment(const Input& p, TruncatePlan& out, int64_t base) {
   for (FileKind k : {FileKind::log, FileKind::timeindex, FileKind::index})
     if (!exists(p.dir + "/" + seg_name(base, k)))
       out.main.actions.push_back(safe::Action::write(seg_name(base, k), {}, fmt::format("the empty active segment at {}", base)));
@@ -492,13 +438,13 @@ void ensure_empty_segment(const Partition& p, TruncatePlan& out, int64_t base) {
 
 // deleteOldSegments: the contiguous prefix of segments each rule deletes,
 // rules in Kafka's order: log start offset, retention.bytes, retention.ms.
-Result<size_t> retention_prefix(Partition& p, const TruncateOptions& o, int64_t hw, int64_t log_start) {
+Result<size_t> retention_prefix(Input& p, const TruncateOptions& o, int64_t hw, int64_t log_start) {
   size_t deleted = 0;
   auto prefix = [&](auto&& deletable) -> Result<size_t> {
     size_t n = deleted;
     while (n < p.segments.size()) {
       const bool last = n + 1 == p.segments.size();
-      const int64_t upper = last ? p.leo : p.segments[n + 1].base;
+      const int64_t upper = last ? p.log_end : p.segments[n + 1].base;
       if (hw < upper || (last && p.segments[n].size == 0)) break;
       auto ok = deletable(n);
       if (!ok.ok()) return ok.error();
@@ -529,7 +475,7 @@ Result<size_t> retention_prefix(Partition& p, const TruncateOptions& o, int64_t 
   if (o.retention_ms && *o.retention_ms >= 0) {
     const int64_t now = clock_ms(o.now_ms);
     auto by_time = prefix([&](size_t i) -> Result<bool> {
-      auto ts = segment_largest_timestamp(p.segments[i]);
+      auto ts = largest_timestamp(p.segments[i]);
       if (!ts.ok()) return ts.error();
       return now - *ts > *o.retention_ms;
     });
@@ -542,22 +488,22 @@ Result<size_t> retention_prefix(Partition& p, const TruncateOptions& o, int64_t 
 // Deletes the first `count` segments, as deleteSegments does: the log start
 // offset rises to the first one left (a new empty one at the log end when
 // all go), leader epochs are cut from the start there.
-Status plan_delete_prefix(Partition& p, Builder& b, size_t count, int64_t log_start, const std::string& why) {
+Status plan_delete_prefix(Input& p, Builder& b, size_t count, int64_t log_start, const std::string& why) {
   TruncatePlan& out = b.out;
-  out.new_end = p.leo;
+  out.new_end = p.log_end;
   if (p.segments.empty()) {  // an interrupted run removed them all: the empty segment it rolls
-    b.new_start = std::max(log_start, p.leo);
-    ensure_empty_segment(p, out, p.leo);
+    b.new_start = std::max(log_start, p.log_end);
+    ensure_empty_segment(p, out, p.log_end);
     set_epochs(p, out, truncate_epochs_from_start(p.epochs, b.new_start));
     return {};
   }
-  int64_t first = p.leo;
+  int64_t first = p.log_end;
   // deleteSegments rolls first when every segment goes (the rules never
   // count an empty last segment, so the last one here holds data).
   if (count == p.segments.size())
     for (FileKind k : {FileKind::log, FileKind::timeindex, FileKind::index})
       out.main.actions.push_back(safe::Action::write(
-          seg_name(p.leo, k), {}, fmt::format("the empty active segment Kafka rolls when every segment goes")));
+          seg_name(p.log_end, k), {}, fmt::format("the empty active segment Kafka rolls when every segment goes")));
   if (count < p.segments.size()) first = p.segments[count].base;
   if (count + 1 == p.segments.size() && p.segments.back().size == 0) ensure_empty_segment(p, out, first);
   for (size_t i = 0; i < count; ++i) {
@@ -568,7 +514,7 @@ Status plan_delete_prefix(Partition& p, Builder& b, size_t count, int64_t log_st
   }
   b.new_start = std::max(log_start, first);
   set_epochs(p, out, truncate_epochs_from_start(p.epochs, b.new_start));
-  return plan_end_snapshot(p, b, p.leo);
+  return plan_end_snapshot(p, b, p.log_end);
 }
 
 // FileRecords.searchForTimestamp within one batch: the first record at or
@@ -596,10 +542,10 @@ Result<std::optional<int64_t>> first_record_at(const EntryRef& e, const EntryChe
 // is >= t, its time index entry for t, then the first record from there at
 // or above the log start offset whose timestamp is >= t; none when that
 // segment has none.
-Result<std::optional<int64_t>> offset_for_time(Partition& p, int64_t t) {
+Result<std::optional<int64_t>> offset_for_time(Input& p, int64_t t) {
   const int64_t start = p.log_start();
   for (const auto& s : p.segments) {
-    auto largest = segment_largest_timestamp(s);
+    auto largest = largest_timestamp(s);
     if (!largest.ok()) return largest.error();
     if (*largest < t) continue;
     auto f = MappedFile::open(s.path(FileKind::log));
@@ -649,11 +595,11 @@ std::string mode_text(const TruncateOptions& o, bool with_now = true) {
 
 // The cut the mode asks for, planned into `b`; what it comes to, for the
 // summary (out.summary set instead when a time finds no batch).
-Result<std::string> plan_mode(Partition& p, Builder& b, const TruncateOptions& o, bool resume,
+Result<std::string> plan_mode(Input& p, Builder& b, const TruncateOptions& o, bool resume,
                               std::optional<int64_t> hw_line) {
   TruncatePlan& out = b.out;
   const std::string& dir = p.dir;
-  const int64_t hw = hw_line.value_or(p.leo);  // no line: as a single replica's leader, the log end
+  const int64_t hw = hw_line.value_or(p.log_end);  // no line: as a single replica's leader, the log end
   std::string what;
   int64_t target = o.value;
   switch (resume && o.mode == TruncateMode::to_time ? TruncateMode::to_offset : o.mode) {
@@ -662,9 +608,9 @@ Result<std::string> plan_mode(Partition& p, Builder& b, const TruncateOptions& o
       auto found = offset_for_time(p, o.value);
       if (!found.ok()) return found.error();
       if (!*found) {
-        out.new_end = p.leo;
+        out.new_end = p.log_end;
         out.new_start = out.old_start;
-        out.summary = fmt::format("{}: no batch has a timestamp >= {}: nothing to cut (log ends at {})", dir, o.value, p.leo);
+        out.summary = fmt::format("{}: no batch has a timestamp >= {}: nothing to cut (log ends at {})", dir, o.value, p.log_end);
         return std::string();
       }
       target = **found;
@@ -674,20 +620,20 @@ Result<std::string> plan_mode(Partition& p, Builder& b, const TruncateOptions& o
     case TruncateMode::to_offset: {
       if (resume) target = *p.journal_end;
       if (target < 0) return fail(Errc::usage, fmt::format("{}: --to-offset must be >= 0, not {}", dir, target));
-      if (resume && !p.segments.empty() && target >= p.leo) {
+      if (resume && !p.segments.empty() && target >= p.log_end) {
         // The interrupted run cut the .log already: finish its other files.
-        if (Status st = plan_cut(p, b, p.leo); !st.ok()) return st.error();
+        if (Status st = plan_cut(p, b, p.log_end); !st.ok()) return st.error();
         what += fmt::format("finishing an interrupted cut: the log ends at {}", out.new_end);
         break;
       }
-      if (target >= p.leo) {
+      if (target >= p.log_end) {
         // UnifiedLog.truncateTo: no effect at or past the end but the epoch
         // cache cut at the end; so a cut an interruption finished re-runs.
         if (o.mode == TruncateMode::to_offset)
-          out.note = fmt::format("{}: offset {} is at or past the log end {}: nothing to cut", dir, target, p.leo);
-        set_epochs(p, out, truncate_epochs_from_end(p.epochs, p.leo));
-        out.new_end = p.leo;
-        what += fmt::format("nothing to cut: the log ends at {}", p.leo);
+          out.note = fmt::format("{}: offset {} is at or past the log end {}: nothing to cut", dir, target, p.log_end);
+        set_epochs(p, out, truncate_epochs_from_end(p.epochs, p.log_end));
+        out.new_end = p.log_end;
+        what += fmt::format("nothing to cut: the log ends at {}", p.log_end);
         break;
       }
       if (target < p.first_base()) {
@@ -715,7 +661,7 @@ Result<std::string> plan_mode(Partition& p, Builder& b, const TruncateOptions& o
                                 "(OffsetOutOfRangeException)", dir, o.value,
                                 hw_line ? "high watermark (replication-offset-checkpoint)" : "log end offset", hw));
       if (o.value <= out.old_start && !resume) {
-        out.new_end = p.leo;
+        out.new_end = p.log_end;
         what = fmt::format("nothing to do: the log start offset is {} already", out.old_start);
         break;
       }
@@ -736,7 +682,7 @@ Result<std::string> plan_mode(Partition& p, Builder& b, const TruncateOptions& o
         while (*n < p.segments.size() && p.segments[*n].base < *p.journal_start) ++*n;
       }
       if (*n == 0 && !resume) {
-        out.new_end = p.leo;
+        out.new_end = p.log_end;
         what = "no segment breaches retention";
         break;
       }
@@ -750,7 +696,7 @@ Result<std::string> plan_mode(Partition& p, Builder& b, const TruncateOptions& o
 }
 
 // The root checkpoints' lines, as LogManager writes them at shutdown.
-void plan_root_lines(Partition& p, TruncatePlan& out, const TruncateOptions& o, std::optional<int64_t> rp_line,
+void plan_root_lines(Input& p, TruncatePlan& out, const TruncateOptions& o, std::optional<int64_t> rp_line,
                      std::optional<int64_t> hw_line) {
   // Recovery point: clamped to the new end (truncateTo), raised to the new
   // log start (maybeIncrementLogStartOffset), the start of an emptied log.
@@ -785,7 +731,7 @@ void plan_root_lines(Partition& p, TruncatePlan& out, const TruncateOptions& o, 
 // unclean shutdown (Kafka then recovers from the recovery point and
 // rebuilds producer state), written back once everything is durable; the
 // journal that lets a re-run finish the same cut.
-void plan_journal(const Partition& p, const Builder& b, std::optional<int64_t> rp_line, const std::string& identity) {
+void plan_journal(const Input& p, const Builder& b, std::optional<int64_t> rp_line, const std::string& identity) {
   TruncatePlan& out = b.out;
   if (out.changes()) {
     nlohmann::json j;
@@ -817,17 +763,17 @@ void plan_journal(const Partition& p, const Builder& b, std::optional<int64_t> r
 Result<TruncatePlan> plan_truncate(const std::string& dir, const TruncateOptions& o) {
   auto loaded = load(dir);
   if (!loaded.ok()) return loaded.error();
-  Partition& p = *loaded;
+  Input& p = *loaded;
   TruncatePlan out;
   out.partition_dir = dir;
   out.main.partition_dir = out.first.partition_dir = dir;
-  out.old_end = p.leo;
+  out.old_end = p.log_end;
   out.old_start = p.log_start();
   Builder b{p, out, out.old_start, out.old_start, {}};
   if (p.journal && p.journal_loaded_start) b.loaded_start = *p.journal_loaded_start;
-  const auto hw_line = p.root(RootCheckpoint::replication).mine;
+  const auto hw_line = p.line(RootCheckpoint::replication).mine;
   // Before a plan (or an interrupted one) armed recovery.
-  const auto rp_line = p.journal ? p.journal_recovery_point : p.root(RootCheckpoint::recovery_point).mine;
+  const auto rp_line = p.journal ? p.journal_recovery_point : p.line(RootCheckpoint::recovery_point).mine;
   const std::string mode = mode_text(o), identity = mode_text(o, false);
   if (p.journal && p.journal_args != identity)
     return fail(Errc::refused, fmt::format("{}/{}: an interrupted `kseg-truncate {}` left this: run it again to finish it "
@@ -848,9 +794,9 @@ Result<TruncatePlan> plan_truncate(const std::string& dir, const TruncateOptions
   // nothing to cut changes no file: a re-run after a --log-start, which
   // leaves one at the new log start as Kafka does, is a no-op.
   if (out.changes() || p.journal)
-    for (const auto& [offset, name] : snapshots_loader_deletes(b.kept_snapshots(), b.loaded_start, p.leo))
-      b.remove_snapshot(offset, name, offset > p.leo ? fmt::format("producer snapshot past the log end {} (Kafka's load "
-                                                                   "deletes it)", p.leo)
+    for (const auto& [offset, name] : snapshots_loader_deletes(b.kept_snapshots(), b.loaded_start, p.log_end))
+      b.remove_snapshot(offset, name, offset > p.log_end ? fmt::format("producer snapshot past the log end {} (Kafka's load "
+                                                                   "deletes it)", p.log_end)
                                                      : fmt::format("producer snapshot at or below the log start {} "
                                                                    "(Kafka's load deletes it)", b.loaded_start));
   plan_journal(p, b, rp_line, identity);

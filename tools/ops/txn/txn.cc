@@ -17,10 +17,7 @@
 #include "lib/mapped_file.h"
 #include "tools/ops/common/exit_codes.h"
 #include "tools/ops/common/sink.h"
-#include "tools/ops/partition/log_dir.h"
-#include "tools/ops/partition/log_end.h"
-#include "tools/ops/partition/partition_dir.h"
-#include "tools/ops/partition/producer_start.h"
+#include "tools/ops/partition/partition.h"
 #include "tools/ops/partition/targets.h"
 
 namespace kseg {
@@ -141,7 +138,8 @@ struct Open {
   std::string why;
 };
 
-struct Partition {
+// What txn reports of one partition.
+struct Report {
   std::string dir, topic;
   int32_t number = 0;
   int64_t log_start = 0, leo = 0, hw = 0, lso = 0;
@@ -154,39 +152,26 @@ struct Partition {
   int64_t aborted_total = 0;
 };
 
-Result<Partition> read_partition(const std::string& dir, const TxnOptions& o) {
-  Partition p;
+Result<Report> read_partition(const std::string& dir, const TxnOptions& o) {
+  auto part = load_partition(dir, LoadOptions{.need_name = false});
+  if (!part.ok()) return part.error();
+  Report p;
   p.dir = dir;
-  auto name = file_names::parse_partition_dir_name(fs::path(dir).filename().string());
-  if (name.ok()) {
-    p.topic = name->topic;
-    p.number = name->partition;
-  }
-  auto layout = read_partition_layout(dir);
-  if (!layout.ok()) return layout.error().in(dir);
-  std::vector<std::pair<int64_t, std::string>> logs;
-  for (const auto& [base, files] : layout->segments)
-    if (files.canonical) logs.emplace_back(base.value, dir + "/" + file_names::segment_file_name(base, FileKind::log));
-  if (logs.empty()) return p;  // nothing to say (Kafka creates a segment at load)
-  auto leo = segment_next_offset(logs.back().second, logs.back().first,
-                                 dir + "/" + file_names::segment_file_name(Offset{logs.back().first}, FileKind::index));
-  if (!leo.ok()) return leo.error();
-  p.leo = *leo;
-  auto start = partition_checkpoint(dir, RootCheckpoint::log_start);
-  if (!start.ok()) return start.error();
-  p.log_start = std::min(std::max(logs.front().first, start->value_or(0)), p.leo);
-  auto hw = partition_checkpoint(dir, RootCheckpoint::replication);
+  p.topic = part->topic;
+  p.number = part->number;
+  if (part->segments.empty()) return p;  // nothing to say (Kafka creates a segment at load)
+  p.leo = part->log_end;
+  p.log_start = std::min(part->log_start(), p.leo);
+  auto hw = part->high_watermark(p.log_start);
   if (!hw.ok()) return hw.error();
-  p.hw_from_checkpoint = hw->has_value();
-  p.hw = std::clamp(hw->value_or(p.leo), p.log_start, p.leo);
+  p.hw = hw->offset;
+  p.hw_from_checkpoint = hw->from_checkpoint;
   // The loader's rebuild at the log end, producers expired at --now dropped.
-  auto ps = producer_start(dir, snapshot_files(*layout), p.log_start, p.leo,
-                           ProducerExpiry{o.now_ms, o.producer_id_expiration_ms});
-  if (!ps.ok()) return ps.error();
-  p.snapshot = ps->snapshot;
-  ProducerState& state = ps->state;
-  KSEG_RETURN_IF_ERROR(replay_producers(logs, ps->from, INT64_MAX, state, &p.replayed_batches));
-  p.producers = state.entries();
+  auto state = load_producers(*part, ProducerExpiry{o.now_ms, o.producer_id_expiration_ms});
+  if (!state.ok()) return state.error();
+  p.snapshot = state->snapshot;
+  p.replayed_batches = state->replayed;
+  p.producers = state->state.entries();
   p.lso = p.hw;
   for (const auto& e : p.producers)
     if (e.has_open_txn()) {
@@ -196,9 +181,9 @@ Result<Partition> read_partition(const std::string& dir, const TxnOptions& o) {
   std::sort(p.open.begin(), p.open.end(), [](const Open& a, const Open& b) {
     return a.producer.current_txn_first_offset < b.producer.current_txn_first_offset;
   });
-  for (const auto& [base, files] : layout->segments) {
-    if (!files.has(FileKind::txnindex)) continue;
-    const std::string path = dir + "/" + files.names.at(FileKind::txnindex);
+  for (const auto& seg : part->segments) {
+    if (!seg.has(FileKind::txnindex)) continue;
+    const std::string path = seg.path(FileKind::txnindex);
     auto bytes = MappedFile::open(path);
     if (!bytes.ok()) return bytes.error().in(path);
     auto entries = txn_index::decode(txn_index::View(bytes->bytes()), path);
@@ -229,7 +214,7 @@ ByProducer by_producer(const std::map<std::string, CoordinatorTxn>& coord) {
 // for the producer does not include this partition (or is over), and the
 // partition's has been open longer than the coordinator's timeout (younger,
 // a lagging copy of either side could explain it: unverified).
-void judge(Open& t, const Partition& p, const ByProducer& coord, bool coord_present, int64_t now_ms) {
+void judge(Open& t, const Report& p, const ByProducer& coord, bool coord_present, int64_t now_ms) {
   const int64_t pid = t.producer.producer_id;
   const CoordinatorTxn* best = nullptr;
   for (auto [it, end] = coord.equal_range(pid); it != end; ++it)
@@ -292,7 +277,7 @@ json producer_json(const ProducerEntry& e) {
           {"txn_first_offset", e.current_txn_first_offset}};
 }
 
-json partition_json(const Partition& p, const TxnOptions& o) {
+json partition_json(const Report& p, const TxnOptions& o) {
   json j = {{"dir", p.dir},
             {"topic", p.topic},
             {"partition", p.number},
@@ -337,7 +322,7 @@ json partition_json(const Partition& p, const TxnOptions& o) {
   return j;
 }
 
-void print_text(const Partition& p, const TxnOptions& o, Sink& out) {
+void print_text(const Report& p, const TxnOptions& o, Sink& out) {
   out.print("{}: log start {}, log end {}, high watermark {}{}, last stable offset {}\n", p.dir, p.log_start, p.leo,
             p.hw, p.hw_from_checkpoint ? "" : " (no checkpoint line: the log end)", p.lso);
   out.print("  producer state: {}, {} batch{} replayed; {} producer{}, {} open transaction{}, {} aborted range{}\n",

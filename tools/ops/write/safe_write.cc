@@ -23,6 +23,7 @@
 
 #include "lib/mapped_file.h"
 #include "tools/ops/common/sink.h"
+#include "tools/ops/partition/log_dir.h"
 
 namespace kseg::safe {
 
@@ -572,12 +573,6 @@ Status check_unlocked(const std::string& log_dir) {
                       fmt::format("{} is locked by {} (a running Kafka broker?): refusing to change the log "
                                   "directory; stop the broker first",
                                   lock, holder));
-}
-
-std::string log_dir_of(const std::string& partition_dir) {
-  std::error_code ec;
-  const auto dir = std::filesystem::weakly_canonical(std::filesystem::path(partition_dir) / "..", ec);
-  return ec ? partition_dir + "/.." : dir.string();
 }
 
 bool DirLock::covers(const std::string& partition_dir) const {

@@ -240,9 +240,6 @@ class DirLock {
 Result<std::map<std::string, DirLock>> lock_log_dirs(const std::vector<std::string>& partition_dirs, bool dry_run,
                                                      const char* tool, Sink& err);
 
-// The canonical log dir of a partition directory (its parent).
-std::string log_dir_of(const std::string& partition_dir);
-
 // What an action does, in one word for the plan ("remove", "write",
 // "truncate", "rewrite", "unlink first").
 const char* verb(const Action& a);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "tools/ops/common/exit_codes.h"
+#include "tools/ops/partition/log_dir.h"
 #include "tools/ops/partition/targets.h"
 
 namespace kseg {
@@ -21,7 +22,7 @@ int run_partitions(const char* tool, const WriterOptions& o, Sink& out, Sink& er
   nlohmann::json report = nlohmann::json::array();
   int rc = kExitOk;
   for (const auto& d : *dirs) {
-    const auto held = locks->find(safe::log_dir_of(d));
+    const auto held = locks->find(log_dir_of(d));
     rc = std::max(rc, one(d, held == locks->end() ? nullptr : &held->second, o.json ? &report : nullptr));
   }
   // Messages quote file bytes, which need not be UTF-8.

@@ -1,0 +1,86 @@
+// partition/partition: the one loader every tool asks, on the corpus
+// partition Kafka 4.4.0 wrote with transactions (segments 0, 91, 178;
+// snapshots 91, 178 and 240, the last written at its log end on close).
+#include <filesystem>
+
+#include <catch2/catch.hpp>
+
+#include "tests/unit/support/scratch.h"
+#include "tools/ops/partition/partition.h"
+
+namespace fs = std::filesystem;
+using namespace kseg;
+using kseg::test::LogDirSetup;
+using kseg::test::ScratchLogDir;
+using kseg::test::write_text;
+
+TEST_CASE("load_partition: segments, log end and the log start line", "[partition]") {
+  ScratchLogDir s("transactions", "ledger-0", LogDirSetup().checkpoints(240).no_lock());
+  auto p = load_partition(s.dir());
+  REQUIRE(p.ok());
+  REQUIRE(p->segments.size() == 3);
+  CHECK(p->segments[1].base == 91);
+  CHECK(p->segments[1].path(file_names::FileKind::log) == s.dir() + "/00000000000000000091.log");
+  CHECK(p->segments[0].index_bytes % 8 == 0);
+  CHECK(p->log_end == 240);  // where Kafka wrote its snapshot at close
+  CHECK_FALSE(p->log_start_line);
+  CHECK(p->log_start() == 0);
+  auto hw = p->high_watermark(p->log_start());
+  REQUIRE(hw.ok());
+  CHECK(hw->offset == 240);
+  CHECK(hw->from_checkpoint);
+  write_text(s.file("log-start-offset-checkpoint"), "0\n1\nledger 0 120\n");
+  p = load_partition(s.dir());
+  REQUIRE(p.ok());
+  CHECK(p->log_start() == 120);
+  CHECK(p->first_base() == 0);
+}
+
+TEST_CASE("load_producers never starts from a snapshot at the log start", "[partition]") {
+  ScratchLogDir s("transactions", "ledger-0", LogDirSetup().no_lock());
+  fs::remove(s.part / "00000000000000000240.snapshot");
+  write_text(s.file("log-start-offset-checkpoint"), "0\n1\nledger 0 91\n");
+  auto p = load_partition(s.dir());
+  REQUIRE(p.ok());
+  auto state = load_producers(*p);
+  REQUIRE(state.ok());
+  CHECK(state->snapshot == 178);
+  // Kafka 4.4.0 deletes the snapshot at the log start when it loads: the
+  // state is the replay of the log from there.
+  write_text(s.file("log-start-offset-checkpoint"), "0\n1\nledger 0 178\n");
+  p = load_partition(s.dir());
+  REQUIRE(p.ok());
+  state = load_producers(*p);
+  REQUIRE(state.ok());
+  CHECK_FALSE(state->snapshot);
+  CHECK(state->replayed > 0);
+}
+
+TEST_CASE("load_partition refuses a directory with no partition name unless asked", "[partition]") {
+  ScratchLogDir s("transactions", "ledger-0", LogDirSetup().no_lock());
+  const fs::path odd = s.root / "not_a_partition";
+  fs::rename(s.part, odd);
+  auto p = load_partition(odd.string());
+  REQUIRE_FALSE(p.ok());
+  CHECK(p.error().code == Errc::usage);
+  auto r = load_partition(odd.string(), LoadOptions{.need_name = false});
+  REQUIRE(r.ok());
+  CHECK(r->topic.empty());
+  CHECK(r->log_end == 240);
+}
+
+TEST_CASE("largest_timestamp reads a zero tail as 0, as Kafka's loaded index does", "[partition]") {
+  ScratchLogDir s("transactions", "ledger-0", LogDirSetup().no_lock());
+  auto p = load_partition(s.dir());
+  REQUIRE(p.ok());
+  const Segment& first = p->segments[0];
+  auto ts = largest_timestamp(first);
+  REQUIRE(ts.ok());
+  CHECK(*ts > 1600000000000);  // the corpus's clock
+  fs::resize_file(first.path(file_names::FileKind::timeindex), static_cast<uintmax_t>(first.timeindex_bytes + 12 * 4));
+  p = load_partition(s.dir());
+  REQUIRE(p.ok());
+  ts = largest_timestamp(p->segments[0]);
+  REQUIRE(ts.ok());
+  CHECK(*ts == 0);  // KAFKA-10207: retention deletes such a segment
+}

@@ -1,0 +1,120 @@
+#include "tools/ops/partition/partition.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "formats/time_index.h"
+#include "lib/mapped_file.h"
+#include "tools/ops/partition/log_end.h"
+
+namespace kseg {
+
+namespace fs = std::filesystem;
+using file_names::FileKind;
+
+namespace {
+
+int64_t mtime_ms(const struct stat& sb) {
+  return static_cast<int64_t>(sb.st_mtim.tv_sec) * 1000 + sb.st_mtim.tv_nsec / 1000000;
+}
+
+// Whole entries of an index file in bytes, -1 when there is none.
+int64_t whole_entries(const std::string& path, int64_t entry_size) {
+  struct stat sb {};
+  return ::stat(path.c_str(), &sb) == 0 ? sb.st_size / entry_size * entry_size : -1;
+}
+
+}  // namespace
+
+std::string Segment::path(FileKind k) const { return stem + file_names::suffix(k); }
+
+std::string Partition::path(int64_t base, FileKind k) const {
+  return dir + "/" + file_names::segment_file_name(Offset{base}, k);
+}
+
+std::vector<std::pair<int64_t, std::string>> Partition::logs() const {
+  std::vector<std::pair<int64_t, std::string>> out;
+  for (const auto& s : segments) out.emplace_back(s.base, s.path(FileKind::log));
+  return out;
+}
+
+Result<CheckpointLines> Partition::root(RootCheckpoint which) const {
+  if (topic.empty()) return CheckpointLines{};
+  return read_checkpoint_lines(log_dir, which, topic, number);
+}
+
+Result<Partition::HighWatermark> Partition::high_watermark(int64_t start) const {
+  auto line = root(RootCheckpoint::replication);
+  if (!line.ok()) return line.error();
+  return HighWatermark{std::clamp(line->mine.value_or(log_end), start, std::max(start, log_end)),
+                       line->mine.has_value()};
+}
+
+Result<Partition> load_partition(const std::string& dir, const LoadOptions& o) {
+  Partition p;
+  p.dir = dir;
+  p.log_dir = log_dir_of(dir);
+  if (auto tp = file_names::parse_partition_dir_name(fs::path(dir).filename().string()); tp.ok()) {
+    p.topic = tp->topic;
+    p.number = tp->partition;
+  } else if (o.need_name) {
+    return Error{Errc::usage, std::nullopt, fmt::format("{}: not a partition directory name (<topic>-<partition>)", dir)};
+  }
+  auto layout = read_partition_layout(dir, o.unreadable);
+  if (!layout.ok())
+    return Error{Errc::io, std::nullopt, fmt::format("cannot list {}: {}", dir, layout.error().message)};
+  p.layout = std::move(*layout);
+  for (const auto& [base, files] : p.layout.segments) {
+    if (!files.canonical) continue;
+    Segment s;
+    s.base = base.value;
+    s.files = files;
+    s.stem = dir + "/" + fmt::format("{:020d}", s.base);
+    struct stat sb {};
+    if (::stat(s.path(FileKind::log).c_str(), &sb) != 0)
+      return Error{Errc::io, std::nullopt, fmt::format("{}: cannot stat", s.path(FileKind::log))};
+    s.size = sb.st_size;
+    s.mtime_ms = mtime_ms(sb);
+    s.index_bytes = whole_entries(s.path(FileKind::index), 8);
+    s.timeindex_bytes = whole_entries(s.path(FileKind::timeindex), 12);
+    p.segments.push_back(std::move(s));
+  }
+  for (const auto& [offset, name] : p.layout.snapshots) p.snapshots.emplace_back(offset.value, name);
+  std::sort(p.snapshots.begin(), p.snapshots.end());
+  auto start = p.root(RootCheckpoint::log_start);
+  if (!start.ok()) return start.error();
+  p.log_start_line = start->mine;
+  if (p.segments.empty()) {
+    p.log_end = p.first_base();
+    return p;
+  }
+  const Segment& active = p.segments.back();
+  auto end = segment_next_offset(active.path(FileKind::log), active.base, active.path(FileKind::index));
+  if (!end.ok()) return end.error();
+  p.log_end = *end;
+  return p;
+}
+
+Result<int64_t> largest_timestamp(const Segment& s) {
+  if (s.timeindex_bytes > 0) {
+    auto f = MappedFile::open(s.path(FileKind::timeindex));
+    if (!f.ok()) return f.error().in(s.path(FileKind::timeindex));
+    time_index::View v(f->bytes(), Offset{s.base});
+    if (const int64_t n = v.slot_count(); n > 0 && v.entry(n - 1).timestamp_ms >= 0) return v.entry(n - 1).timestamp_ms;
+  }
+  return s.mtime_ms;
+}
+
+Result<LoadedProducers> load_producers(const Partition& p, std::optional<ProducerExpiry> expiry) {
+  auto ps = producer_start(p.dir, p.snapshots, p.log_start(), p.log_end, expiry);
+  if (!ps.ok()) return ps.error();
+  LoadedProducers out{std::move(ps->state), ps->snapshot, 0};
+  KSEG_RETURN_IF_ERROR(replay_producers(p.logs(), ps->from, INT64_MAX, out.state, &out.replayed));
+  return out;
+}
+
+}  // namespace kseg
