@@ -9,8 +9,6 @@
 #include <cmath>
 #include <map>
 #include <optional>
-#include <queue>
-#include <set>
 #include <thread>
 
 #include <fmt/format.h>
@@ -18,24 +16,19 @@
 #include "formats/batch_check.h"
 #include "formats/batch_walk.h"
 #include "formats/batch_v2.h"
-#include "formats/control.h"
-#include "formats/legacy.h"
 #include "formats/log_entry.h"
 #include "formats/offset_index.h"
 #include "formats/offset_map.h"
-#include "formats/time_index.h"
 #include "lib/cpus.h"
 #include "lib/mapped_file.h"
+#include "tools/ops/compact/compact_dest.h"
+#include "tools/ops/compact/compact_filter.h"
 #include "tools/ops/compact/compact_round.h"
 #include "tools/ops/partition/log_dir.h"
 
 namespace kseg::compact {
 
 namespace {
-
-// A compressed batch's records are read up to this much (kseg-dump's and
-// kseg-verify's default --max-decompressed-bytes).
-constexpr size_t kMaxDecompressed = 256u << 20;
 
 // The parallel walks' chunks: an examined entry holds its records (about as
 // many bytes again as the batch): 2 MiB chunks keep that, and the mapped
@@ -50,217 +43,6 @@ Error at(const std::string& file, Position pos, const std::string& what) {
                            "from here on; `kseg reindex --salvage` removes the damaged batch",
                            file, pos.value, what)};
 }
-
-// One entry as the cleaner's filter sees it (a v2 batch or a legacy entry).
-struct Batch {
-  EntryRef ref;
-  EntryCheck check;
-  int8_t magic = 0;
-  int64_t base = 0, last = 0, max_ts = -1;
-  bool control = false, txn = false, has_pid = false, log_append_time = false;
-  int64_t pid = -1;
-  int16_t epoch = -1;
-  std::optional<int64_t> horizon;
-  int codec = 0;
-};
-
-Batch batch_of(const EntryRef& e) {
-  Batch b;
-  b.ref = e;
-  b.check = check_entry(e);
-  b.magic = e.magic;
-  b.base = b.check.base_offset;
-  b.last = b.check.last_offset;
-  b.max_ts = b.check.max_timestamp;
-  b.codec = b.check.codec_id;
-  if (b.check.v2()) {
-    const auto& h = b.check.header;
-    b.control = h.is_control();
-    b.txn = h.is_transactional();
-    b.pid = h.producer_id;
-    b.epoch = h.producer_epoch;
-    b.has_pid = h.producer_id >= 0;
-    b.log_append_time = h.timestamp_type() == v2::TimestampType::log_append_time;
-    if (h.has_delete_horizon()) b.horizon = h.base_timestamp;
-  } else {
-    b.log_append_time = b.check.message && b.check.message->timestamp_type() == v2::TimestampType::log_append_time;
-  }
-  return b;
-}
-
-struct Rec {
-  int64_t offset = 0, timestamp = -1;
-  int8_t magic = 0;
-  v2::Blob key, value;
-  Bytes headers;
-  int32_t headers_count = 0;
-};
-
-// The records of a batch in order (Kafka's deep iteration).
-Status records_of(const Batch& b, std::vector<uint8_t>& scratch, std::vector<Rec>& out) {
-  out.clear();
-  if (b.check.v2()) {
-    const auto& h = b.check.header;
-    auto bytes = v2::records_bytes(b.ref, h, scratch, kMaxDecompressed);
-    if (!bytes.ok()) return bytes.error();
-    v2::RecordReader reader(*bytes, Position{0}, h.records_count);
-    out.reserve(static_cast<size_t>(std::clamp(h.records_count, 0, 1 << 16)));
-    v2::Record r;
-    while (reader.next(r))
-      out.push_back({h.record_offset(r.offset_delta), h.record_timestamp(r.timestamp_delta), 2, r.key, r.value,
-                     r.headers, r.headers_count});
-    if (!reader.status().ok()) return reader.status();
-    return reader.finish();
-  }
-  if (!b.check.message) return legacy::decode(b.ref).status();
-  const legacy::Message& m = *b.check.message;
-  if (m.codec_id() == 0) {
-    out.push_back({m.offset, m.timestamp, m.magic, m.key, m.value, {}, 0});
-    return {};
-  }
-  std::vector<legacy::InnerMessage> inner;
-  KSEG_RETURN_IF_ERROR(legacy::inner_messages(m, scratch, kMaxDecompressed, inner));
-  for (const auto& i : inner)
-    out.push_back({i.absolute_offset, i.timestamp, i.message.magic, i.message.key, i.message.value, {}, 0});
-  return {};
-}
-
-// The control type of a control batch's first record; none when it has none.
-Result<std::optional<int16_t>> control_type(const Batch& b, std::vector<uint8_t>& scratch) {
-  std::vector<Rec> recs;
-  KSEG_RETURN_IF_ERROR(records_of(b, scratch, recs));
-  if (recs.empty()) return std::optional<int16_t>{};
-  auto k = control::decode_key(recs[0].key);
-  if (!k.ok()) return k.error();
-  return std::optional<int16_t>{k->type};
-}
-
-// What the parallel walk's examining threads make of one entry before the
-// calling thread consumes it in order: the batch decoded, its records (their
-// bytes owned here when decompressed), and for each record the key's offset
-// in the map where asked (-1: absent; -2: not looked up). The map is only
-// read while entries are examined; puts happen in consume, in file order.
-struct Examined {
-  Batch b;
-  Status status;
-  std::optional<int16_t> control_type;
-  std::vector<uint8_t> buf;
-  std::vector<Rec> recs;
-  std::vector<Md5Digest> digests;  // of recs[k]'s key where hashed[k]
-  std::vector<char> hashed;
-  std::vector<int64_t> found;
-  std::vector<std::pair<int64_t, Md5Digest>> keyed;  // the map pass: (offset, key digest), in order
-  bool redecode = false;  // records too large to hold while waiting: decoded again when consumed
-};
-
-// Decodes `e` into `x`; hashes the keys `wanted(rec)` selects, and looks
-// them up in `lookup` when given.
-template <class Wanted>
-void examine(const EntryRef& e, Examined& x, Wanted&& wanted, const OffsetMap* lookup) {
-  x.b = batch_of(e);
-  if (x.b.control) {
-    auto t = control_type(x.b, x.buf);
-    if (!t.ok()) x.status = t.error();
-    else x.control_type = *t;
-    return;
-  }
-  if (Status r = records_of(x.b, x.buf, x.recs); !r.ok()) {
-    x.status = r;
-    return;
-  }
-  std::vector<Bytes> keys;
-  std::vector<size_t> which;
-  x.hashed.assign(x.recs.size(), 0);
-  for (size_t k = 0; k < x.recs.size(); ++k)
-    if (!x.recs[k].key.null && wanted(x.recs[k])) {
-      keys.push_back(x.recs[k].key.bytes);
-      which.push_back(k);
-      x.hashed[k] = 1;
-    }
-  std::vector<Md5Digest> d(keys.size());
-  md5_many(keys, d.data());
-  x.digests.resize(x.recs.size());
-  for (size_t j = 0; j < which.size(); ++j) x.digests[which[j]] = d[j];
-  if (!lookup) {  // the map pass keeps only what a put needs
-    for (size_t j = 0; j < which.size(); ++j) x.keyed.emplace_back(x.recs[which[j]].offset, d[j]);
-    std::vector<Rec>().swap(x.recs);
-    std::vector<uint8_t>().swap(x.buf);
-    std::vector<Md5Digest>().swap(x.digests);
-    std::vector<char>().swap(x.hashed);
-    return;
-  }
-  for (const auto& h : d) lookup->prefetch(h);
-  x.found.assign(x.recs.size(), -2);
-  for (size_t j = 0; j < which.size(); ++j) x.found[which[j]] = lookup->get(d[j]);
-  // Two chunks of entries wait to be consumed: keep each small. Records that
-  // decompressed to much more than the batch (a hostile ratio) are dropped
-  // and decoded again in order, so a chunk holds a few times its bytes.
-  std::vector<Md5Digest>().swap(x.digests);
-  std::vector<char>().swap(x.hashed);
-  if (x.buf.size() > 4 * e.bytes.size() + (64u << 10)) {
-    std::vector<Rec>().swap(x.recs);
-    std::vector<uint8_t>().swap(x.buf);
-    x.redecode = true;
-  }
-}
-
-// Kafka's CleanedTransactionMetadata (log-cleaning.md, per batch: the
-// tracker).
-class Tracker {
- public:
-  void add(const std::vector<txn_index::AbortedTxn>& txns) {
-    for (const auto& t : txns) heap_.push(t);
-  }
-  // Whether a data batch belongs to an aborted transaction.
-  bool on_batch(const Batch& b) {
-    consume_up_to(b.last);
-    if (!b.txn) return false;
-    if (auto it = aborted_.find(b.pid); it != aborted_.end()) {
-      it->second.observed = true;
-      return true;
-    }
-    committed_.insert(b.pid);
-    return false;
-  }
-  // Whether a control batch may be discarded; an ABORT whose transaction
-  // was seen in this round is kept and its entry goes to `cleaned_index`.
-  bool on_control(const Batch& b, std::optional<int16_t> type) {
-    consume_up_to(b.last);
-    if (!type) return true;  // an empty control batch was cleaned already
-    if (*type == static_cast<int16_t>(control::Type::abort)) {
-      auto it = aborted_.find(b.pid);
-      if (it == aborted_.end()) return true;
-      const Ongoing o = it->second;
-      aborted_.erase(it);
-      if (!o.observed) return true;
-      if (cleaned_index) cleaned_index->push_back(o.txn);
-      return false;
-    }
-    if (*type == static_cast<int16_t>(control::Type::commit)) return committed_.erase(b.pid) == 0;
-    return false;
-  }
-  std::vector<txn_index::AbortedTxn>* cleaned_index = nullptr;
-
- private:
-  void consume_up_to(int64_t offset) {
-    while (!heap_.empty() && heap_.top().first_offset <= offset) {
-      aborted_.try_emplace(heap_.top().producer_id, Ongoing{heap_.top(), false});
-      heap_.pop();
-    }
-  }
-  struct Later {
-    bool operator()(const txn_index::AbortedTxn& a, const txn_index::AbortedTxn& b) const {
-      return a.first_offset > b.first_offset;
-    }
-  };
-  struct Ongoing {
-    txn_index::AbortedTxn txn;
-    bool observed = false;
-  };
-  std::priority_queue<txn_index::AbortedTxn, std::vector<txn_index::AbortedTxn>, Later> heap_;
-  std::map<int64_t, Ongoing> aborted_;
-  std::set<int64_t> committed_;
-};
 
 // LocalLog.collectAbortedTransactions(logStartOffset, base, upper): from
 // the segment holding `base`, every entry with lastOffset >= the log start
@@ -283,140 +65,6 @@ std::vector<txn_index::AbortedTxn> collect_aborted(const Input& p, int64_t base,
   }
   return out;
 }
-
-// The cleaned segment being written: LogSegment.append's index rule per
-// batch (log-cleaning.md, the new segment's indexes: 4.4.0 indexes each
-// appended batch as recovery does), then onBecomeInactiveSegment's final
-// time entry. With fd < 0 (a dry run) only sizes are counted.
-class Dest {
- public:
-  Dest(const Input& p, int64_t base, const Settings& s, bool write)
-      : p_(p), base_(base), interval_(s.index_interval_bytes), max_entries_(s.segment_index_bytes),
-        index_(Offset{base}), tix_(Offset{base}), write_(write) {}
-  // A segment never swapped in is deleted, as Kafka's cleaner deletes its
-  // .cleaned segment when a round aborts.
-  ~Dest() {
-    if (fd_ >= 0) ::close(fd_);
-    if (write_ && !committed)
-      for (const char* suffix : {".log.cleaned", ".index.cleaned", ".timeindex.cleaned", ".txnindex.cleaned"})
-        ::unlink(p_.path(base_, suffix).c_str());
-  }
-  bool committed = false;  // renamed to .swap: the loader finishes it from here
-  Status open() {
-    if (!write_) return {};
-    auto dir = safe::Dir::open(p_.dir);
-    if (!dir.ok()) return dir.error();
-    dir_.emplace(std::move(*dir));
-    std::vector<std::string> cleaned;
-    for (const char* suffix : {".log.cleaned", ".index.cleaned", ".timeindex.cleaned", ".txnindex.cleaned"})
-      cleaned.push_back(p_.path(base_, suffix));
-    on_interrupt_.emplace(cleaned);  // an interrupted round leaves no .cleaned file, as its end says
-    for (const char* suffix : {".index.cleaned", ".timeindex.cleaned", ".txnindex.cleaned"})
-      ::unlinkat(dir_->fd(), name(suffix).c_str(), 0);  // a stale one (createNewCleanedSegment deletes them too)
-    auto fd = dir_->create(name(".log.cleaned"));  // never through a link planted at the name
-    if (!fd.ok()) return fd.error();
-    fd_ = *fd;
-    return {};
-  }
-  Status append(Bytes batch, int64_t last_offset, int64_t max_ts) {
-    if (last_offset - base_ < 0 || last_offset - base_ > INT32_MAX)
-      return fail(Errc::refused, fmt::format("{}: offset {} does not fit a segment based at {} (Kafka splits the "
-                                             "segment first; the broker does this at its next cleaning)",
-                                             p_.dir, last_offset, base_));
-    if (max_ts > max_ts_) {
-      max_ts_ = max_ts;
-      offset_of_max_ = last_offset;
-    }
-    if (since_ > interval_) {
-      if ((index_.entries() + 1) * 8 > max_entries_ || (tix_.entries() + 1) * 12 > max_entries_)
-        return fail(Errc::refused, fmt::format("{}: the cleaned segment at {} would overflow segment.index.bytes",
-                                               p_.dir, base_));
-      KSEG_RETURN_IF_ERROR(index_.append(Offset{last_offset}, static_cast<int32_t>(position_)));
-      if (auto r = tix_.maybe_append(max_ts_, Offset{offset_of_max_}); !r.ok()) return r.error();
-      since_ = 0;
-    }
-    since_ += static_cast<int64_t>(batch.size());
-    position_ += static_cast<int64_t>(batch.size());
-    if (position_ > INT32_MAX) return fail(Errc::refused, fmt::format("{}: a cleaned segment over 2 GiB", p_.dir));
-    if (write_) {
-      buf_.insert(buf_.end(), batch.begin(), batch.end());
-      if (buf_.size() >= (1u << 20)) KSEG_RETURN_IF_ERROR(flush());
-    }
-    return {};
-  }
-  // The final time entry, the index files, fsync, and the last source
-  // segment's mtime on .log, .index and .timeindex (LogSegment.setLastModified).
-  Status finish(int64_t mtime_ms) {
-    if (auto r = tix_.maybe_append(max_ts_, Offset{offset_of_max_}); !r.ok()) return r.error();
-    if (!write_) return {};
-    KSEG_RETURN_IF_ERROR(flush());
-    if (::fsync(fd_) != 0) return io(p_.path(base_, ".log.cleaned"), "cannot fsync");
-    safe::crash_point("cleaned-partial");
-    KSEG_RETURN_IF_ERROR(write_file(".index.cleaned", index_.bytes()));
-    KSEG_RETURN_IF_ERROR(write_file(".timeindex.cleaned", tix_.bytes()));
-    if (!txns.empty()) KSEG_RETURN_IF_ERROR(write_file(".txnindex.cleaned", txn_index::encode(txns)));
-    struct timespec times[2];
-    times[0].tv_sec = times[1].tv_sec = mtime_ms / 1000;
-    times[0].tv_nsec = times[1].tv_nsec = (mtime_ms % 1000) * 1000000;
-    for (const char* suffix : {".log.cleaned", ".index.cleaned", ".timeindex.cleaned"})
-      if (::utimensat(dir_->fd(), name(suffix).c_str(), times, AT_SYMLINK_NOFOLLOW) != 0)
-        return io(p_.path(base_, suffix), "cannot set the modification time of");
-    return {};
-  }
-  int64_t size() const { return position_; }
-  std::vector<txn_index::AbortedTxn> txns;
-
- private:
-  Error io(const std::string& path, const char* what) {
-    return fail(Errc::io, fmt::format("{} {}: {}", what, path, std::strerror(errno)));
-  }
-  Status flush() {
-    size_t done = 0;
-    while (done < buf_.size()) {
-      const ssize_t n = ::write(fd_, buf_.data() + done, buf_.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return io(p_.path(base_, ".log.cleaned"), "cannot write");
-      done += static_cast<size_t>(n);
-    }
-    buf_.clear();
-    return {};
-  }
-  Status write_file(const char* suffix, const std::vector<uint8_t>& bytes) {
-    const std::string path = p_.path(base_, suffix);
-    auto created = dir_->create(name(suffix));
-    if (!created.ok()) return created.error();
-    const int fd = *created;
-    size_t done = 0;
-    while (done < bytes.size()) {
-      const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        ::close(fd);
-        return io(path, "cannot write");
-      }
-      done += static_cast<size_t>(n);
-    }
-    const bool synced = ::fsync(fd) == 0;
-    ::close(fd);
-    if (!synced) return io(path, "cannot fsync");
-    return {};
-  }
-
-  // A file of this segment by name, relative to dir_.
-  std::string name(const char* suffix) const { return fmt::format("{:020d}{}", base_, suffix); }
-
-  const Input& p_;
-  std::optional<safe::Dir> dir_;  // the partition directory, held open while writing
-  std::optional<safe::InterruptCleanup> on_interrupt_;
-  int64_t base_;
-  int64_t interval_, max_entries_;
-  offset_index::Writer index_;
-  time_index::Writer tix_;
-  bool write_;
-  int fd_ = -1;
-  int64_t position_ = 0, since_ = 0, max_ts_ = -1, offset_of_max_ = 0;
-  std::vector<uint8_t> buf_;
-};
 
 struct LastRecord {
   std::optional<int64_t> last_data_offset;

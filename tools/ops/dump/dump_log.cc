@@ -449,7 +449,11 @@ class PrintPipeline {
 // Block mode: the workers find the entries of their blocks themselves (the
 // scan is not one thread's), each block's start guessed; a block whose guess
 // missed is printed again, in order, on this thread. Every run goes to
-// `write_out`; true when it said the file ends (aborted).
+// `write_out`; true when it said the file ends (aborted). For small entries:
+// with the scan on this thread, every header a first touch of memory, this
+// thread was the bottleneck (tests/bench/README.md). Blocks are at least 512
+// bytes: smaller runs (the tests' --run-bytes 1) would each be a job for a
+// few bytes.
 bool print_blocks(const DumpOptions& opts, Sink& out, bool deep, const std::string& path, EntryScanner& scan,
                   PrintPipeline& pipeline, std::vector<PrintedRun>& runs, int64_t run_bytes,
                   const std::function<bool(PrintedRun&)>& write_out) {
@@ -594,14 +598,22 @@ std::optional<MappedFile> Dumper::open_log(const std::string& path, const std::s
   return file;
 }
 
+namespace {
+
+// A file under two runs is not worth a thread.
+unsigned threads_for(const DumpOptions& o, int64_t size) {
+  const unsigned threads = std::min(o.threads > 0 ? o.threads : usable_cpus(), kMaxDumpThreads);
+  return size < 2 * static_cast<int64_t>(o.run_bytes) ? 1 : threads;
+}
+
+}  // namespace
+
 void Dumper::log_file(const std::string& path, const std::string& name, Offset base) {
   const bool text = opts_.format == OutputFormat::text;
   std::optional<MappedFile> file = open_log(path, name, base);
   if (!file) return;
   const bool deep = opts_.deep_iteration || opts_.print_data_log;
-  unsigned threads = opts_.threads > 0 ? opts_.threads : usable_cpus();
-  threads = std::min(threads, kMaxDumpThreads);
-  if (file->size() < 2 * static_cast<int64_t>(opts_.run_bytes)) threads = 1;  // not worth a thread
+  const unsigned threads = threads_for(opts_, file->size());
   // Enough runs in flight to keep every thread busy while the oldest is
   // written; each holds at most about run_text_cap of text.
   std::vector<PrintedRun> runs(threads > 1 ? threads + 3 : 1);
@@ -644,12 +656,7 @@ void Dumper::log_file(const std::string& path, const std::string& name, Offset b
     return !r.aborted;
   };
   bool aborted = false;
-  // Small entries: the workers find their runs' entries (blocks), so the
-  // scan is not one thread's. With it on this thread, every header a first
-  // touch of memory, this thread was the bottleneck (a third of the samples
-  // of a dump of 1 GiB of 1-8 record batches in EntryScanner::next).
-  // Blocks of at least 512 bytes: smaller runs (the tests' --run-bytes 1)
-  // would each be a job for a few bytes.
+  // Small entries: block mode (print_blocks). At least 512 bytes a block.
   const int64_t run_bytes = std::max<int64_t>(512, static_cast<int64_t>(opts_.run_bytes));
   const bool blocks = pipeline && !opts_.filter.any() && detail::uses_blocks(scan, threads, run_bytes);
   if (blocks) {

@@ -1,17 +1,15 @@
 #include "tools/ops/reindex/reindex.h"
 
 #include <algorithm>
-#include <functional>
-#include <condition_variable>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
-#include <thread>
 
 #include "formats/file_names.h"
 #include "lib/cpus.h"
+#include "lib/ordered_pool.h"
 #include "lib/time_text.h"
 #include "tools/ops/common/exit_codes.h"
 #include "tools/ops/common/progress.h"
@@ -121,65 +119,39 @@ int reindex_partition(const Job& t, const recover::Config& config, const Reindex
 
 // Several partitions: kWorkers threads plan and apply one partition each at
 // a time; each partition's output is collected and printed in the
-// partitions' order, the workers staying within kWindow partitions of the
-// last printed, so memory does not grow with the partitions.
+// partitions' order (lib/ordered_pool.h), so memory does not grow with the
+// partitions.
 int reindex_in_parallel(const std::vector<Job>& targets, const recover::Config& config, const ReindexOptions& o,
                         const std::function<const safe::DirLock*(const Job&)>& lock_of, Progress& progress, Sink& out,
                         Sink& err) {
   constexpr size_t kWorkers = 8, kWindow = 64;
-  const size_t n = targets.size();
   int rc = kExitOk;
   struct Done {
     Sink out, err;
     int rc = 0;
   };
-  std::vector<std::unique_ptr<Done>> done(n);
-  std::mutex mu;
-  std::condition_variable cv;
-  size_t next = 0, printed = 0;
-  auto work = [&] {
-    for (;;) {
-      size_t i;
-      {
-        std::unique_lock<std::mutex> lock(mu);
-        cv.wait(lock, [&] { return next >= n || next < printed + kWindow; });
-        if (next >= n) return;
-        i = next++;
-      }
-      auto d = std::make_unique<Done>();
-      try {
-        d->rc = reindex_partition(targets[i], config, o, lock_of(targets[i]), d->out, d->err);
-      } catch (const std::exception& e) {  // std::filesystem on a vanishing file: this partition fails alone
-        d->err.print("kseg-reindex: {}: {}\n", targets[i].partition_dir, e.what());
-        d->rc = kExitIo;
-      }
-      std::lock_guard<std::mutex> lock(mu);
-      done[i] = std::move(d);
-      cv.notify_all();
-    }
-  };
-  std::vector<std::thread> pool;
-  for (size_t w = 0; w < std::min(kWorkers, n); ++w) pool.emplace_back(work);
-  while (printed < n) {
-    std::unique_ptr<Done> d;
-    {
-      std::unique_lock<std::mutex> lock(mu);
-      cv.wait(lock, [&] { return done[printed] != nullptr; });
-      d = std::move(done[printed]);
-      ++printed;
-      cv.notify_all();
-    }
-    err.write(d->err.contents());
-    err.flush();
-    out.write(d->out.contents());
-    out.flush();
-    rc = std::max(rc, d->rc);
-    progress.add(1);
-  }
-  for (auto& t : pool) t.join();
+  run_ordered<Done>(
+      targets.size(), kWorkers, kWindow,
+      [&](size_t i) {
+        auto d = std::make_unique<Done>();
+        try {
+          d->rc = reindex_partition(targets[i], config, o, lock_of(targets[i]), d->out, d->err);
+        } catch (const std::exception& e) {  // std::filesystem on a vanishing file: this partition fails alone
+          d->err.print("kseg-reindex: {}: {}\n", targets[i].partition_dir, e.what());
+          d->rc = kExitIo;
+        }
+        return d;
+      },
+      [&](size_t, Done& d) {
+        err.write(d.err.contents());
+        err.flush();
+        out.write(d.out.contents());
+        out.flush();
+        rc = std::max(rc, d.rc);
+        progress.add(1);
+      });
   return rc;
 }
-
 
 }  // namespace
 

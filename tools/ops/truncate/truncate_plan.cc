@@ -28,17 +28,19 @@
 #include "tools/ops/partition/log_end.h"
 #include "tools/ops/partition/partition.h"
 #include "tools/ops/truncate/truncate.h"
+#include "tools/ops/truncate/truncate_input.h"
 
 namespace kseg {
 
 namespace fs = std::filesystem;
 using file_names::FileKind;
 
-namespace {
+using truncation::Input;
+using truncation::Root;
+using truncation::offset_for_time;
+using truncation::retention_prefix;
 
-// A compressed batch's records are read (--to-time) up to this much, as
-// kseg-dump's and kseg-verify's default --max-decompressed-bytes.
-constexpr size_t kMaxDecompressed = 256u << 20;
+namespace {
 
 std::string seg_name(int64_t base, FileKind k) { return file_names::segment_file_name(Offset{base}, k); }
 
@@ -48,105 +50,6 @@ Error fail(Errc code, std::string message) { return Error{code, std::nullopt, st
 bool exists(const std::string& p) {
   std::error_code ec;
   return fs::exists(p, ec);
-}
-
-// The offset after `last`, without overflow on a hostile INT64_MAX.
-
-// A root checkpoint file and this partition's line in it.
-using Root = CheckpointLines;
-
-// The partition as a cut reads it: the loaded partition
-// (partition/partition.h) and what only truncation needs.
-struct Input : Partition {
-  bool epoch_file = false;
-  std::vector<checkpoint::EpochEntry> epochs;
-  std::array<Root, 4> roots;  // every line of each, as rewritten
-  std::optional<std::vector<uint8_t>> marker;
-  // From an interrupted run's journal: what it changed first.
-  bool journal = false;
-  std::optional<int64_t> journal_recovery_point;
-  std::string journal_args;  // the interrupted run's cut
-  std::optional<int64_t> journal_end, journal_start;  // the log end and start it was making
-  std::optional<int64_t> journal_loaded_start;         // the log start it found (Kafka's load's)
-  std::vector<std::string> orphan_indexes;  // a crash between a segment's .log and its indexes
-  // The lines as the plan has rewritten them so far.
-  Root& line(RootCheckpoint c) { return roots[static_cast<size_t>(c)]; }
-};
-
-// The small state files (checkpoints, snapshots, the marker, the journal).
-Result<std::vector<uint8_t>> read_small(const std::string& path) {
-  auto bytes = MappedFile::read_state_file(path);
-  if (!bytes.ok()) return bytes.error().in(path);
-  return bytes;
-}
-
-// An interrupted run moved the marker aside and lowered the recovery point
-// first, noting both in its journal: this run starts from what was there
-// before.
-Status read_journal(Input& p) {
-  const std::string journal = p.dir + "/" + kTruncateJournal;
-  if (!exists(journal)) return {};
-  auto bytes = read_small(journal);
-  if (!bytes.ok()) return bytes.error();
-  auto j = nlohmann::json::parse(bytes->begin(), bytes->end(), nullptr, false);
-  if (!j.is_object())
-    return fail(Errc::refused, fmt::format("{}: not the journal kseg-truncate writes; remove it", journal));
-  p.journal = true;
-  if (j.contains("args") && j["args"].is_string()) p.journal_args = j["args"].get<std::string>();
-  if (j.contains("end") && j["end"].is_number_integer()) p.journal_end = j["end"].get<int64_t>();
-  if (j.contains("start") && j["start"].is_number_integer()) p.journal_start = j["start"].get<int64_t>();
-  if (j.contains("loaded_start") && j["loaded_start"].is_number_integer())
-    p.journal_loaded_start = j["loaded_start"].get<int64_t>();
-  if (j.contains("recovery_point") && j["recovery_point"].is_number_integer())
-    p.journal_recovery_point = j["recovery_point"].get<int64_t>();
-  if (!p.marker && j.contains("marker_hex") && j["marker_hex"].is_string()) {
-    const std::string hex = j["marker_hex"].get<std::string>();
-    std::vector<uint8_t> m;
-    for (size_t i = 0; i + 1 < hex.size(); i += 2) {
-      uint8_t byte = 0;
-      if (std::from_chars(hex.data() + i, hex.data() + i + 2, byte, 16).ec != std::errc())
-        return fail(Errc::refused, fmt::format("{}: not the journal kseg-truncate writes; remove it", journal));
-      m.push_back(byte);
-    }
-    p.marker = std::move(m);
-  }
-  return {};
-}
-
-Result<Input> load(const std::string& dir) {
-  auto loaded = load_partition(dir);
-  if (!loaded.ok()) return loaded.error();
-  Input p;
-  static_cast<Partition&>(p) = std::move(*loaded);
-  for (const auto& l : p.layout.leftovers) {
-    if (l.kind == Leftover::swap || l.kind == Leftover::cleaned)
-      return fail(Errc::refused, fmt::format("{}/{}: an interrupted log cleaning; start the broker once (it completes "
-                                             "or discards it) before truncating", dir, l.name));
-    if (l.kind == Leftover::orphan_index) p.orphan_indexes.push_back(l.name);
-  }
-  const std::string epoch_path = dir + "/leader-epoch-checkpoint";
-  if (exists(epoch_path)) {
-    auto bytes = read_small(epoch_path);
-    if (!bytes.ok()) return bytes.error();
-    auto e = checkpoint::parse_leader_epoch_checkpoint(
-        std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), epoch_path);
-    if (!e.ok()) return e.error().in(epoch_path);
-    p.epoch_file = true;
-    p.epochs = std::move(*e);
-  }
-  for (RootCheckpoint c : kRootCheckpoints) {
-    auto lines = p.root(c);
-    if (!lines.ok()) return lines.error();
-    p.roots[static_cast<size_t>(c)] = std::move(*lines);
-  }
-  const std::string marker = p.log_dir + "/" + kCleanShutdownFile;
-  if (exists(marker)) {
-    auto bytes = read_small(marker);
-    if (!bytes.ok()) return bytes.error();
-    p.marker = std::move(*bytes);
-  }
-  if (Status st = read_journal(p); !st.ok()) return st.error();
-  return p;
 }
 
 // The builder of one plan: the partition's files as Kafka leaves them.
@@ -316,6 +219,19 @@ Result<CutPoint> find_cut(const Input& p, size_t si, MappedFile& f, int64_t targ
   return c;
 }
 
+// The cut segment's .txnindex without the transactions that end at or past
+// `end`; none when it keeps them all (or has none).
+std::optional<safe::Action> cut_txn_index(const Segment& s, int64_t end) {
+  auto txn = MappedFile::open(s.path(FileKind::txnindex));
+  if (!txn.ok()) return std::nullopt;
+  txn_index::View v(txn->bytes());
+  int64_t keep = 0;
+  while (keep < v.entry_count() && v.entry(keep).last_offset < end) ++keep;
+  if (keep * txn_index::kEntrySize == txn->size()) return std::nullopt;
+  return safe::Action::copy(seg_name(s.base, FileKind::txnindex), {{Position{0}, Length{keep * txn_index::kEntrySize}}},
+                            fmt::format("{} of {} aborted transactions end below {}", keep, v.entry_count(), end));
+}
+
 Status plan_cut(Input& p, Builder& b, int64_t target) {
   TruncatePlan& out = b.out;
   size_t si = 0;
@@ -378,16 +294,7 @@ Status plan_cut(Input& p, Builder& b, int64_t target) {
       renames.push_back(safe::Action::write(seg_name(s.base, FileKind::timeindex), std::move(want),
                                             fmt::format("{} entries below {}{}", times.size(), end, times_dropped)));
   }
-  if (auto txn = MappedFile::open(s.path(FileKind::txnindex)); txn.ok()) {
-    txn_index::View v(txn->bytes());
-    int64_t keep = 0;
-    while (keep < v.entry_count() && v.entry(keep).last_offset < end) ++keep;
-    if (keep * txn_index::kEntrySize != txn->size())
-      renames.push_back(safe::Action::copy(seg_name(s.base, FileKind::txnindex),
-                                           {{Position{0}, Length{keep * txn_index::kEntrySize}}},
-                                           fmt::format("{} of {} aborted transactions end below {}", keep,
-                                                       v.entry_count(), end)));
-  }
+  if (auto txn = cut_txn_index(s, end)) renames.push_back(std::move(*txn));
   for (auto& a : renames) out.main.actions.push_back(std::move(a));
   // UnifiedLog.truncateTo: the leader epochs from the new end go.
   set_epochs(p, out, truncate_epochs_from_end(p.epochs, end));
@@ -436,54 +343,6 @@ void ensure_empty_segment(const Input& p, TruncatePlan& out, int64_t base) {
       out.main.actions.push_back(safe::Action::write(seg_name(base, k), {}, fmt::format("the empty active segment at {}", base)));
 }
 
-// deleteOldSegments: the contiguous prefix of segments each rule deletes,
-// rules in Kafka's order: log start offset, retention.bytes, retention.ms.
-Result<size_t> retention_prefix(Input& p, const TruncateOptions& o, int64_t hw, int64_t log_start) {
-  size_t deleted = 0;
-  auto prefix = [&](auto&& deletable) -> Result<size_t> {
-    size_t n = deleted;
-    while (n < p.segments.size()) {
-      const bool last = n + 1 == p.segments.size();
-      const int64_t upper = last ? p.log_end : p.segments[n + 1].base;
-      if (hw < upper || (last && p.segments[n].size == 0)) break;
-      auto ok = deletable(n);
-      if (!ok.ok()) return ok.error();
-      if (!*ok) break;
-      ++n;
-    }
-    return n;
-  };
-  auto by_start = prefix([&](size_t i) -> Result<bool> {
-    return i + 1 < p.segments.size() && p.segments[i + 1].base <= log_start;
-  });
-  if (!by_start.ok()) return by_start.error();
-  deleted = *by_start;
-  if (o.retention_bytes && *o.retention_bytes >= 0) {
-    int64_t size = 0;
-    for (size_t i = deleted; i < p.segments.size(); ++i) size += p.segments[i].size;
-    if (size >= *o.retention_bytes) {
-      int64_t diff = size - *o.retention_bytes;
-      auto by_size = prefix([&](size_t i) -> Result<bool> {
-        if (diff - p.segments[i].size < 0) return false;
-        diff -= p.segments[i].size;
-        return true;
-      });
-      if (!by_size.ok()) return by_size.error();
-      deleted = *by_size;
-    }
-  }
-  if (o.retention_ms && *o.retention_ms >= 0) {
-    const int64_t now = clock_ms(o.now_ms);
-    auto by_time = prefix([&](size_t i) -> Result<bool> {
-      auto ts = largest_timestamp(p.segments[i]);
-      if (!ts.ok()) return ts.error();
-      return now - *ts > *o.retention_ms;
-    });
-    if (!by_time.ok()) return by_time.error();
-    deleted = *by_time;
-  }
-  return deleted;
-}
 
 // Deletes the first `count` segments, as deleteSegments does: the log start
 // offset rises to the first one left (a new empty one at the log end when
@@ -517,61 +376,6 @@ Status plan_delete_prefix(Input& p, Builder& b, size_t count, int64_t log_start,
   return plan_end_snapshot(p, b, p.log_end);
 }
 
-// FileRecords.searchForTimestamp within one batch: the first record at or
-// after `start` with a timestamp >= t. The cleaner keeps a batch's max
-// timestamp when it removes the record that had it, so the header alone
-// does not say. Legacy batches answer by their header (one timestamp each
-// for uncompressed messages).
-Result<std::optional<int64_t>> first_record_at(const EntryRef& e, const EntryCheck& c, int64_t t, int64_t start) {
-  if (!c.v2()) return std::optional<int64_t>(std::max(c.last_offset, start));
-  std::vector<uint8_t> scratch;
-  auto records = v2::records_bytes(e, c.header, scratch, kMaxDecompressed);
-  if (!records.ok()) return records.error();
-  const Position base = c.header.codec_id() == 0 ? e.position + Length{v2::kRecordBatchOverhead} : Position{0};
-  v2::RecordReader reader(*records, base, c.header.records_count);
-  v2::Record rec;
-  while (reader.next(rec)) {
-    const int64_t offset = c.header.record_offset(rec.offset_delta);
-    if (offset >= start && c.header.record_timestamp(rec.timestamp_delta) >= t) return std::optional<int64_t>(offset);
-  }
-  if (!reader.status().ok()) return reader.status().error();
-  return std::optional<int64_t>();
-}
-
-// Kafka's fetchOffsetByTimestamp: the first segment whose largest timestamp
-// is >= t, its time index entry for t, then the first record from there at
-// or above the log start offset whose timestamp is >= t; none when that
-// segment has none.
-Result<std::optional<int64_t>> offset_for_time(Input& p, int64_t t) {
-  const int64_t start = p.log_start();
-  for (const auto& s : p.segments) {
-    auto largest = largest_timestamp(s);
-    if (!largest.ok()) return largest.error();
-    if (*largest < t) continue;
-    auto f = MappedFile::open(s.path(FileKind::log));
-    if (!f.ok()) return f.error().in(s.path(FileKind::log));
-    int64_t from_offset = s.base, from = 0;
-    if (auto tix = MappedFile::open(s.path(FileKind::timeindex)); tix.ok()) {
-      time_index::View v(tix->bytes(), Offset{s.base});
-      from_offset = std::max(time_index::lookup(v, v.live_entry_count(), t).offset.value, start);
-    }
-    if (auto idx = MappedFile::open(s.path(FileKind::index)); idx.ok()) {
-      offset_index::View v(idx->bytes(), Offset{s.base});
-      from = offset_index::lookup(v, v.live_entry_count(), Offset{from_offset}).position;
-    }
-    if (from < 0 || from > f->size()) from = 0;
-    EntryScanner scanner(f->bytes().subspan(static_cast<size_t>(from)), Position{from});
-    while (auto e = scanner.next()) {
-      const auto c = check_entry(*e);
-      if (c.max_timestamp < t || c.last_offset < start) continue;
-      auto hit = first_record_at(*e, c, t, start);
-      if (!hit.ok()) return hit.error().in(s.path(FileKind::log));
-      if (*hit) return hit;
-    }
-    break;  // Kafka looks in that segment only
-  }
-  return std::optional<int64_t>();
-}
 
 // The cut as its options say; `with_now`: with the clock, which a re-run of
 // the same command line reads anew (so a journal does not hold it).
@@ -761,7 +565,7 @@ void plan_journal(const Input& p, const Builder& b, std::optional<int64_t> rp_li
 }  // namespace
 
 Result<TruncatePlan> plan_truncate(const std::string& dir, const TruncateOptions& o) {
-  auto loaded = load(dir);
+  auto loaded = truncation::load(dir);
   if (!loaded.ok()) return loaded.error();
   Input& p = *loaded;
   TruncatePlan out;

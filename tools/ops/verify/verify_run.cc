@@ -1,18 +1,14 @@
 // The driver: paths to targets, targets to results on a small thread pool,
 // results to the report in the targets' order as they finish.
 #include <algorithm>
-#include <array>
-#include <condition_variable>
-#include <exception>
 #include <filesystem>
 #include <map>
 #include <memory>
-#include <mutex>
-#include <thread>
 
 #include <fmt/format.h>
 
 #include "lib/cpus.h"
+#include "lib/ordered_pool.h"
 #include "tools/ops/common/progress.h"
 #include "tools/ops/common/sink.h"
 #include "tools/ops/partition/log_dir.h"
@@ -100,54 +96,23 @@ int run_verify(const VerifyOptions& opts, Sink& out, Sink& err) {
     ++listed[origin[i]];
     report.add(r);
   };
-  // Results are reported in the targets' order as they finish, by the worker
-  // that finishes the first one not yet reported. No target is started more
-  // than kWindow ahead of that one, so the results held (each with its
-  // findings and file list) do not grow with the number of partitions.
-  constexpr size_t kWindow = 64;
-  std::array<std::unique_ptr<TargetResult>, kWindow> window;
-  std::mutex mu;
-  std::condition_variable cv;
-  size_t next = 0, reported = 0;
-  std::exception_ptr failure;  // out of memory outside a target's own checks: the run stops, rethrown
+  // Results are reported in the targets' order, within a window of targets
+  // started: the results held (each with its findings and file list) do not
+  // grow with the number of partitions.
   {
     Progress progress("kseg-verify", Progress::Unit::partitions, static_cast<int64_t>(n), opts.progress,
                       "partitions and files");
-    auto work = [&] {
-      try {
-        for (;;) {
-          size_t i;
-          {
-            std::unique_lock<std::mutex> lock(mu);
-            cv.wait(lock, [&] { return next >= n || next < reported + kWindow; });
-            if (next >= n) return;
-            i = next++;
-          }
+    run_ordered<TargetResult>(
+        n, workers, 64,
+        [&](size_t i) {
           auto r = std::make_unique<TargetResult>();
           r->target = targets[i];
           run_one(lo, *r);
           progress.add(1);
-          std::lock_guard<std::mutex> lock(mu);
-          window[i % kWindow] = std::move(r);
-          for (; reported < n && window[reported % kWindow]; ++reported) {
-            const auto done = std::move(window[reported % kWindow]);
-            emit(reported, *done);
-          }
-          cv.notify_all();
-        }
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(mu);
-        if (!failure) failure = std::current_exception();
-        next = n;  // no more targets started; the others' waits end
-        cv.notify_all();
-      }
-    };
-    std::vector<std::thread> pool;
-    for (size_t w = 1; w < workers; ++w) pool.emplace_back(work);
-    work();
-    for (auto& t : pool) t.join();
+          return r;
+        },
+        emit);
   }
-  if (failure) std::rethrow_exception(failure);
   std::vector<std::string> nothing;
   for (size_t i = 0; i < opts.paths.size(); ++i)
     if (listed[i] > 0 && files[i] == 0) nothing.push_back(opts.paths[i]);

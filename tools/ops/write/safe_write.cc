@@ -7,41 +7,25 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <condition_variable>
 #include <csignal>
-#include <deque>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <filesystem>
 #include <system_error>
 #include <thread>
 
 #include "lib/mapped_file.h"
 #include "tools/ops/common/sink.h"
 #include "tools/ops/partition/log_dir.h"
+#include "tools/ops/write/io_error.h"
 
 namespace kseg::safe {
 
 namespace {
 
-Error io_error(const std::string& what, const std::string& path, int err) {
-  return Error{Errc::io, std::nullopt, fmt::format("{} {}: {}", what, path, errno_text(err))};
-}
-
-// fcntl write-lock request over the whole file. OFD locks conflict with the
-// classic POSIX locks a JVM takes, and unlike those they are not dropped when
-// some other descriptor of ours on the file is closed.
-struct flock whole_file(short type) {
-  struct flock fl {};
-  fl.l_type = type;
-  fl.l_whence = SEEK_SET;
-  return fl;
-}
 
 Status write_all(int fd, const uint8_t* p, size_t n, const std::string& path) {
   while (n > 0) {
@@ -438,193 +422,7 @@ void crash_point(const char* step) {
   ::_exit(kCrashExitCode);
 }
 
-namespace {
 
-// fsync_together's threads, started as needed and kept for the run: each
-// partition of a log dir fsyncs a few files together, and a thread started
-// per file (12,304 for a 2,050-partition log dir) was a fifth of
-// kseg-reindex's time there (new stacks faulted in, TLB shootdowns as they
-// ended). Files are claimed under the lock, so a batch is out of the queue
-// once all its files are claimed and nobody touches it after its last fsync;
-// the caller fsyncs files of its own batch too, so a busy pool delays it but
-// cannot stall it. Not for a forked child of a process whose pool has
-// started (no tool forks; the tests' children fsync one file at a time).
-class FsyncPool {
- public:
-  // Never destroyed: its idle threads wait until the process ends.
-  static FsyncPool& instance() {
-    static FsyncPool* pool = new FsyncPool();
-    return *pool;
-  }
-
-  std::vector<Status> run(const std::vector<int>& fds, const std::vector<std::string>& paths) {
-    Batch b{&fds, &paths, std::vector<Status>(fds.size()), 0, fds.size(), false};
-    std::unique_lock<std::mutex> lock(mu_);
-    // Threads for the files not yet claimed, less the idle threads and this
-    // caller; where none can be started, this caller fsyncs them in turn.
-    while (threads_ < kMaxThreads && idle_ + 1 < queued_ + fds.size()) {
-      try {
-        std::thread([this] { serve(); }).detach();
-      } catch (...) {
-        break;
-      }
-      ++threads_;
-      ++idle_;
-    }
-    queue_.push_back(&b);  // after anything here that throws: a queued batch must be waited for
-    queued_ += fds.size();
-    more_.notify_all();
-    while (b.next < fds.size()) sync_next(b, lock);
-    done_.wait(lock, [&] { return b.left == 0; });
-    if (b.threw) b.results.front() = Status::fail(Errc::io, std::nullopt, "cannot fsync: out of memory");
-    return std::move(b.results);
-  }
-
- private:
-  static constexpr size_t kMaxThreads = 16;
-  struct Batch {
-    const std::vector<int>* fds;
-    const std::vector<std::string>* paths;
-    std::vector<Status> results;
-    size_t next, left;  // the next file to claim; files not yet fsynced
-    bool threw;         // a result could not be made (no memory for its message)
-  };
-
-  // Claims b's next file (lock held), fsyncs it (lock released), records it.
-  // Nothing thrown from here: the batch may be another thread's.
-  void sync_next(Batch& b, std::unique_lock<std::mutex>& lock) noexcept {
-    const size_t i = b.next++;
-    --queued_;
-    if (b.next == b.fds->size()) queue_.erase(std::find(queue_.begin(), queue_.end(), &b));
-    lock.unlock();
-    Status st;
-    bool threw = false;
-    try {
-      if (::fsync((*b.fds)[i]) != 0) st = io_error("cannot fsync", (*b.paths)[i], errno);
-    } catch (...) {
-      threw = true;
-    }
-    lock.lock();
-    b.results[i] = std::move(st);
-    b.threw = b.threw || threw;
-    if (--b.left == 0) done_.notify_all();
-  }
-
-  void serve() {
-    std::unique_lock<std::mutex> lock(mu_);
-    for (;;) {
-      more_.wait(lock, [&] { return !queue_.empty(); });
-      --idle_;
-      sync_next(*queue_.front(), lock);
-      ++idle_;
-    }
-  }
-
-  std::mutex mu_;
-  std::condition_variable more_, done_;
-  std::deque<Batch*> queue_;
-  size_t threads_ = 0, idle_ = 0;
-  size_t queued_ = 0;  // files in the queue not yet claimed
-};
-
-}  // namespace
-
-Status fsync_together(const std::vector<int>& fds, const std::vector<std::string>& paths) {
-  if (fds.size() == 1 && ::fsync(fds.front()) != 0) return io_error("cannot fsync", paths.front(), errno);
-  if (fds.size() <= 1) return {};
-  for (auto& r : FsyncPool::instance().run(fds, paths)) KSEG_RETURN_IF_ERROR(r);
-  return {};
-}
-
-namespace {
-
-// <log_dir>/.lock, opened without following a link or waiting on a FIFO,
-// and only if it is a regular file. -1 with errno ENOENT when there is none.
-Result<int> open_lock_file(const std::string& lock, bool create) {
-  const int fd = ::open(lock.c_str(), (create ? O_RDWR | O_CREAT : O_RDONLY) | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
-  if (fd < 0 && errno == ENOENT && !create) return -1;
-  if (fd < 0 && errno == ELOOP)
-    return Error{Errc::io, std::nullopt, fmt::format("{}: a symbolic link, not the lock file a broker makes", lock)};
-  if (fd < 0) return io_error("cannot open", lock, errno);
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return Error{Errc::io, std::nullopt, fmt::format("{}: not a regular file", lock)};
-  }
-  return fd;
-}
-
-}  // namespace
-
-Status check_unlocked(const std::string& log_dir) {
-  const std::string lock = log_dir + "/.lock";
-  auto opened = open_lock_file(lock, false);
-  if (!opened.ok()) return opened.error();
-  const int fd = *opened;
-  if (fd < 0) return {};
-  struct flock fl = whole_file(F_WRLCK);
-  const int rc = ::fcntl(fd, F_OFD_GETLK, &fl);
-  const int err = errno;
-  ::close(fd);
-  if (rc != 0) return io_error("cannot query the lock on", lock, err);
-  if (fl.l_type == F_UNLCK) return {};
-  const std::string holder = fl.l_pid > 0 ? fmt::format("process {}", fl.l_pid) : std::string("another process");
-  return Status::fail(Errc::io, std::nullopt,
-                      fmt::format("{} is locked by {} (a running Kafka broker?): refusing to change the log "
-                                  "directory; stop the broker first",
-                                  lock, holder));
-}
-
-bool DirLock::covers(const std::string& partition_dir) const {
-  return fd_ >= 0 && log_dir_of(partition_dir) == log_dir_;
-}
-
-Result<DirLock> DirLock::acquire(const std::string& log_dir) {
-  std::error_code ec;
-  const auto canonical = std::filesystem::weakly_canonical(log_dir, ec);
-  const std::string dir = ec ? log_dir : canonical.string();
-  const std::string lock = dir + "/.lock";
-  // A symlink or a FIFO named .lock is refused, never followed or waited on.
-  auto opened = open_lock_file(lock, true);
-  if (!opened.ok()) return opened.error();
-  const int fd = *opened;
-  struct flock fl = whole_file(F_WRLCK);
-  if (::fcntl(fd, F_OFD_SETLK, &fl) != 0) {
-    ::close(fd);
-    KSEG_RETURN_IF_ERROR(check_unlocked(dir));
-    return io_error("cannot lock", lock, EAGAIN);
-  }
-  return DirLock(fd, dir);
-}
-
-DirLock::~DirLock() {
-  if (fd_ >= 0) ::close(fd_);  // closing the only descriptor releases an OFD lock
-}
-
-Result<std::map<std::string, DirLock>> lock_log_dirs(const std::vector<std::string>& partition_dirs, bool dry_run,
-                                                     const char* tool, Sink& err) {
-  std::map<std::string, DirLock> locks;
-  for (const auto& d : partition_dirs) {
-    const std::string dir = log_dir_of(d);
-    if (dry_run) {
-      // What a broker holds is only warned about (a dry run is safe beside it); a .lock no
-      // broker made (a FIFO, a link, a directory) is refused in every mode.
-      struct stat sb {};
-      const std::string lock = dir + "/.lock";
-      if (::lstat(lock.c_str(), &sb) == 0 && !S_ISREG(sb.st_mode))
-        return Error{Errc::io, std::nullopt,
-                     fmt::format("{}: {}", lock, S_ISLNK(sb.st_mode) ? "a symbolic link, not the lock file a broker makes"
-                                                                     : "not a regular file")};
-      if (Status st = check_unlocked(dir); !st.ok()) err.print("{}: warning: {}\n", tool, st.error().message);
-      continue;
-    }
-    if (locks.count(dir)) continue;
-    auto lock = DirLock::acquire(dir);
-    if (!lock.ok()) return lock.error();
-    locks.emplace(dir, std::move(*lock));
-  }
-  return locks;
-}
 
 const char* verb(const Action& a) {
   return a.kind == Action::Kind::remove  ? "remove"

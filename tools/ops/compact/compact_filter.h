@@ -1,0 +1,183 @@
+// What the cleaner's filter reads of an entry (the batch, its records,
+// the control type), the parallel walk's examined entry, and Kafka's
+// CleanedTransactionMetadata. Internal to tools/ops/compact.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <queue>
+#include <set>
+#include <vector>
+
+#include "formats/batch_check.h"
+#include "formats/batch_v2.h"
+#include "formats/control.h"
+#include "formats/log_entry.h"
+#include "formats/offset_map.h"
+#include "formats/txn_index.h"
+#include "lib/status.h"
+
+namespace kseg::compact {
+
+// A compressed batch's records are read up to this much (kseg-dump's and
+// kseg-verify's default --max-decompressed-bytes).
+inline constexpr size_t kMaxDecompressed = 256u << 20;
+
+// One entry as the cleaner's filter sees it (a v2 batch or a legacy entry).
+struct Batch {
+  EntryRef ref;
+  EntryCheck check;
+  int8_t magic = 0;
+  int64_t base = 0, last = 0, max_ts = -1;
+  bool control = false, txn = false, has_pid = false, log_append_time = false;
+  int64_t pid = -1;
+  int16_t epoch = -1;
+  std::optional<int64_t> horizon;
+  int codec = 0;
+};
+
+Batch batch_of(const EntryRef& e);
+
+struct Rec {
+  int64_t offset = 0, timestamp = -1;
+  int8_t magic = 0;
+  v2::Blob key, value;
+  Bytes headers;
+  int32_t headers_count = 0;
+};
+
+// The records of a batch in order (Kafka's deep iteration).
+Status records_of(const Batch& b, std::vector<uint8_t>& scratch, std::vector<Rec>& out);
+
+// The control type of a control batch's first record; none when it has none.
+Result<std::optional<int16_t>> control_type(const Batch& b, std::vector<uint8_t>& scratch);
+
+// What the parallel walk's examining threads make of one entry before the
+// calling thread consumes it in order: the batch decoded, its records (their
+// bytes owned here when decompressed), and for each record the key's offset
+// in the map where asked (-1: absent; -2: not looked up). The map is only
+// read while entries are examined; puts happen in consume, in file order.
+struct Examined {
+  Batch b;
+  Status status;
+  std::optional<int16_t> control_type;
+  std::vector<uint8_t> buf;
+  std::vector<Rec> recs;
+  std::vector<Md5Digest> digests;  // of recs[k]'s key where hashed[k]
+  std::vector<char> hashed;
+  std::vector<int64_t> found;
+  std::vector<std::pair<int64_t, Md5Digest>> keyed;  // the map pass: (offset, key digest), in order
+  bool redecode = false;  // records too large to hold while waiting: decoded again when consumed
+};
+
+// Decodes `e` into `x`; hashes the keys `wanted(rec)` selects, and looks
+// them up in `lookup` when given.
+template <class Wanted>
+void examine(const EntryRef& e, Examined& x, Wanted&& wanted, const OffsetMap* lookup) {
+  x.b = batch_of(e);
+  if (x.b.control) {
+    auto t = control_type(x.b, x.buf);
+    if (!t.ok()) x.status = t.error();
+    else x.control_type = *t;
+    return;
+  }
+  if (Status r = records_of(x.b, x.buf, x.recs); !r.ok()) {
+    x.status = r;
+    return;
+  }
+  std::vector<Bytes> keys;
+  std::vector<size_t> which;
+  x.hashed.assign(x.recs.size(), 0);
+  for (size_t k = 0; k < x.recs.size(); ++k)
+    if (!x.recs[k].key.null && wanted(x.recs[k])) {
+      keys.push_back(x.recs[k].key.bytes);
+      which.push_back(k);
+      x.hashed[k] = 1;
+    }
+  std::vector<Md5Digest> d(keys.size());
+  md5_many(keys, d.data());
+  x.digests.resize(x.recs.size());
+  for (size_t j = 0; j < which.size(); ++j) x.digests[which[j]] = d[j];
+  if (!lookup) {  // the map pass keeps only what a put needs
+    for (size_t j = 0; j < which.size(); ++j) x.keyed.emplace_back(x.recs[which[j]].offset, d[j]);
+    std::vector<Rec>().swap(x.recs);
+    std::vector<uint8_t>().swap(x.buf);
+    std::vector<Md5Digest>().swap(x.digests);
+    std::vector<char>().swap(x.hashed);
+    return;
+  }
+  for (const auto& h : d) lookup->prefetch(h);
+  x.found.assign(x.recs.size(), -2);
+  for (size_t j = 0; j < which.size(); ++j) x.found[which[j]] = lookup->get(d[j]);
+  // Two chunks of entries wait to be consumed: keep each small. Records that
+  // decompressed to much more than the batch (a hostile ratio) are dropped
+  // and decoded again in order, so a chunk holds a few times its bytes.
+  std::vector<Md5Digest>().swap(x.digests);
+  std::vector<char>().swap(x.hashed);
+  if (x.buf.size() > 4 * e.bytes.size() + (64u << 10)) {
+    std::vector<Rec>().swap(x.recs);
+    std::vector<uint8_t>().swap(x.buf);
+    x.redecode = true;
+  }
+}
+
+// Kafka's CleanedTransactionMetadata (log-cleaning.md, per batch: the
+// tracker).
+class Tracker {
+ public:
+  void add(const std::vector<txn_index::AbortedTxn>& txns) {
+    for (const auto& t : txns) heap_.push(t);
+  }
+  // Whether a data batch belongs to an aborted transaction.
+  bool on_batch(const Batch& b) {
+    consume_up_to(b.last);
+    if (!b.txn) return false;
+    if (auto it = aborted_.find(b.pid); it != aborted_.end()) {
+      it->second.observed = true;
+      return true;
+    }
+    committed_.insert(b.pid);
+    return false;
+  }
+  // Whether a control batch may be discarded; an ABORT whose transaction
+  // was seen in this round is kept and its entry goes to `cleaned_index`.
+  bool on_control(const Batch& b, std::optional<int16_t> type) {
+    consume_up_to(b.last);
+    if (!type) return true;  // an empty control batch was cleaned already
+    if (*type == static_cast<int16_t>(control::Type::abort)) {
+      auto it = aborted_.find(b.pid);
+      if (it == aborted_.end()) return true;
+      const Ongoing o = it->second;
+      aborted_.erase(it);
+      if (!o.observed) return true;
+      if (cleaned_index) cleaned_index->push_back(o.txn);
+      return false;
+    }
+    if (*type == static_cast<int16_t>(control::Type::commit)) return committed_.erase(b.pid) == 0;
+    return false;
+  }
+  std::vector<txn_index::AbortedTxn>* cleaned_index = nullptr;
+
+ private:
+  void consume_up_to(int64_t offset) {
+    while (!heap_.empty() && heap_.top().first_offset <= offset) {
+      aborted_.try_emplace(heap_.top().producer_id, Ongoing{heap_.top(), false});
+      heap_.pop();
+    }
+  }
+  struct Later {
+    bool operator()(const txn_index::AbortedTxn& a, const txn_index::AbortedTxn& b) const {
+      return a.first_offset > b.first_offset;
+    }
+  };
+  struct Ongoing {
+    txn_index::AbortedTxn txn;
+    bool observed = false;
+  };
+  std::priority_queue<txn_index::AbortedTxn, std::vector<txn_index::AbortedTxn>, Later> heap_;
+  std::map<int64_t, Ongoing> aborted_;
+  std::set<int64_t> committed_;
+};
+
+}  // namespace kseg::compact
