@@ -102,20 +102,15 @@ bool needs_marker_check(const EntryCheck& c) {
 
 Status check_control_marker(const EntryRef& e, const v2::BatchHeader& h, size_t max_decompressed) {
   std::vector<uint8_t> scratch;
-  auto records = v2::records_bytes(e, h, scratch, max_decompressed);
-  if (!records.ok()) return records.status();
-  const Position base = h.codec_id() == 0 ? e.position + Length{v2::kRecordBatchOverhead} : Position{0};
-  v2::RecordReader reader(*records, base, h.records_count);
-  v2::Record rec;
-  if (!reader.next(rec)) return reader.status().ok() ? Status::fail(Errc::truncated, e.position, "no record") : reader.status();
-  auto key = control::decode_key(rec.key);
-  if (!key.ok()) return key.status();
-  if (key->type != static_cast<int16_t>(control::Type::abort) && key->type != static_cast<int16_t>(control::Type::commit))
+  auto first = control::first_record(e, h, scratch, max_decompressed);
+  if (!first.ok()) return first.status();
+  const int16_t type = first->key.type;
+  if (type != static_cast<int16_t>(control::Type::abort) && type != static_cast<int16_t>(control::Type::commit))
     return Status::fail(Errc::refused, e.position,
                         fmt::format("control batch of producer {} holds a {} record, not a transaction marker: Kafka "
                                     "fails loading the log",
-                                    h.producer_id, control::type_name(key->type)));
-  return control::decode_end_txn_marker(rec.value).status();
+                                    h.producer_id, control::type_name(type)));
+  return control::decode_end_txn_marker(first->value).status();
 }
 
 }  // namespace kseg

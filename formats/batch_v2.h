@@ -251,6 +251,10 @@ bool for_each_record(Bytes records, int32_t count, F&& f) {
   return p == end;
 }
 
+// kseg's default --max-decompressed-bytes: how much of one batch's records
+// any tool decompresses unless told otherwise.
+inline constexpr size_t kDefaultMaxDecompressed = 256u << 20;
+
 // The records region of a batch: the raw bytes for codec none, otherwise
 // the decompressed stream in `scratch`. The codec is checked (ids 5..7 fail).
 Result<Bytes> records_bytes(const EntryRef& entry, const BatchHeader& h, std::vector<uint8_t>& scratch,

@@ -135,6 +135,21 @@ Result<std::string> kraft_json(Type type, Bytes value) {
 
 }  // namespace
 
+Result<FirstRecord> first_record(const EntryRef& e, const v2::BatchHeader& h, std::vector<uint8_t>& scratch,
+                                 size_t max_decompressed) {
+  auto records = v2::records_bytes(e, h, scratch, max_decompressed);
+  if (!records.ok()) return records.error();
+  const Position base = h.codec_id() == 0 ? e.position + Length{v2::kRecordBatchOverhead} : Position{0};
+  v2::RecordReader reader(*records, base, h.records_count);
+  v2::Record rec;
+  if (!reader.next(rec))
+    return reader.status().ok() ? Error{Errc::truncated, e.position, "control batch without a record"}
+                                : reader.status().error();
+  auto key = decode_key(rec.key);
+  if (!key.ok()) return key.error();
+  return FirstRecord{*key, rec.value, h.record_timestamp(rec.timestamp_delta)};
+}
+
 Result<std::string> describe(const v2::Blob& key, const v2::Blob& value) {
   auto k = decode_key(key);
   if (!k.ok()) return k.error();

@@ -37,6 +37,18 @@ struct EndTxnMarker {
 };
 Result<EndTxnMarker> decode_end_txn_marker(const v2::Blob& value);
 
+// The first record of a control batch, the one Kafka reads (its producer
+// state, its cleaner, its loader), with its key decoded; the value and
+// the record point into the batch or into `scratch`. Errc::truncated when
+// the batch holds no record. Every tool reads control batches through it.
+struct FirstRecord {
+  Key key;
+  v2::Blob value;
+  int64_t timestamp = 0;
+};
+Result<FirstRecord> first_record(const EntryRef& e, const v2::BatchHeader& h, std::vector<uint8_t>& scratch,
+                                 size_t max_decompressed = v2::kDefaultMaxDecompressed);
+
 // The encoders a writer of control batches needs: the 4-byte key of any
 // type and the 6-byte value of an end-transaction marker (ABORT, COMMIT).
 std::vector<uint8_t> encode_key(const Key& key);

@@ -8,14 +8,7 @@ namespace kseg::coordinator {
 
 namespace {
 
-using schema::A;
-using schema::AS;
-using schema::F;
-using schema::Field;
-using schema::Message;
-using schema::S;
-using schema::Struct;
-using K = schema::Kind;
+using namespace schema::tables;
 constexpr int16_t kNone = schema::kNever;
 
 // ConsumerProtocolSubscription / ConsumerProtocolAssignment (clients), which

@@ -11,13 +11,7 @@ namespace kseg::metadata {
 
 namespace {
 
-using schema::A;
-using schema::AS;
-using schema::F;
-using schema::Field;
-using schema::Message;
-using schema::Struct;
-using K = schema::Kind;
+using namespace schema::tables;
 
 // A struct nested in a record (no message of its own), and a record.
 #define KSEG_STRUCT(var, ...)                       \

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "formats/index_view.h"
 #include "lib/byte_reader.h"
 #include "lib/status.h"
 #include "lib/types.h"
@@ -31,6 +32,10 @@ struct Entry {
   int32_t relative_offset = 0;
   int32_t position = 0;  // bytes into the .log
   bool operator==(const Entry&) const = default;
+  static constexpr int64_t kSize = kEntrySize;
+  static Entry decode(const uint8_t* p) {
+    return {static_cast<int32_t>(load_be32(p)), static_cast<int32_t>(load_be32(p + kRelativeOffsetBytes))};
+  }
 };
 
 // Kafka's OffsetPosition: an absolute offset and its .log position.
@@ -40,37 +45,14 @@ struct OffsetPosition {
   bool operator==(const OffsetPosition&) const = default;
 };
 
-// Lazy accessor over the bytes of an index file; no per-entry allocation.
-// The bytes must outlive the view.
-class View {
+class View : public IndexView<Entry> {
  public:
-  View(Bytes data, Offset base_offset, Position file_position = Position{0})
-      : data_(data), base_offset_(base_offset), file_position_(file_position) {}
-
-  Offset base_offset() const { return base_offset_; }
-  Length size() const { return Length{static_cast<int64_t>(data_.size())}; }
-  // Kafka's entries() for an opened file: floor(size / 8).
-  int64_t slot_count() const { return static_cast<int64_t>(data_.size()) / kEntrySize; }
-  // size % 8: bytes after the last whole slot.
-  Length trailing_bytes() const { return Length{static_cast<int64_t>(data_.size()) % kEntrySize}; }
-
-  // Preconditions: 0 <= slot < slot_count().
-  Entry entry(int64_t slot) const;
-  Offset offset(int64_t slot) const { return base_offset_ + entry(slot).relative_offset; }
+  using IndexView::IndexView;
   OffsetPosition offset_position(int64_t slot) const { return {offset(slot), entry(slot).position}; }
-  Position slot_position(int64_t slot) const { return file_position_ + Length{slot * kEntrySize}; }
-
-  // kafka-dump-log's rule: stop at the first slot i > 0 whose relative
-  // offset is 0 (offset == base offset).
-  int64_t dump_entry_count() const;
-  // Stronger: stop at the first slot i > 0 whose offset is not greater than
-  // the previous slot's. Equals dump_entry_count() on files Kafka wrote.
+  // Stronger than dump_entry_count(): stop at the first slot i > 0 whose
+  // offset is not greater than the previous slot's. Equals it on files
+  // Kafka wrote.
   int64_t live_entry_count() const;
-
- private:
-  Bytes data_;
-  Offset base_offset_;
-  Position file_position_;
 };
 
 // OffsetIndex.lookup over the first `entries` slots: the entry with the

@@ -92,23 +92,16 @@ struct Marker {
 
 Result<Marker> first_marker(const EntryRef& e, const v2::BatchHeader& h) {
   std::vector<uint8_t> scratch;
-  auto records = v2::records_bytes(e, h, scratch, size_t{1} << 20);
-  if (!records.ok()) return records.error();
-  const Position base = h.codec_id() == 0 ? e.position + Length{v2::kRecordBatchOverhead} : Position{0};
-  v2::RecordReader reader(*records, base, h.records_count);
-  v2::Record rec;
-  if (!reader.next(rec))
-    return reader.status().ok() ? Error{Errc::truncated, e.position, "control batch without a record"}
-                                : reader.status().error();
-  auto key = control::decode_key(rec.key);
-  if (!key.ok()) return key.error();
-  if (key->type != static_cast<int16_t>(control::Type::abort) && key->type != static_cast<int16_t>(control::Type::commit))
+  auto first = control::first_record(e, h, scratch);
+  if (!first.ok()) return first.error();
+  const int16_t type = first->key.type;
+  if (type != static_cast<int16_t>(control::Type::abort) && type != static_cast<int16_t>(control::Type::commit))
     return Error{Errc::refused, e.position,
                  fmt::format("control batch of producer {} holds a {} record, not a transaction marker", h.producer_id,
-                             control::type_name(key->type))};
-  auto marker = control::decode_end_txn_marker(rec.value);
+                             control::type_name(type))};
+  auto marker = control::decode_end_txn_marker(first->value);
   if (!marker.ok()) return marker.error();
-  return Marker{*marker, key->type == static_cast<int16_t>(control::Type::abort), h.record_timestamp(rec.timestamp_delta)};
+  return Marker{*marker, type == static_cast<int16_t>(control::Type::abort), first->timestamp};
 }
 
 }  // namespace

@@ -66,6 +66,19 @@ constexpr Field AS(const char* name, const Struct* s) {
   return Field{.name = name, .kind = Kind::strct, .array = true, .type = s};
 }
 
+// What a record schema table is written with: `using namespace
+// schema::tables;` in each file of tables.
+namespace tables {
+using schema::A;
+using schema::AS;
+using schema::F;
+using schema::Field;
+using schema::Message;
+using schema::S;
+using schema::Struct;
+using K = schema::Kind;
+}  // namespace tables
+
 struct Decoded {
   std::string json;
   size_t consumed = 0;  // bytes of `body` the message used (trailing bytes are the caller's business)

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "formats/batch_v2.h"
 #include "formats/batch_check.h"
 #include "formats/log_entry.h"
 #include "lib/byte_reader.h"
@@ -39,7 +40,7 @@ struct Config {
   int32_t segment_index_bytes = kDefaultSegmentIndexBytes;
   // Bound for decompressing a control batch's first record (a compressed
   // control batch is legal but never written by Kafka).
-  size_t max_decompressed_bytes = 256u << 20;
+  size_t max_decompressed_bytes = v2::kDefaultMaxDecompressed;
   // Threads that judge batches (CRCs) while one scans ahead; the result is
   // the same for any count.
   unsigned threads = 1;

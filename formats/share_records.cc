@@ -8,12 +8,7 @@ namespace kseg::coordinator {
 
 namespace {
 
-using schema::AS;
-using schema::F;
-using schema::Field;
-using schema::Message;
-using schema::Struct;
-using K = schema::Kind;
+using namespace schema::tables;
 
 constexpr Field kKey[] = {F("groupId", K::string), F("topicId", K::uuid), F("partition", K::int32)};
 constexpr Struct kKeyS{kKey};

@@ -7,18 +7,6 @@
 
 namespace kseg::time_index {
 
-Entry View::entry(int64_t slot) const {
-  const uint8_t* p = data_.data() + slot * kEntrySize;
-  return {static_cast<int64_t>(load_be64(p)), static_cast<int32_t>(load_be32(p + kTimestampBytes))};
-}
-
-int64_t View::dump_entry_count() const {
-  const int64_t n = slot_count();
-  for (int64_t i = 1; i < n; ++i)
-    if (entry(i).relative_offset == 0) return i;
-  return n;
-}
-
 int64_t View::live_entry_count() const {
   const int64_t n = slot_count();
   for (int64_t i = 1; i < n; ++i) {

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "formats/index_view.h"
 #include "lib/byte_reader.h"
 #include "lib/status.h"
 #include "lib/types.h"
@@ -31,6 +32,10 @@ struct Entry {
   int64_t timestamp_ms = 0;
   int32_t relative_offset = 0;
   bool operator==(const Entry&) const = default;
+  static constexpr int64_t kSize = kEntrySize;
+  static Entry decode(const uint8_t* p) {
+    return {static_cast<int64_t>(load_be64(p)), static_cast<int32_t>(load_be32(p + kTimestampBytes))};
+  }
 };
 
 // Kafka's TimestampOffset.
@@ -40,35 +45,14 @@ struct TimestampOffset {
   bool operator==(const TimestampOffset&) const = default;
 };
 
-// Lazy accessor over the bytes of a time index file. The bytes must outlive
-// the view.
-class View {
+class View : public IndexView<Entry> {
  public:
-  View(Bytes data, Offset base_offset, Position file_position = Position{0})
-      : data_(data), base_offset_(base_offset), file_position_(file_position) {}
-
-  Offset base_offset() const { return base_offset_; }
-  Length size() const { return Length{static_cast<int64_t>(data_.size())}; }
-  int64_t slot_count() const { return static_cast<int64_t>(data_.size()) / kEntrySize; }
-  Length trailing_bytes() const { return Length{static_cast<int64_t>(data_.size()) % kEntrySize}; }
-
-  // Preconditions: 0 <= slot < slot_count().
-  Entry entry(int64_t slot) const;
-  Offset offset(int64_t slot) const { return base_offset_ + entry(slot).relative_offset; }
+  using IndexView::IndexView;
   TimestampOffset timestamp_offset(int64_t slot) const { return {entry(slot).timestamp_ms, offset(slot)}; }
-  Position slot_position(int64_t slot) const { return file_position_ + Length{slot * kEntrySize}; }
-
-  // kafka-dump-log's rule: stop at the first slot i > 0 whose relative
-  // offset is 0.
-  int64_t dump_entry_count() const;
-  // Stronger: stop at the first slot i > 0 whose timestamp is not greater
-  // than the previous one's or whose offset is smaller.
+  // Stronger than dump_entry_count(): stop at the first slot i > 0 whose
+  // timestamp is not greater than the previous one's or whose offset is
+  // smaller.
   int64_t live_entry_count() const;
-
- private:
-  Bytes data_;
-  Offset base_offset_;
-  Position file_position_;
 };
 
 // TimeIndex.lookup over the first `entries` slots: the entry with the

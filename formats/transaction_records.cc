@@ -7,13 +7,7 @@ namespace kseg::coordinator {
 
 namespace {
 
-using schema::A;
-using schema::AS;
-using schema::F;
-using schema::Field;
-using schema::Message;
-using schema::Struct;
-using K = schema::Kind;
+using namespace schema::tables;
 
 constexpr Field kKey[] = {F("transactionalId", K::string)};
 constexpr Struct kKeyS{kKey};

@@ -88,7 +88,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (e->magic >= 2) fuzz_v2(*e, scratch);
     else fuzz_legacy(*e, scratch);
     (void)entry_last_offset(*e);
-    (void)walker.walk(*e, [](const RecordStamp&) {});
+    (void)walker.walk(*e, [](const EntryRecord&) { return true; });
     (void)producers.apply(*e);
   }
   check(scan.end() != SegmentEnd::none && scan.valid_end().value == covered);

@@ -70,7 +70,7 @@ Status decode_everything(const EntryRef& e) {
   }
   (void)entry_last_offset(e);
   RecordWalker walker(kMaxDecompressed);
-  return walker.walk(e, [](const RecordStamp&) {});
+  return walker.walk(e, [](const EntryRecord&) { return true; });
 }
 
 struct Scan {
@@ -327,7 +327,7 @@ TEST_CASE("fix_crc isolates record-layer faults in an uncompressed batch", "[swe
     corrupt::set_be32(m, v2::kRecordsCountOffset, 0xffffffffu);
     corrupt::fix_crc(m);
     RecordWalker w(kMaxDecompressed);
-    const Status st = w.walk(entry_of(m), [](const RecordStamp&) {});
+    const Status st = w.walk(entry_of(m), [](const EntryRecord&) { return true; });
     REQUIRE_FALSE(st.ok());
     CHECK(st.error().code == Errc::bad_length);
     CHECK(st.error().position == kBase + Length{v2::kRecordsCountOffset});

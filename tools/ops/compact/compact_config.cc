@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "formats/batch_v2.h"
+#include "formats/log_batch.h"
 #include "formats/log_entry.h"
 #include "formats/metadata_records.h"
 #include "formats/properties.h"
@@ -49,7 +50,7 @@ Result<KraftConfigs> kraft_configs(const std::string& log_dir, const std::string
   for (const auto& [base, f] : layout->segments) files.emplace_back(from, dir + "/" + f.names.at(file_names::FileKind::log));
   std::map<std::string, std::string> topic_ids;  // topicId -> name
   std::map<std::string, std::map<std::string, std::string>> topics;
-  std::vector<uint8_t> scratch;
+  RecordWalker walker;
   for (const auto& [min_offset, path] : files) {
     auto f = MappedFile::open(path);
     if (!f.ok()) return Error{Errc::io, std::nullopt, fmt::format("{}: {}", path, f.error().message)};
@@ -58,16 +59,12 @@ Result<KraftConfigs> kraft_configs(const std::string& log_dir, const std::string
       if (e->magic < 2) continue;
       auto h = v2::decode_header(*e);
       if (!h.ok() || h->is_control() || h->last_offset() < min_offset) continue;
-      auto bytes = v2::records_bytes(*e, *h, scratch, 256u << 20);
-      if (!bytes.ok()) continue;
-      v2::RecordReader reader(*bytes, Position{0}, h->records_count);
-      v2::Record r;
-      while (reader.next(r)) {
-        if (h->record_offset(r.offset_delta) < min_offset || r.value.null) continue;
+      (void)walker.batch(*e, *h, [&](const EntryRecord& r) {  // what does not decode configures nothing
+        if (r.offset < min_offset || r.value.null) return true;
         const auto t = metadata::parse(r.value.bytes);
-        if (t.outcome != metadata::Outcome::ok) continue;
+        if (t.outcome != metadata::Outcome::ok) return true;
         const auto j = nlohmann::json::parse(t.text, nullptr, false);
-        if (!j.is_object() || !j.contains("data")) continue;
+        if (!j.is_object() || !j.contains("data")) return true;
         const auto& d = j["data"];
         const std::string type = j.value("type", "");
         if (type == "TOPIC_RECORD") {
@@ -79,11 +76,12 @@ Result<KraftConfigs> kraft_configs(const std::string& log_dir, const std::string
           const int type_id = d.value("resourceType", 0);
           const std::string name = d.value("resourceName", ""), key = d.value("name", "");
           auto& m = type_id == 2 ? topics[name] : out.broker_defaults;
-          if (type_id != 2 && !(type_id == 4 && name.empty())) continue;
+          if (type_id != 2 && !(type_id == 4 && name.empty())) return true;
           if (d.contains("value") && d["value"].is_string()) m[key] = d["value"].get<std::string>();
           else m.erase(key);
         }
-      }
+        return true;
+      });
     }
   }
   if (topics.count(topic)) out.topic = topics[topic];

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "formats/legacy.h"
+#include "formats/log_batch.h"
 
 namespace kseg::compact {
 
@@ -33,40 +34,25 @@ Batch batch_of(const EntryRef& e) {
 // The records of a batch in order (Kafka's deep iteration).
 Status records_of(const Batch& b, std::vector<uint8_t>& scratch, std::vector<Rec>& out) {
   out.clear();
+  RecordWalker walker(v2::kDefaultMaxDecompressed, &scratch);
+  auto add = [&](const EntryRecord& r) {
+    if (r.v2) out.push_back({r.offset, r.timestamp, 2, r.key, r.value, r.v2->headers, r.v2->headers_count});
+    else out.push_back({r.offset, r.timestamp, r.message->magic, r.key, r.value, {}, 0});
+    return true;
+  };
   if (b.check.v2()) {
-    const auto& h = b.check.header;
-    auto bytes = v2::records_bytes(b.ref, h, scratch, kMaxDecompressed);
-    if (!bytes.ok()) return bytes.error();
-    v2::RecordReader reader(*bytes, Position{0}, h.records_count);
-    out.reserve(static_cast<size_t>(std::clamp(h.records_count, 0, 1 << 16)));
-    v2::Record r;
-    while (reader.next(r))
-      out.push_back({h.record_offset(r.offset_delta), h.record_timestamp(r.timestamp_delta), 2, r.key, r.value,
-                     r.headers, r.headers_count});
-    if (!reader.status().ok()) return reader.status();
-    return reader.finish();
+    out.reserve(static_cast<size_t>(std::clamp(b.check.header.records_count, 0, 1 << 16)));
+    return walker.batch(b.ref, b.check.header, add);
   }
   if (!b.check.message) return legacy::decode(b.ref).status();
-  const legacy::Message& m = *b.check.message;
-  if (m.codec_id() == 0) {
-    out.push_back({m.offset, m.timestamp, m.magic, m.key, m.value, {}, 0});
-    return {};
-  }
-  std::vector<legacy::InnerMessage> inner;
-  KSEG_RETURN_IF_ERROR(legacy::inner_messages(m, scratch, kMaxDecompressed, inner));
-  for (const auto& i : inner)
-    out.push_back({i.absolute_offset, i.timestamp, i.message.magic, i.message.key, i.message.value, {}, 0});
-  return {};
+  return walker.message(*b.check.message, add);
 }
 
-// The control type of a control batch's first record; none when it has none.
 Result<std::optional<int16_t>> control_type(const Batch& b, std::vector<uint8_t>& scratch) {
-  std::vector<Rec> recs;
-  KSEG_RETURN_IF_ERROR(records_of(b, scratch, recs));
-  if (recs.empty()) return std::optional<int16_t>{};
-  auto k = control::decode_key(recs[0].key);
-  if (!k.ok()) return k.error();
-  return std::optional<int16_t>{k->type};
+  if (b.check.header.records_count <= 0) return std::optional<int16_t>{};  // as Kafka's iterator: no record
+  auto first = control::first_record(b.ref, b.check.header, scratch, v2::kDefaultMaxDecompressed);
+  if (!first.ok()) return first.error();
+  return std::optional<int16_t>{first->key.type};
 }
 
 }  // namespace kseg::compact

@@ -20,10 +20,6 @@
 
 namespace kseg::compact {
 
-// A compressed batch's records are read up to this much (kseg-dump's and
-// kseg-verify's default --max-decompressed-bytes).
-inline constexpr size_t kMaxDecompressed = 256u << 20;
-
 // One entry as the cleaner's filter sees it (a v2 batch or a legacy entry).
 struct Batch {
   EntryRef ref;

@@ -126,7 +126,7 @@ Status Round::validate(size_t seg) {
     if (!c.decoded) return at(file, e->position, "a message whose key or value runs past its end");
     if (!c.codec_known) return at(file, e->position, unknown_codec_text(c));
     if (needs_marker_check(c))
-      if (Status m = check_control_marker(*e, c.header, kMaxDecompressed); !m.ok())
+      if (Status m = check_control_marker(*e, c.header, v2::kDefaultMaxDecompressed); !m.ok())
         return at(file, e->position, m.error().message);
   }
   if (scanner.end() != SegmentEnd::clean) return at(file, scanner.valid_end(), segment_end_detail(scanner));

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "formats/batch_v2.h"
 #include "tools/ops/common/exit_codes.h"
 
 namespace kseg {
@@ -52,7 +53,7 @@ struct DumpOptions {
   RecordParser parser = RecordParser::plain;
   OutputFormat format = OutputFormat::text;
   // Most bytes one batch may decompress to before it is called a bomb.
-  size_t max_decompressed_bytes = 256u << 20;
+  size_t max_decompressed_bytes = v2::kDefaultMaxDecompressed;
   // Threads printing a .log's batches (0: one per CPU); output is the same
   // for any number.
   unsigned threads = 0;

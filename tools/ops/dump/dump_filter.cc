@@ -43,24 +43,14 @@ bool LogPrinter::record_wanted(const RecordView& rv) const {
 }
 
 bool LogPrinter::any_record_wanted(const EntryRef& e, const EntryCheck& c) {
-  if (c.v2()) {
-    const v2::BatchHeader& h = c.header;
-    auto records = v2::records_bytes(e, h, scratch, o.max_decompressed_bytes);
-    if (!records.ok()) return true;
-    v2::RecordReader rr(*records, Position{0}, h.records_count < 0 ? 0 : h.records_count);
-    v2::Record rec;
-    while (rr.next(rec))
-      if (record_wanted(RecordView{h.record_offset(rec.offset_delta), h.record_timestamp(rec.timestamp_delta), rec.key, rec.value}))
-        return true;
-    return !rr.finish().ok();
-  }
-  if (!c.message) return true;  // callers pass decoded entries only; shown, as an undecoded one is
-  const legacy::Message& m = *c.message;
-  if (m.codec_id() == 0) return record_wanted(RecordView{m.offset, m.timestamp, m.key, m.value});
-  if (!legacy::inner_messages(m, scratch, o.max_decompressed_bytes, inner).ok()) return true;
-  return std::any_of(inner.begin(), inner.end(), [&](const legacy::InnerMessage& im) {
-    return record_wanted(RecordView{im.absolute_offset, im.timestamp, im.message.key, im.message.value});
-  });
+  if (!c.v2() && !c.message) return true;  // callers pass decoded entries only; shown, as an undecoded one is
+  bool wanted = false;
+  auto test = [&](const EntryRecord& rec) {
+    wanted = record_wanted(RecordView{rec.offset, rec.timestamp, rec.key, rec.value});
+    return !wanted;
+  };
+  const Status st = c.v2() ? walker.batch(e, c.header, test) : walker.message(*c.message, test);
+  return wanted || !st.ok();  // a batch whose records do not all read is shown, with its problem
 }
 
 bool LogPrinter::entry_selected(const EntryRef& e, const EntryCheck& c) {

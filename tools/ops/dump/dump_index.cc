@@ -227,7 +227,10 @@ void Dumper::time_index_file(const std::string& path, const std::string& name, O
                                      : fmt::format("entry {}: indexed offset {} not found in the log", i, to.offset)});
     } else {
       int64_t max_ts = -1;
-      Status st = walker.walk(*found, [&](const RecordStamp& r) { max_ts = std::max(max_ts, r.timestamp); });
+      Status st = walker.walk(*found, [&](const EntryRecord& r) {
+        max_ts = std::max(max_ts, r.timestamp);
+        return true;
+      });
       if (!st.ok()) { problem(log_path, Code::log_record_decode, st.error()); break; }
       if (max_ts != to.timestamp_ms) {
         pairs_for(time_mismatches_, abs).pairs.emplace_back(to.timestamp_ms, max_ts);

@@ -166,26 +166,17 @@ bool LogPrinter::json_v2(const EntryRef& e, const EntryCheck& c) {
     problem(Code::log_crc_mismatch, Error{Errc::bad_crc, e.position,
                                           fmt::format("batch at offset {}: {}", h.base_offset, crc_mismatch_text(c))});
   if (!deep) return true;
-  auto records = v2::records_bytes(e, h, scratch, o.max_decompressed_bytes);
-  if (!records.ok()) {
-    problem(Code::log_record_decode, records.error());
-    return true;
-  }
   const bool compressed = h.codec_id() != 0;
-  v2::RecordReader rr(*records, compressed ? Position{0} : e.position + Length{v2::kRecordBatchOverhead},
-                      h.records_count < 0 ? 0 : h.records_count);
-  v2::Record rec;
-  while (rr.next(rec)) {
-    RecordView rv{h.record_offset(rec.offset_delta), h.record_timestamp(rec.timestamp_delta), rec.key, rec.value};
+  const Status st = walker.batch(e, h, [&](const EntryRecord& rec) {
+    const RecordView rv{rec.offset, rec.timestamp, rec.key, rec.value};
     if (filtering) {
-      if (!record_wanted(rv)) continue;
+      if (!record_wanted(rv)) return true;
       shown = true;
     }
-    json_v2_record(e, h, rec, rv, compressed);
-  }
-  if (Status st = rr.finish(); !st.ok())
-    problem(Code::log_record_decode, Error{st.error().code, e.position,
-                                           fmt::format("batch at offset {}: {}", h.base_offset, st.error().message)});
+    json_v2_record(e, h, *rec.v2, rv, compressed);
+    return true;
+  });
+  if (!st.ok()) records_problem(e, h, st);
   return true;
 }
 
@@ -281,31 +272,19 @@ bool LogPrinter::json_legacy(const EntryRef& e, const EntryCheck& c) {
     problem(Code::log_crc_mismatch, Error{Errc::bad_crc, e.position,
                                           fmt::format("message at offset {}: {}", m.offset, crc_mismatch_text(c))});
   if (!deep) return true;
-  if (m.codec_id() == 0) {
-    const RecordView rv{m.offset, m.timestamp, m.key, m.value};
+  const Status st = walker.message(m, [&](const EntryRecord& rec) {
+    const RecordView rv{rec.offset, rec.timestamp, rec.key, rec.value};
     if (filtering) {
       if (!record_wanted(rv)) return true;
       shown = true;
     }
     JsonObject ro = begin_object();
-    ro.field("type", "record").field("position", e.position.value).field("crc_valid", crc == m.crc);
+    if (m.codec_id() == 0) ro.field("type", "record").field("position", e.position.value).field("crc_valid", crc == m.crc);
+    else ro.field("type", "record").field("stream_position", rec.message->position.value).field("crc_valid", rec.crc_valid);
     json_record(e, ro, rv);
     return true;
-  }
-  if (Status st = legacy::inner_messages(m, scratch, o.max_decompressed_bytes, inner); !st.ok()) {
-    problem(Code::log_record_decode, st.error());
-    return true;
-  }
-  for (const auto& im : inner) {
-    const RecordView rv{im.absolute_offset, im.timestamp, im.message.key, im.message.value};
-    if (filtering) {
-      if (!record_wanted(rv)) continue;
-      shown = true;
-    }
-    JsonObject ro = begin_object();
-    ro.field("type", "record").field("stream_position", im.message.position.value).field("crc_valid", im.crc_valid);
-    json_record(e, ro, rv);
-  }
+  });
+  if (!st.ok()) problem(Code::log_record_decode, st.error());
   return true;
 }
 

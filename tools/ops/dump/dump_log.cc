@@ -165,47 +165,39 @@ bool LogPrinter::batch_v2(const EntryRef& e) {
     problem(Code::log_crc_mismatch, Error{Errc::bad_crc, e.position, fmt::format("batch at offset {}: {}", h.base_offset, crc_mismatch_text(c))});
   bound_text();
   if (!deep) return true;
-  if (h.records_count < 0) {
-    problem(Code::log_record_count, Error{Errc::bad_length, e.position + Length{v2::kRecordsCountOffset},
-                  fmt::format("invalid record count {} in v2 batch", h.records_count)});
-    return false;
-  }
-  auto records = v2::records_bytes(e, h, scratch, o.max_decompressed_bytes);
-  if (!records.ok()) {
-    problem(Code::log_record_decode, Error{records.error().code, e.position,
-                  fmt::format("batch at offset {}: {}", h.base_offset, records.error().message)});
-    return false;
-  }
-  const bool compressed = h.codec_id() != 0;
-  v2::RecordReader rr(*records, compressed ? Position{0} : e.position + Length{v2::kRecordBatchOverhead},
-                      h.records_count);
-  v2::Record rec;
-  while (rr.next(rec)) {
-    RecordView rv;
-    rv.offset = h.record_offset(rec.offset_delta);
-    rv.timestamp = h.record_timestamp(rec.timestamp_delta);
-    rv.key = rec.key;
-    rv.value = rec.value;
-    if (filtering) {
-      if (!record_wanted(rv)) continue;
-      shown = true;
-    }
-    note_offset(rv.offset);
-    line.clear();
+  bool printed = true;
+  const Status st = walker.batch(e, h, [&](const EntryRecord& rec) {
+    const RecordView rv{rec.offset, rec.timestamp, rec.key, rec.value};
+    if (!begin_record(rv)) return true;
     std::string_view prefix = "| ";
     if (!o.skip_record_metadata) {
-      if (!record_v2_metadata(e, h, rec, rv)) return false;
+      if (!record_v2_metadata(e, h, *rec.v2, rv)) return printed = false;
       prefix = " ";
     }
-    if (!finish_record(rv, h.is_control(), prefix)) return false;
+    return printed = finish_record(rv, h.is_control(), prefix);
+  });
+  if (!printed) return false;
+  if (st.ok()) return true;
+  records_problem(e, h, st);
+  return false;
+}
+
+void LogPrinter::records_problem(const EntryRef& e, const v2::BatchHeader& h, const Status& st) {
+  switch (walker.stage()) {
+    case RecordWalker::Stage::count:
+      problem(Code::log_record_count, Error{Errc::bad_length, e.position + Length{v2::kRecordsCountOffset},
+                                            fmt::format("invalid record count {} in v2 batch", h.records_count)});
+      return;
+    case RecordWalker::Stage::records:
+      problem(Code::log_record_decode, Error{st.error().code, e.position,
+                                             fmt::format("batch at offset {}: {}", h.base_offset, st.error().message)});
+      return;
+    default:
+      problem(Code::log_record_decode,
+              Error{st.error().code, e.position,
+                    fmt::format("batch at offset {}{}: {}", h.base_offset,
+                                h.codec_id() != 0 ? " (decompressed stream)" : "", st.error().message)});
   }
-  if (Status st = rr.finish(); !st.ok()) {
-    problem(Code::log_record_decode, Error{st.error().code, e.position,
-                  fmt::format("batch at offset {}{}: {}", h.base_offset,
-                              compressed ? " (decompressed stream)" : "", st.error().message)});
-    return false;
-  }
-  return true;
 }
 
 bool LogPrinter::record_v2_metadata(const EntryRef& e, const v2::BatchHeader& h, const v2::Record& rec,
@@ -261,29 +253,31 @@ bool LogPrinter::legacy_entry(const EntryRef& e) {
     problem(Code::log_crc_mismatch, Error{Errc::bad_crc, e.position, fmt::format("message at offset {}: {}", m.offset, crc_mismatch_text(c))});
   bound_text();
   if (!deep) return true;
-  if (m.codec_id() == 0) {
-    RecordView rv{m.offset, m.timestamp, m.key, m.value};
-    return legacy_record(rv, ts_name, valid, m.crc);
-  }
-  if (Status st = legacy::inner_messages(m, scratch, o.max_decompressed_bytes, inner); !st.ok()) {
+  bool printed = true;
+  const Status st = walker.message(m, [&](const EntryRecord& rec) {
+    const RecordView rv{rec.offset, rec.timestamp, rec.key, rec.value};
+    return printed = legacy_record(rv, ts_name, m.codec_id() == 0 ? valid : rec.crc_valid, rec.message->crc);
+  });
+  if (!st.ok()) {
     problem(Code::log_record_decode, Error{st.error().code, e.position,
                   fmt::format("compressed message set at offset {}: {}", m.offset, st.error().message)});
     return false;
   }
-  for (const auto& im : inner) {
-    RecordView rv{im.absolute_offset, im.timestamp, im.message.key, im.message.value};
-    if (!legacy_record(rv, ts_name, im.crc_valid, im.message.crc)) return false;
-  }
-  return true;
+  return printed;
 }
 
-bool LogPrinter::legacy_record(const RecordView& rv, const char* ts_name, bool valid, uint32_t crc) {
+bool LogPrinter::begin_record(const RecordView& rv) {
   if (filtering) {
-    if (!record_wanted(rv)) return true;
+    if (!record_wanted(rv)) return false;
     shown = true;
   }
   note_offset(rv.offset);
   line.clear();
+  return true;
+}
+
+bool LogPrinter::legacy_record(const RecordView& rv, const char* ts_name, bool valid, uint32_t crc) {
+  if (!begin_record(rv)) return true;
   std::string_view prefix = "| ";
   if (!o.skip_record_metadata) {
     // Kafka 4.4 no longer prints the stray "}" older releases put after the crc.

@@ -13,6 +13,7 @@
 
 #include "formats/batch_check.h"
 #include "formats/legacy.h"
+#include "formats/log_batch.h"
 #include "formats/log_entry.h"
 #include "tools/ops/common/json_writer.h"
 #include "tools/ops/common/sink.h"
@@ -85,7 +86,7 @@ struct LogPrinter {
   // every earlier run is written, so a run's text stays bounded.
   std::function<void()> spill;
   std::vector<uint8_t> scratch;
-  std::vector<legacy::InnerMessage> inner;
+  RecordWalker walker{o.max_decompressed_bytes, &scratch};
   std::string line;
   ParsedRecord parsed;
 
@@ -107,6 +108,8 @@ struct LogPrinter {
   bool record_v2_metadata(const EntryRef& e, const v2::BatchHeader& h, const v2::Record& rec, const RecordView& rv);
   void append_header_key(std::string_view key);
   bool legacy_entry(const EntryRef& e);
+  // Whether the filters show `rv`; if so, its offset is noted and its line begun.
+  bool begin_record(const RecordView& rv);
   bool legacy_record(const RecordView& rv, const char* ts_name, bool valid, uint32_t crc);
 
   // Filters (dump_filter.cc). An entry is printed, then taken back if no
@@ -133,6 +136,9 @@ struct LogPrinter {
   void json_v2_record(const EntryRef& e, const v2::BatchHeader& h, const v2::Record& rec, const RecordView& rv,
                       bool compressed);
   bool json_legacy(const EntryRef& e, const EntryCheck& c);  // a v0/v1 message and its inner messages
+  // The problem of a v2 batch's records the walk stopped at, as the text
+  // and JSON dumps report it.
+  void records_problem(const EntryRef& e, const v2::BatchHeader& h, const Status& st);
   JsonObject begin_object();
   void end_object();
   void json_record(const EntryRef& e, JsonObject& obj, const RecordView& rv);

@@ -12,6 +12,7 @@
 #include "formats/batch_v2.h"
 #include "formats/file_names.h"
 #include "formats/legacy.h"
+#include "formats/log_batch.h"
 #include "formats/log_entry.h"
 #include "formats/offset_index.h"
 #include "formats/producer_snapshot.h"
@@ -260,14 +261,12 @@ class PartitionReader {
       first_ts = max_ts = m->timestamp;
       records = 1;
       if (codec != 0) {
-        inner_.clear();
-        if (legacy::inner_messages(*m, scratch_, o_.max_decompressed_bytes, inner_).ok()) {
-          records = static_cast<int64_t>(inner_.size());
-          if (!inner_.empty()) first = inner_.front().absolute_offset;
-        } else {
-          records = 0;
-          p_.unreadable++;
-        }
+        records = 0;  // a wrapper's inner messages decode all or none
+        const Status st = walker_.message(*m, [&](const EntryRecord& r) {
+          if (records++ == 0) first = r.offset;
+          return true;
+        });
+        if (!st.ok()) p_.unreadable++;
       }
     } else {
       p_.unreadable++;  // a magic Kafka cannot read
@@ -295,8 +294,7 @@ class PartitionReader {
   PartitionInfo& p_;
   ProducerState state_;
   int64_t from_ = 0;
-  std::vector<uint8_t> scratch_;
-  std::vector<legacy::InnerMessage> inner_;
+  RecordWalker walker_{o_.max_decompressed_bytes};
 };
 
 // ---- output ----
@@ -570,7 +568,7 @@ void print_totals(const Totals& t, Sink& out) {
 int run_info(const InfoOptions& o, Sink& out, Sink& err) {
   // The same rules as every tool that takes partitions: a missing path or
   // one holding no partition is exit 3, a file exit 2.
-  auto dirs = partition_dirs_for(o.paths, o.topic, std::nullopt, o.allow_empty);
+  auto dirs = partition_dirs_for(o);
   if (!dirs.ok()) {
     err.print("kseg-info: {}\n", dirs.error().message);
     return exit_code_for(dirs.error().code);

@@ -10,20 +10,20 @@
 #include <string>
 #include <vector>
 
+#include "formats/batch_v2.h"
+#include "tools/ops/partition/targets.h"
+
 namespace kseg {
 
 class Sink;
 
-struct InfoOptions {
-  std::vector<std::string> paths;  // partition directories or log directories
-  std::string topic;               // only partitions of this topic (log dirs)
+struct InfoOptions : PartitionSelection {
   bool json = false;
   bool iso_time = false;  // timestamps >= 0 as ISO 8601 strings (text and JSON)
   bool progress = false;  // the progress line on stderr (Progress::wanted)
-  bool allow_empty = false;
   // Legacy compressed wrappers are decompressed to count their inner
   // messages; a wrapper whose set is larger is counted as unreadable.
-  size_t max_decompressed_bytes = 256u << 20;
+  size_t max_decompressed_bytes = v2::kDefaultMaxDecompressed;
 };
 
 // Exit 0: read; 2: usage; 3: a path missing, unreadable or holding no partition.

@@ -93,10 +93,11 @@ std::vector<std::string> partition_files(const std::string& dir) {
   return out;
 }
 
-Result<std::vector<std::string>> partition_dirs_for(const std::vector<std::string>& paths, const std::string& topic,
-                                                    std::optional<int32_t> partition, bool allow_empty) {
+Result<std::vector<std::string>> partition_dirs_for(const PartitionSelection& s) {
+  const std::string& topic = s.topic;
+  const std::optional<int32_t>& partition = s.partition;
   std::vector<std::string> out;
-  for (const auto& p : paths) {
+  for (const auto& p : s.paths) {
     Targets t = expand_targets({p});
     if (!t.errors.empty()) return Error{Errc::io, std::nullopt, t.errors.front()};
     const size_t before = out.size();
@@ -116,7 +117,7 @@ Result<std::vector<std::string>> partition_dirs_for(const std::vector<std::strin
       }
       out.push_back(target.path);
     }
-    if (out.size() == before && !allow_empty)
+    if (out.size() == before && !s.allow_empty)
       return Error{Errc::io, std::nullopt,
                    fmt::format("{}: no partition directory{} in it (--allow-empty accepts this)", p,
                                topic.empty() && !partition ? "" : " matching --topic/--partition")};

@@ -37,10 +37,19 @@ Targets expand_targets(const std::vector<std::string>& paths);
 // and, within a segment, .log, .index, .timeindex, .txnindex, .snapshot.
 std::vector<std::string> partition_files(const std::string& dir);
 
-// The partition directories of the paths a writing tool is given, by the
-// one rule above, filtered by --topic / --partition. A path that is a file,
-// missing, or (unless allow_empty) holds no matching partition is an error.
-Result<std::vector<std::string>> partition_dirs_for(const std::vector<std::string>& paths, const std::string& topic,
-                                                    std::optional<int32_t> partition, bool allow_empty);
+// What every tool that takes partitions (not single files) is given: the
+// paths, and --topic, --partition and --allow-empty. The writers' options
+// (write/writer_run.h), txn's and info's derive from it.
+struct PartitionSelection {
+  std::vector<std::string> paths;    // partition directories or log directories
+  std::string topic;                 // with a log directory: only this topic's partitions
+  std::optional<int32_t> partition;  // and only this partition
+  bool allow_empty = false;          // a path with no partition is not an error (exit 0, not 3)
+};
+
+// The partition directories of the paths, by the one rule above, filtered
+// by --topic / --partition. A path that is a file, missing, or (unless
+// allow_empty) holds no matching partition is an error.
+Result<std::vector<std::string>> partition_dirs_for(const PartitionSelection& s);
 
 }  // namespace kseg

@@ -10,6 +10,7 @@
 #include "formats/batch_check.h"
 #include "formats/batch_v2.h"
 #include "formats/file_names.h"
+#include "formats/log_batch.h"
 #include "formats/log_entry.h"
 #include "formats/offset_index.h"
 #include "formats/time_index.h"
@@ -22,10 +23,6 @@ namespace fs = std::filesystem;
 using file_names::FileKind;
 
 namespace {
-
-// A compressed batch's records are read (--to-time) up to this much, as
-// kseg-dump's and kseg-verify's default --max-decompressed-bytes.
-constexpr size_t kMaxDecompressed = 256u << 20;
 
 Error fail(Errc code, std::string message) { return Error{code, std::nullopt, std::move(message)}; }
 
@@ -125,18 +122,14 @@ namespace {
 
 Result<std::optional<int64_t>> first_record_at(const EntryRef& e, const EntryCheck& c, int64_t t, int64_t start) {
   if (!c.v2()) return std::optional<int64_t>(std::max(c.last_offset, start));
-  std::vector<uint8_t> scratch;
-  auto records = v2::records_bytes(e, c.header, scratch, kMaxDecompressed);
-  if (!records.ok()) return records.error();
-  const Position base = c.header.codec_id() == 0 ? e.position + Length{v2::kRecordBatchOverhead} : Position{0};
-  v2::RecordReader reader(*records, base, c.header.records_count);
-  v2::Record rec;
-  while (reader.next(rec)) {
-    const int64_t offset = c.header.record_offset(rec.offset_delta);
-    if (offset >= start && c.header.record_timestamp(rec.timestamp_delta) >= t) return std::optional<int64_t>(offset);
-  }
-  if (!reader.status().ok()) return reader.status().error();
-  return std::optional<int64_t>();
+  RecordWalker walker;
+  std::optional<int64_t> hit;
+  const Status st = walker.batch(e, c.header, [&](const EntryRecord& r) {
+    if (r.offset >= start && r.timestamp >= t) hit = r.offset;
+    return !hit;
+  });
+  if (!st.ok()) return st.error();
+  return hit;
 }
 
 }  // namespace

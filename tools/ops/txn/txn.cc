@@ -11,6 +11,7 @@
 #include "formats/batch_v2.h"
 #include "formats/coordinator_records.h"
 #include "formats/file_names.h"
+#include "formats/log_batch.h"
 #include "formats/producer_state.h"
 #include "formats/txn_index.h"
 #include "lib/byte_reader.h"
@@ -81,33 +82,29 @@ Result<std::map<std::string, CoordinatorTxn>> read_coordinator(const std::string
     if (!layout.ok()) return layout.error().in(d.string());
     for (const auto& [base, files] : layout->segments) {
       const std::string path = (d / file_names::segment_file_name(base, FileKind::log)).string();
-      std::vector<uint8_t> scratch;
+      RecordWalker walker;
       KSEG_RETURN_IF_ERROR(each_entry(path, [&](const EntryRef& e) -> Result<bool> {
         if (e.magic < 2) return true;
         auto h = v2::decode_header(e);
         if (!h.ok() || h->is_control() || v2::compute_crc(e.bytes) != h->crc) return true;  // kseg verify says why
-        auto records = v2::records_bytes(e, *h, scratch, size_t{64} << 20);
-        if (!records.ok()) return true;
-        v2::RecordReader reader(*records, Position{0}, h->records_count);
-        v2::Record rec;
-        while (reader.next(rec)) {
-          if (rec.key.null || rec.key.bytes.size() < 2) continue;
+        (void)walker.batch(e, *h, [&](const EntryRecord& rec) {  // what does not decode is kseg verify's to say
+          if (rec.key.null || rec.key.bytes.size() < 2) return true;
           ByteReader kr(rec.key.bytes, Position{0});
-          if (kr.i16() != types[0].id) continue;
+          if (kr.i16() != types[0].id) return true;
           auto key = schema::decode(*types[0].key, 0, rec.key.bytes.subspan(2));
-          if (!key.ok()) continue;
+          if (!key.ok()) return true;
           const std::string id = json::parse(key->json, nullptr, false).value("transactionalId", "");
           if (rec.value.null) {
             out.erase(id);
-            continue;
+            return true;
           }
-          if (rec.value.bytes.size() < 2) continue;
+          if (rec.value.bytes.size() < 2) return true;
           ByteReader vr(rec.value.bytes, Position{0});
           const int16_t version = vr.i16();
           auto value = schema::decode(*types[0].value, version, rec.value.bytes.subspan(2));
-          if (!value.ok()) continue;
+          if (!value.ok()) return true;
           const json v = json::parse(value->json, nullptr, false);
-          if (!v.is_object()) continue;
+          if (!v.is_object()) return true;
           CoordinatorTxn t;
           t.id = id;
           t.producer_id = v.value("producerId", int64_t{-1});
@@ -123,7 +120,8 @@ Result<std::map<std::string, CoordinatorTxn>> read_coordinator(const std::string
                 t.partitions.emplace_back(tp.value("topic", ""), n.get<int32_t>());
           t.source = d.filename().string();
           out[id] = std::move(t);
-        }
+          return true;
+        });
         return true;
       }));
     }
@@ -361,7 +359,7 @@ void print_text(const Report& p, const TxnOptions& o, Sink& out) {
 }  // namespace
 
 int run_txn(const TxnOptions& o, Sink& out, Sink& err) {
-  auto dirs = partition_dirs_for(o.paths, o.topic, std::nullopt, o.allow_empty);
+  auto dirs = partition_dirs_for(o);
   if (!dirs.ok()) {
     err.print("kseg-txn: {}\n", dirs.error().message);
     return exit_code_for(dirs.error().code);

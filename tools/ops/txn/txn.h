@@ -12,18 +12,17 @@
 #include <string>
 #include <vector>
 
+#include "tools/ops/partition/targets.h"
+
 namespace kseg {
 
 class Sink;
 
-struct TxnOptions {
-  std::vector<std::string> paths;  // partition directories or log directories
-  std::string topic;               // only partitions of this topic (log dirs)
+struct TxnOptions : PartitionSelection {
   int64_t now_ms = 0;              // the clock: ages, producer expiration at snapshot load
   int64_t producer_id_expiration_ms = 86400000;
   bool json = false;
   int64_t max_aborted = 1000;      // aborted ranges listed per partition (the rest counted)
-  bool allow_empty = false;
 };
 
 // Exit 0: no hanging transaction; 1: at least one; 2: usage; 3: unreadable input.

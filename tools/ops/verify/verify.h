@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "formats/batch_v2.h"
 #include "tools/ops/common/exit_codes.h"
 #include "tools/ops/common/problem.h"
 
@@ -30,7 +31,7 @@ struct VerifyOptions {
   Severity fail_on = Severity::error;  // exit 1 when a problem is at or above this
   bool show_info = false;              // print info findings in the text report
   int64_t max_bytes = INT64_MAX;       // read at most this much of each .log
-  size_t max_decompressed_bytes = 256u << 20;
+  size_t max_decompressed_bytes = v2::kDefaultMaxDecompressed;
   unsigned threads = 0;                // 0: usable_cpus()
   bool progress = false;               // progress lines on stderr
   bool allow_empty = false;            // a path with nothing to check is not an error

@@ -24,13 +24,8 @@ std::string hex32(uint32_t v) { return fmt::format("0x{:08x}", v); }
 // state code reads it (only ABORT/COMMIT matter there).
 int16_t control_type(const EntryRef& e, const v2::BatchHeader& h, std::vector<uint8_t>& scratch) {
   if (h.records_count < 1) return -1;
-  auto records = v2::records_bytes(e, h, scratch, 1u << 20);
-  if (!records.ok()) return -1;
-  v2::RecordReader rr(*records, Position{0}, h.records_count);
-  v2::Record rec;
-  if (!rr.next(rec)) return -1;
-  auto key = control::decode_key(rec.key);
-  return key.ok() ? key->type : int16_t{-1};
+  auto first = control::first_record(e, h, scratch);
+  return first.ok() ? first->key.type : int16_t{-1};
 }
 
 // Header, CRC and producer fields of a v2 batch. Returns false when the

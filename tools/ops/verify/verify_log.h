@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "formats/batch_v2.h"
 #include "formats/batch_check.h"
 #include "formats/log_entry.h"
 #include "lib/types.h"
@@ -57,7 +58,7 @@ using BatchVisitor = std::function<void(const BatchInfo&)>;
 
 struct LogCheckOptions {
   VerifyDepth depth = VerifyDepth::normal;
-  size_t max_decompressed_bytes = 256u << 20;
+  size_t max_decompressed_bytes = v2::kDefaultMaxDecompressed;
   int64_t max_bytes = INT64_MAX;
   // Threads that examine the batches of one segment (one partition on a
   // machine with spare cores); findings come out in file order regardless.

@@ -7,6 +7,7 @@
 
 #include "formats/batch_v2.h"
 #include "formats/legacy.h"
+#include "formats/log_batch.h"
 #include "tools/ops/verify/verify_log.h"
 
 namespace kseg {
@@ -88,35 +89,34 @@ void check_legacy(const EntryRef& e, BatchInfo& b, const LogCheckOptions& opts, 
                   std::vector<uint8_t>& scratch, Findings& f) {
   auto m = legacy::decode(e);
   if (!m.ok() || m->codec_id() == 0 || m->codec_id() > 3 || !wanted(opts, m->codec_id())) return;
-  std::vector<legacy::InnerMessage> inner;
-  const Status st = legacy::inner_messages(*m, scratch, opts.max_decompressed_bytes, inner);
+  RecordWalker walker(opts.max_decompressed_bytes, &scratch);
+  int64_t prev = INT64_MIN, max_ts = -1, first = 0, i = 0;
+  const Status st = walker.message(*m, [&](const EntryRecord& r) {
+    if (!r.crc_valid)
+      f.add(Code::log_crc_mismatch, file, e.position,
+            fmt::format("wrapper at offset {}: inner message {} fails its CRC-32", m->offset, i));
+    if (r.offset <= prev)
+      f.add(Code::log_offset_order, file, e.position,
+            fmt::format("wrapper at offset {}: inner message {} offset not increasing", m->offset, i),
+            fmt::format("> {}", prev), std::to_string(r.offset));
+    if (i++ == 0) first = r.offset;
+    prev = r.offset;
+    max_ts = std::max(max_ts, r.message->timestamp);
+    return true;
+  });
   if (!st.ok()) {
     f.add(Code::log_record_decode, file, e.position, fmt::format("wrapper at offset {}: {}", m->offset, st.error().message));
     return;
   }
-  int64_t prev = INT64_MIN, max_ts = -1;
-  for (size_t i = 0; i < inner.size(); ++i) {
-    const auto& im = inner[i];
-    if (!im.crc_valid)
-      f.add(Code::log_crc_mismatch, file, e.position,
-            fmt::format("wrapper at offset {}: inner message {} fails its CRC-32", m->offset, i));
-    if (im.absolute_offset <= prev)
-      f.add(Code::log_offset_order, file, e.position,
-            fmt::format("wrapper at offset {}: inner message {} offset not increasing", m->offset, i),
-            fmt::format("> {}", prev), std::to_string(im.absolute_offset));
-    prev = im.absolute_offset;
-    max_ts = std::max(max_ts, im.message.timestamp);
-  }
-  if (inner.empty()) return;
-  if (inner.back().absolute_offset != m->offset)
-    f.add(Code::log_offset_order, file, e.position,
-          "wrapper offset is not the offset of its last inner message", std::to_string(inner.back().absolute_offset),
-          std::to_string(m->offset));
+  if (i == 0) return;
+  if (prev != m->offset)
+    f.add(Code::log_offset_order, file, e.position, "wrapper offset is not the offset of its last inner message",
+          std::to_string(prev), std::to_string(m->offset));
   if (m->magic == 1 && m->timestamp_type() == v2::TimestampType::create_time && max_ts != m->timestamp)
     f.add(Code::log_max_timestamp, file, e.position + Length{legacy::kTimestampOffsetV1},
           fmt::format("wrapper at offset {}: timestamp is not the largest inner timestamp", m->offset),
           std::to_string(max_ts), std::to_string(m->timestamp));
-  b.first_offset = inner.front().absolute_offset;
+  b.first_offset = first;
 }
 
 }  // namespace

@@ -9,7 +9,7 @@
 namespace kseg {
 
 int run_partitions(const char* tool, const WriterOptions& o, Sink& out, Sink& err, const PartitionRun& one) {
-  auto dirs = partition_dirs_for(o.paths, o.topic, o.partition, o.allow_empty);
+  auto dirs = partition_dirs_for(o);
   if (!dirs.ok()) {
     err.print("{}: {}\n", tool, dirs.error().message);
     return exit_code_for(dirs.error().code);

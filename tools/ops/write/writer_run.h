@@ -12,19 +12,16 @@
 #include <nlohmann/json.hpp>
 
 #include "tools/ops/common/sink.h"
+#include "tools/ops/partition/targets.h"
 #include "tools/ops/write/safe_write.h"
 
 namespace kseg {
 
-struct WriterOptions {
-  std::vector<std::string> paths;    // partition directories or log directories (reindex: .log files too)
-  std::string topic;                 // with a log directory: only this topic's partitions
-  std::optional<int32_t> partition;  // and only this partition
+struct WriterOptions : PartitionSelection {  // reindex's paths: .log files too
   bool dry_run = false;
   bool json = false;                 // the plan (and what was done) as JSON on stdout
   bool backup = true;
   std::string backup_dir;            // empty: <partition>/.kseg-backup-<time>
-  bool allow_empty = false;          // a path with no partition is not an error (exit 0, not 3)
   bool progress = false;             // a progress line on stderr (Progress::wanted)
   std::optional<int64_t> now_ms;     // --now; else the clock, read once a run (lib/time_text.h clock_ms)
 };

@@ -1,0 +1,51 @@
+// What Kafka's two segment indexes share (AbstractIndex): fixed-size slots
+// after a base offset that comes from the file name, with every slot
+// exposed (Kafka counts floor(size / entry size) entries when it opens a
+// file and never looks for the zero tail), and kafka-dump-log's zero-tail
+// rule. offset_index::View and time_index::View are this over their entry.
+#pragma once
+
+#include <cstdint>
+
+#include "lib/byte_reader.h"
+#include "lib/types.h"
+
+namespace kseg {
+
+// Lazy accessor over the bytes of an index file; no per-entry allocation.
+// The bytes must outlive the view. Entry: a relative_offset, kSize and
+// decode(const uint8_t*).
+template <class Entry>
+class IndexView {
+ public:
+  IndexView(Bytes data, Offset base_offset, Position file_position = Position{0})
+      : data_(data), base_offset_(base_offset), file_position_(file_position) {}
+
+  Offset base_offset() const { return base_offset_; }
+  Length size() const { return Length{static_cast<int64_t>(data_.size())}; }
+  // Kafka's entries() for an opened file: floor(size / entry size).
+  int64_t slot_count() const { return static_cast<int64_t>(data_.size()) / Entry::kSize; }
+  // Bytes after the last whole slot.
+  Length trailing_bytes() const { return Length{static_cast<int64_t>(data_.size()) % Entry::kSize}; }
+
+  // Preconditions: 0 <= slot < slot_count().
+  Entry entry(int64_t slot) const { return Entry::decode(data_.data() + slot * Entry::kSize); }
+  Offset offset(int64_t slot) const { return base_offset_ + entry(slot).relative_offset; }
+  Position slot_position(int64_t slot) const { return file_position_ + Length{slot * Entry::kSize}; }
+
+  // kafka-dump-log's rule: stop at the first slot i > 0 whose relative
+  // offset is 0 (offset == base offset).
+  int64_t dump_entry_count() const {
+    const int64_t n = slot_count();
+    for (int64_t i = 1; i < n; ++i)
+      if (entry(i).relative_offset == 0) return i;
+    return n;
+  }
+
+ private:
+  Bytes data_;
+  Offset base_offset_;
+  Position file_position_;
+};
+
+}  // namespace kseg
