@@ -223,9 +223,11 @@ int compact_partition(const std::string& dir, const CompactOptions& o, int64_t n
 
 int run_compact(const CompactOptions& o, Sink& out, Sink& err) {
   const int64_t now = clock_ms(o.now_ms);
-  return run_partitions("kseg-compact", o, out, err, [&](const std::string& d, const safe::DirLock* lock, nlohmann::json* report) {
-    return compact_partition(d, o, now, lock, out, err, report);
-  });
+  auto one = [&](const PartitionJob& job, const safe::DirLock* lock, Sink& job_out, Sink& job_err,
+                 nlohmann::json* report) {
+    return compact_partition(job.dir, o, now, lock, job_out, job_err, report);
+  };
+  return run_partitions("kseg-compact", o, out, err, one);
 }
 
 }  // namespace kseg

@@ -93,35 +93,60 @@ std::vector<std::string> partition_files(const std::string& dir) {
   return out;
 }
 
-Result<std::vector<std::string>> partition_dirs_for(const PartitionSelection& s) {
-  const std::string& topic = s.topic;
-  const std::optional<int32_t>& partition = s.partition;
-  std::vector<std::string> out;
+namespace {
+
+// A file named as a target: the segment its .log name gives, when allowed.
+Result<PartitionJob> file_job(const std::string& path, bool segment_files) {
+  // stat(2)'s own reason: a symlink loop is ELOOP, not "no such file".
+  struct stat sb {};
+  if (::stat(path.c_str(), &sb) != 0) return Error{Errc::io, std::nullopt, fmt::format("{}: {}", path, errno_text(errno))};
+  if (!segment_files)
+    return Error{Errc::usage, std::nullopt,
+                 fmt::format("{}: not a directory: give a partition directory or a log directory", path)};
+  if (!S_ISREG(sb.st_mode)) return Error{Errc::io, std::nullopt, fmt::format("{}: not a regular file", path)};
+  auto n = file_names::parse_segment_file_name(fs::path(path).filename().string());
+  if (!n.ok() || n->kind != file_names::FileKind::log)
+    return Error{Errc::io, std::nullopt, fmt::format("{}: not a segment (.log) file", path)};
+  const auto parent = fs::path(path).parent_path();
+  return PartitionJob{parent.empty() ? std::string(".") : parent.string(), n->offset};
+}
+
+}  // namespace
+
+Result<std::vector<PartitionJob>> partition_jobs(const PartitionSelection& s, bool segment_files) {
+  std::vector<PartitionJob> out;
   for (const auto& p : s.paths) {
     Targets t = expand_targets({p});
     if (!t.errors.empty()) return Error{Errc::io, std::nullopt, t.errors.front()};
     const size_t before = out.size();
     for (const Target& target : t.targets) {
       if (target.kind == Target::file) {
-        // stat(2)'s own reason: a symlink loop is ELOOP, not "no such file".
-        struct stat sb {};
-        if (::stat(target.path.c_str(), &sb) != 0)
-          return Error{Errc::io, std::nullopt, fmt::format("{}: {}", target.path, errno_text(errno))};
-        return Error{Errc::usage, std::nullopt,
-                     fmt::format("{}: not a directory: give a partition directory or a log directory", target.path)};
+        auto job = file_job(target.path, segment_files);
+        if (!job.ok()) return job.error();
+        out.push_back(std::move(*job));
+        continue;
       }
       if (target.kind != Target::partition) continue;
-      if (!topic.empty() || partition) {
+      if (!s.topic.empty() || s.partition) {
         auto tp = file_names::parse_partition_dir_name(fs::path(target.path).filename().string());
-        if (!tp.ok() || (!topic.empty() && tp->topic != topic) || (partition && tp->partition != *partition)) continue;
+        if (!tp.ok() || (!s.topic.empty() && tp->topic != s.topic) || (s.partition && tp->partition != *s.partition))
+          continue;
       }
-      out.push_back(target.path);
+      out.push_back({target.path, std::nullopt});
     }
     if (out.size() == before && !s.allow_empty)
       return Error{Errc::io, std::nullopt,
                    fmt::format("{}: no partition directory{} in it (--allow-empty accepts this)", p,
-                               topic.empty() && !partition ? "" : " matching --topic/--partition")};
+                               s.topic.empty() && !s.partition ? "" : " matching --topic/--partition")};
   }
+  return out;
+}
+
+Result<std::vector<std::string>> partition_dirs_for(const PartitionSelection& s) {
+  auto jobs = partition_jobs(s);
+  if (!jobs.ok()) return jobs.error();
+  std::vector<std::string> out;
+  for (auto& j : *jobs) out.push_back(std::move(j.dir));
   return out;
 }
 

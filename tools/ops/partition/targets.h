@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "lib/status.h"
+#include "lib/types.h"
 
 namespace kseg {
 
@@ -47,9 +48,20 @@ struct PartitionSelection {
   bool allow_empty = false;          // a path with no partition is not an error (exit 0, not 3)
 };
 
-// The partition directories of the paths, by the one rule above, filtered
-// by --topic / --partition. A path that is a file, missing, or (unless
-// allow_empty) holds no matching partition is an error.
+// A partition a tool runs on: its directory and, when a segment's .log
+// file was named (kseg-reindex), that segment alone.
+struct PartitionJob {
+  std::string dir;
+  std::optional<Offset> only_base;
+};
+
+// The partitions of the paths, by the one rule above, filtered by --topic /
+// --partition. A path that is missing, or (unless allow_empty) holds no
+// matching partition is an error; so is a file, unless `segment_files` and
+// it is a regular segment .log file (its segment alone).
+Result<std::vector<PartitionJob>> partition_jobs(const PartitionSelection& s, bool segment_files = false);
+
+// The same, directories only (a file is an error).
 Result<std::vector<std::string>> partition_dirs_for(const PartitionSelection& s);
 
 }  // namespace kseg

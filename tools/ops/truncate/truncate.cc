@@ -142,9 +142,11 @@ int truncate_partition(const std::string& dir, const TruncateOptions& o, const s
 int run_truncate(const TruncateOptions& options, Sink& out, Sink& err) {
   TruncateOptions o = options;
   o.now_ms = clock_ms(o.now_ms);
-  return run_partitions("kseg-truncate", o, out, err, [&](const std::string& d, const safe::DirLock* lock, nlohmann::json* report) {
-    return truncate_partition(d, o, lock, out, err, report);
-  });
+  auto one = [&](const PartitionJob& job, const safe::DirLock* lock, Sink& job_out, Sink& job_err,
+                 nlohmann::json* report) {
+    return truncate_partition(job.dir, o, lock, job_out, job_err, report);
+  };
+  return run_partitions("kseg-truncate", o, out, err, one);
 }
 
 }  // namespace kseg

@@ -1,29 +1,72 @@
 #include "tools/ops/write/writer_run.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <memory>
 
+#include "lib/ordered_pool.h"
 #include "tools/ops/common/exit_codes.h"
+#include "tools/ops/common/progress.h"
 #include "tools/ops/partition/log_dir.h"
 #include "tools/ops/partition/targets.h"
 
 namespace kseg {
 
-int run_partitions(const char* tool, const WriterOptions& o, Sink& out, Sink& err, const PartitionRun& one) {
-  auto dirs = partition_dirs_for(o);
-  if (!dirs.ok()) {
-    err.print("{}: {}\n", tool, dirs.error().message);
-    return exit_code_for(dirs.error().code);
+int run_partitions(const char* tool, const WriterOptions& o, Sink& out, Sink& err, const PartitionRun& one,
+                   const RunShape& shape) {
+  auto jobs = partition_jobs(o, shape.segment_files);
+  if (!jobs.ok()) {
+    err.print("{}: {}\n", tool, jobs.error().message);
+    return exit_code_for(jobs.error().code);
   }
-  auto locks = safe::lock_log_dirs(*dirs, o.dry_run, tool, err);
+  std::vector<std::string> dirs;
+  for (const auto& j : *jobs) dirs.push_back(j.dir);
+  auto locks = safe::lock_log_dirs(dirs, o.dry_run, tool, err);
   if (!locks.ok()) {
     err.print("{}: {}\n", tool, locks.error().message);
     return kExitIo;
   }
+  auto lock_of = [&](const PartitionJob& j) -> const safe::DirLock* {
+    const auto held = locks->find(log_dir_of(j.dir));
+    return held == locks->end() ? nullptr : &held->second;
+  };
   nlohmann::json report = nlohmann::json::array();
   int rc = kExitOk;
-  for (const auto& d : *dirs) {
-    const auto held = locks->find(log_dir_of(d));
-    rc = std::max(rc, one(d, held == locks->end() ? nullptr : &held->second, o.json ? &report : nullptr));
+  const size_t n = jobs->size();
+  Progress progress(tool, Progress::Unit::partitions, static_cast<int64_t>(n), o.progress && n > 1);
+  if (shape.threads <= 1 || n <= 1 || std::getenv("KSEG_CRASH_AT") != nullptr) {
+    for (const auto& j : *jobs) {
+      rc = std::max(rc, one(j, lock_of(j), out, err, o.json ? &report : nullptr));
+      progress.add(1);
+    }
+  } else {
+    struct Done {
+      Sink out, err;
+      nlohmann::json report = nlohmann::json::array();
+      int rc = 0;
+    };
+    run_ordered<Done>(
+        n, shape.threads, 64,
+        [&](size_t i) {
+          auto d = std::make_unique<Done>();
+          const PartitionJob& j = (*jobs)[i];
+          try {
+            d->rc = one(j, lock_of(j), d->out, d->err, o.json ? &d->report : nullptr);
+          } catch (const std::exception& e) {  // std::filesystem on a vanishing file: this partition fails alone
+            d->err.print("{}: {}: {}\n", tool, j.dir, e.what());
+            d->rc = kExitIo;
+          }
+          return d;
+        },
+        [&](size_t, Done& d) {
+          err.write(d.err.contents());
+          err.flush();
+          out.write(d.out.contents());
+          out.flush();
+          for (auto& r : d.report) report.push_back(std::move(r));
+          rc = std::max(rc, d.rc);
+          progress.add(1);
+        });
   }
   // Messages quote file bytes, which need not be UTF-8.
   if (o.json)

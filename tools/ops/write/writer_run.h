@@ -26,14 +26,24 @@ struct WriterOptions : PartitionSelection {  // reindex's paths: .log files too
   std::optional<int64_t> now_ms;     // --now; else the clock, read once a run (lib/time_text.h clock_ms)
 };
 
-// One partition: its directory, the lock of its log dir (none in a dry run)
-// and, with --json, the array its report goes into; its exit status.
-using PartitionRun = std::function<int(const std::string& dir, const safe::DirLock* lock, nlohmann::json* report)>;
+// One partition: its job, the lock of its log dir (none in a dry run),
+// where its text goes and, with --json, the array its report goes into;
+// its exit status.
+using PartitionRun = std::function<int(const PartitionJob& job, const safe::DirLock* lock, Sink& out, Sink& err,
+                                       nlohmann::json* report)>;
 
-// The partition directories of o.paths (o.topic, o.partition,
-// o.allow_empty), every log dir locked first (safe::lock_log_dirs), `one`
-// for each in order; with o.json, {"tool": tool, "partitions": [...]} on
-// `out`. The worst exit status of all.
-int run_partitions(const char* tool, const WriterOptions& o, Sink& out, Sink& err, const PartitionRun& one);
+struct RunShape {
+  bool segment_files = false;  // a .log file given names its segment alone (kseg-reindex)
+  // Partitions run at once (their output printed in their order), where
+  // fsyncs of several partitions overlap; one at a time under a crash
+  // injection (KSEG_CRASH_AT counts steps across plans).
+  size_t threads = 1;
+};
+
+// The partitions of o.paths (o.topic, o.partition, o.allow_empty), every
+// log dir locked first (safe::lock_log_dirs), `one` for each; with o.json,
+// {"tool": tool, "partitions": [...]} on `out`. The worst exit status of all.
+int run_partitions(const char* tool, const WriterOptions& o, Sink& out, Sink& err, const PartitionRun& one,
+                   const RunShape& shape = {});
 
 }  // namespace kseg
