@@ -60,6 +60,34 @@ TEST_CASE("command line: one mode, numbers, --help and --version", "[truncate]")
   CHECK(v.out.find("kseg-truncate ") == 0);
 }
 
+TEST_CASE("sizes, durations and times with units plan what their numbers plan", "[truncate]") {
+  Scratch s("v2-none", "orders-0", 272);
+  const auto before = tree(s.root);
+  auto plan = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), "--dry-run");
+    args.push_back(s.dir());
+    return run_tool(kTruncate, args, ".");
+  };
+  for (const auto& [units, number] : std::vector<std::pair<std::vector<std::string>, std::vector<std::string>>>{
+           {{"--retention-bytes", "1K", "--now", "1700604800000"}, {"--retention-bytes", "1024", "--now", "1700604800000"}},
+           {{"--retention-ms", "7d", "--now", "2023-11-21T22:13:20Z"}, {"--retention-ms", "604800000", "--now", "1700604800000"}},
+           {{"--to-time", "2023-11-14T22:13:20.100Z"}, {"--to-time", "1700000000100"}},
+       }) {
+    const auto a = plan(units), b = plan(number);
+    INFO(a.err);
+    CHECK(a.exit_code == b.exit_code);
+    CHECK(a.out == b.out);
+    CHECK(a.err == b.err);
+  }
+  auto bad = plan({"--retention-bytes", "10X"});
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("'10X' is not a size") != std::string::npos);
+  auto bad_time = plan({"--to-time", "yesterday"});
+  CHECK(bad_time.exit_code == 2);
+  CHECK(bad_time.err.find("'yesterday' is not a time") != std::string::npos);
+  CHECK(tree(s.root) == before);
+}
+
 TEST_CASE("refusals change nothing: negative, above the high watermark, not a partition", "[truncate]") {
   Scratch s("v2-none", "orders-0", 200);  // high watermark 200 of 272
   const auto before = tree(s.root);

@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "lib/units.h"
 #include "tools/cli/compact_cli.h"
 #include "tools/cli/writer_cli.h"
 #include "tools/ops/common/exit_codes.h"
@@ -37,8 +38,8 @@ int compact_main(int argc, char** argv) {
   std::string delete_retention, min_lag, segment_bytes, map_bytes;
   WriterFlags flags;
   app.add_option("paths", o.paths, "Partition directories or log directories")->required();
-  int_range(app.add_option("--now", now, "The cleaner's clock, ms since the epoch (default: now); fixes every delete horizon"),
-            0, INT64_MAX);
+  time_option(app.add_option("--now", now,
+                              "The cleaner's clock, epoch ms or ISO 8601 (default: now); fixes every delete horizon"));
   not_empty(app.add_option("--topic-config", o.topic_config_file,
                            "The topic's configs, key=value lines (kafka-configs --describe)"));
   not_empty(app.add_option("--broker-config", o.broker_config_file,
@@ -47,12 +48,13 @@ int compact_main(int argc, char** argv) {
   // Text here: the setting's own rule (compact_config.cc) checks each value,
   // from whichever source it comes, an empty one too.
   auto* delete_retention_opt = app.add_option("--delete-retention-ms", delete_retention,
-                                              "delete.retention.ms: how long tombstones and markers stay");
-  auto* min_lag_opt = app.add_option("--min-compaction-lag-ms", min_lag, "min.compaction.lag.ms");
-  auto* segment_bytes_opt = app.add_option("--segment-bytes", segment_bytes, "segment.bytes: the most one cleaned segment holds");
+                                              "delete.retention.ms: how long tombstones and markers stay (ms, or 1d...)");
+  auto* min_lag_opt = app.add_option("--min-compaction-lag-ms", min_lag, "min.compaction.lag.ms (ms, or 1h...)");
+  auto* segment_bytes_opt =
+      app.add_option("--segment-bytes", segment_bytes, "segment.bytes: the most one cleaned segment holds (bytes, or 1G...)");
   auto* map_bytes_opt = app.add_option(
       "--offset-map-bytes", map_bytes,
-      "The offset map's memory (default log.cleaner.dedupe.buffer.size / log.cleaner.threads, 128 MiB)");
+      "The offset map's memory (bytes, or 512M...; default log.cleaner.dedupe.buffer.size / log.cleaner.threads, 128 MiB)");
   int_range(app.add_option("--rounds", o.rounds, "Cleaning rounds to run (default 1)"), 1, INT32_MAX);
   app.add_flag("--until-clean", o.until_clean, "Run rounds until the dirty section is clean (when the map is too small for it)");
   app.add_flag("--force", o.force, "Compact a partition whose cleanup.policy has no 'compact'");
@@ -74,10 +76,17 @@ int compact_main(int argc, char** argv) {
     }
     o.overrides.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
   }
-  if (*delete_retention_opt) o.overrides.emplace_back("delete.retention.ms", delete_retention);
-  if (*min_lag_opt) o.overrides.emplace_back("min.compaction.lag.ms", min_lag);
-  if (*segment_bytes_opt) o.overrides.emplace_back("segment.bytes", segment_bytes);
-  if (*map_bytes_opt) o.overrides.emplace_back("offset.map.bytes", map_bytes);
+  // A value with a unit (7d, 512M) becomes the number the setting's own
+  // rule checks; anything else reaches that rule as typed.
+  auto number = [](const std::string& v, auto parse) {
+    const auto n = parse(v);
+    return n ? std::to_string(*n) : v;
+  };
+  if (*delete_retention_opt)
+    o.overrides.emplace_back("delete.retention.ms", number(delete_retention, parse_duration_ms));
+  if (*min_lag_opt) o.overrides.emplace_back("min.compaction.lag.ms", number(min_lag, parse_duration_ms));
+  if (*segment_bytes_opt) o.overrides.emplace_back("segment.bytes", number(segment_bytes, parse_size));
+  if (*map_bytes_opt) o.overrides.emplace_back("offset.map.bytes", number(map_bytes, parse_size));
   if (now >= 0) o.now_ms = now;
   return run_writer("kseg-compact", flags, o, [&](Sink& out, Sink& err) { return run_compact(o, out, err); });
 }

@@ -150,9 +150,10 @@ int dump_main(int argc, char** argv) {
   app.add_option("--files", files_csv, "Comma-separated list of files to dump (kafka-dump-log's form)");
   app.add_option("paths", paths, "Files, partition directories or log directories to dump");
   bool allow_empty = false;
-  int_range(app.add_option("--max-decompressed-bytes", o.max_decompressed_bytes,
-                           "Largest decompressed batch accepted (default 268435456); a larger one is reported, not read"),
-            1, INT64_MAX);
+  size_option(app.add_option("--max-decompressed-bytes", o.max_decompressed_bytes,
+                              "Largest decompressed batch accepted (bytes, or 1G...; default 256M); a larger one is "
+                              "reported, not read"),
+              1, INT64_MAX);
   app.add_flag("--allow-empty", allow_empty, "Exit 0, not 3, for a directory with nothing to dump");
   app.add_flag("--print-data-log", o.print_data_log, "Print each record's key and value (implies --deep-iteration)");
   app.add_flag("--deep-iteration", o.deep_iteration, "Print every record, decompressing batches");

@@ -7,7 +7,11 @@
 #include <cstdio>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "formats/properties.h"
+#include "lib/time_text.h"
+#include "lib/units.h"
 #include "tools/ops/common/exit_codes.h"
 
 namespace kseg {
@@ -121,6 +125,21 @@ CLI::Validator decimal_rule(int64_t min, int64_t max) {
       "", kDecimalRule);
 }
 
+// decimal_rule for a value in a unit: `parse` reads the text, `what` names
+// what it takes in the message of a refusal.
+template <class Parse>
+CLI::Validator unit_rule(int64_t min, int64_t max, Parse parse, const char* what, const char* unit) {
+  return CLI::Validator(
+      [=](std::string& value) -> std::string {
+        const auto n = parse(value);
+        if (!n) return fmt::format("'{}' is not {}{}", value, what, value.empty() ? " (the value is empty)" : "");
+        if (*n < min || *n > max) return fmt::format("{} is out of range: give {} from {} to {}", value, unit, min, max);
+        value = std::to_string(*n);
+        return {};
+      },
+      "", kDecimalRule);
+}
+
 bool is_integer_option(const CLI::Option* o) {
   if (o->get_type_size() == 0) return false;  // a flag
   const std::string type = o->get_type_name();  // "INT", "UINT", "INT:POSITIVE", ...
@@ -199,6 +218,21 @@ void setup_help(CLI::App& app, const char* tool, const std::vector<std::string>&
 
 CLI::Option* int_range(CLI::Option* opt, int64_t min, int64_t max) {
   return opt->transform(decimal_rule(min, max));
+}
+
+CLI::Option* size_option(CLI::Option* opt, int64_t min, int64_t max) {
+  return opt->transform(unit_rule(min, max, parse_size, "a size: give bytes, or a number with K, M, G, T (or KiB, MiB, ...)",
+                                  "bytes"));
+}
+
+CLI::Option* duration_option(CLI::Option* opt, int64_t min, int64_t max) {
+  return opt->transform(unit_rule(min, max, parse_duration_ms, "a duration: give ms, or a number with ms, s, m, h, d or w",
+                                  "milliseconds"));
+}
+
+CLI::Option* time_option(CLI::Option* opt) {
+  return opt->transform(unit_rule(0, INT64_MAX, parse_time_ms, "a time: give epoch ms or ISO 8601 (2026-12-01T06:45:14Z)",
+                                  "epoch milliseconds"));
 }
 
 CLI::Option* topic_filter(CLI::Option* opt) {

@@ -42,6 +42,15 @@ std::optional<int> parse_args(CLI::App& app, int argc, char** argv);
 // range. Every option narrower than 64 bits needs one.
 CLI::Option* int_range(CLI::Option* opt, int64_t min, int64_t max);
 
+// Options holding a size in bytes, a duration in ms or a time in epoch ms
+// that also take them as people write them (lib/units.h, lib/time_text.h):
+// "10G", "512MiB"; "7d", "36h", "1h30m"; "2026-12-01T06:45:14Z". The value
+// is converted to the whole number before CLI11 reads it, and must lie in
+// [min, max] (a time: >= 0).
+CLI::Option* size_option(CLI::Option* opt, int64_t min, int64_t max);
+CLI::Option* duration_option(CLI::Option* opt, int64_t min, int64_t max);
+CLI::Option* time_option(CLI::Option* opt);
+
 // A --topic filter: a name Kafka could have given a topic (Topic.validate:
 // 1 to 249 of ASCII letters, digits, '.', '_' and '-', not "." or "..").
 CLI::Option* topic_filter(CLI::Option* opt);

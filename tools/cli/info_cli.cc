@@ -34,10 +34,10 @@ int info_main(int argc, char** argv) {
   app.add_option("--time-format", time_format, "ms (epoch milliseconds, default) or iso (ISO 8601, UTC)")
       ->check(CLI::IsMember({"ms", "iso"}));
   topic_filter(app.add_option("--topic", o.topic, "Only this topic's partitions (in log directories)"));
-  int_range(app.add_option("--max-decompressed-bytes", o.max_decompressed_bytes,
-                           "Largest inner set of a v0/v1 compressed message decompressed to count its messages "
-                           "(default 268435456)"),
-            1, INT64_MAX);
+  size_option(app.add_option("--max-decompressed-bytes", o.max_decompressed_bytes,
+                              "Largest inner set of a v0/v1 compressed message decompressed to count its messages "
+                              "(bytes, or 1G...; default 256M)"),
+              1, INT64_MAX);
   app.add_flag("--allow-empty", o.allow_empty, "Exit 0, not 3, for a path with no partition");
   app.add_flag("-q,--quiet", quiet, "No progress line on stderr (shown only when stderr is a terminal)");
   if (auto rc = parse_args(app, argc, argv)) return *rc;

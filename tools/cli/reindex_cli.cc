@@ -35,11 +35,11 @@ int reindex_main(int argc, char** argv) {
   app.add_option("paths", o.paths, "Segment .log files, partition directories or log directories")->required();
   // Kafka's LogConfig: INT, atLeast(0) and atLeast(4).
   auto* interval_opt =
-      int_range(app.add_option("--index-interval-bytes", interval, "The topic's index.interval.bytes (default 4096)"), 0,
-                INT32_MAX);
+      size_option(app.add_option("--index-interval-bytes", interval, "The topic's index.interval.bytes (default 4096)"), 0,
+                  INT32_MAX);
   auto* index_bytes_opt =
-      int_range(app.add_option("--segment-index-bytes", index_bytes, "The topic's segment.index.bytes (default 10485760)"),
-                4, INT32_MAX);
+      size_option(app.add_option("--segment-index-bytes", index_bytes, "The topic's segment.index.bytes (default 10M)"),
+                  4, INT32_MAX);
   not_empty(app.add_option("--topic-config", o.topic_config,
                            "Java properties file with the topic's index.interval.bytes / segment.index.bytes"));
   bool recover = false, salvage = false;
@@ -53,13 +53,13 @@ int reindex_main(int argc, char** argv) {
                "Also rebuild each .txnindex and the producer .snapshot files as Kafka's recovery of every segment "
                "writes them (implied when --recover or --salvage changes a .log)");
   int64_t now = -1;
-  int_range(app.add_option("--now", now,
-                           "Kafka's clock for producer expiration when it loads a snapshot, ms since the epoch (default: now)"),
-            0, INT64_MAX);
+  time_option(app.add_option("--now", now,
+                              "Kafka's clock for producer expiration when it loads a snapshot, epoch ms or ISO 8601 "
+                              "(default: now)"));
   // Kafka: INT, atLeast(1).
-  int_range(app.add_option("--producer-id-expiration-ms", o.producer_id_expiration_ms,
-                           "The broker's producer.id.expiration.ms (default 86400000)"),
-            1, INT32_MAX);
+  duration_option(app.add_option("--producer-id-expiration-ms", o.producer_id_expiration_ms,
+                                  "The broker's producer.id.expiration.ms (ms, or 1d, 12h...; default 1d)"),
+                  1, INT32_MAX);
   add_dry_run_flag(app, o.dry_run);
   add_allow_empty_flag(app, o, "nothing to reindex");
   int_range(app.add_option("--threads", o.threads, "Threads that check batches while one reads ahead (default: one per CPU)"),

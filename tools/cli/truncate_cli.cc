@@ -35,21 +35,26 @@ int truncate_main(int argc, char** argv) {
   auto* m1 = app.add_option("--to-offset", to_offset,
                             "Remove every record at and after offset N (the cut is at the start of the batch holding N)");
   auto* m2 = app.add_option("--to-time", to_time,
-                            "Remove the first batch holding a timestamp >= T (ms), as ListOffsets finds it, and all after");
+                            "Remove the first batch holding a timestamp >= T (epoch ms or ISO 8601), as ListOffsets "
+                            "finds it, and all after");
   auto* m3 = app.add_option("--log-start", log_start,
                             "Raise the log start offset to N and remove the segments wholly below it (DeleteRecords)");
   auto* m4 = app.add_option("--full", full, "Remove every record; the log restarts empty at offset N");
   auto* r1 = app.add_option("--retention-ms", retention_ms,
-                            "Remove the segments retention.ms=MS would delete (-1: unlimited, as Kafka's)");
+                            "Remove the segments retention.ms=MS would delete (ms, or 7d, 36h...; -1: unlimited, as "
+                            "Kafka's)");
   auto* r2 = app.add_option("--retention-bytes", retention_bytes,
-                            "Remove the segments retention.bytes=B would delete (-1: unlimited, as Kafka's)");
-  auto* now_opt = app.add_option("--now", now, "The clock for --retention-ms, ms since the epoch (default: now)");
+                            "Remove the segments retention.bytes=B would delete (bytes, or 10G, 512MiB...; -1: "
+                            "unlimited, as Kafka's)");
+  auto* now_opt = app.add_option("--now", now, "The clock for --retention-ms, epoch ms or ISO 8601 (default: now)");
   // Offsets and times are never negative; retention's -1 is Kafka's "unlimited".
   // --full N: the segment at N must hold its 2^31 offsets (relative offsets
   // are int32) with the log end after them still an offset.
-  for (CLI::Option* a : {m1, m2, m3, now_opt}) int_range(a, 0, INT64_MAX);
+  for (CLI::Option* a : {m1, m3}) int_range(a, 0, INT64_MAX);
+  for (CLI::Option* a : {m2, now_opt}) time_option(a);
   int_range(m4, 0, INT64_MAX - INT32_MAX - 1);
-  for (CLI::Option* a : {r1, r2}) int_range(a, -1, INT64_MAX);
+  duration_option(r1, -1, INT64_MAX);
+  size_option(r2, -1, INT64_MAX);
   for (CLI::Option* a : {m1, m2, m3, m4, r1})
     for (CLI::Option* b : {m1, m2, m3, m4, r1, r2})
       if (a != b && !(a == r1 && b == r2)) a->excludes(b);

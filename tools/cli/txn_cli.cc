@@ -32,13 +32,12 @@ int txn_main(int argc, char** argv) {
   std::string format = "text";
   app.add_option("paths", o.paths, "Partition directories or log directories")->required();
   topic_filter(app.add_option("--topic", o.topic, "Only this topic's partitions (in log directories)"));
-  int_range(app.add_option("--now", now, "The clock, ms since the epoch (default: now): ages, producer expiration"), 0,
-            INT64_MAX);
+  time_option(app.add_option("--now", now, "The clock, epoch ms or ISO 8601 (default: now): ages, producer expiration"));
   // Kafka: INT, atLeast(1).
-  int_range(app.add_option("--producer-id-expiration-ms", o.producer_id_expiration_ms,
-                           "The broker's producer.id.expiration.ms (default 86400000): producers idle that long are "
-                           "dropped when a snapshot is loaded"),
-            1, INT32_MAX);
+  duration_option(app.add_option("--producer-id-expiration-ms", o.producer_id_expiration_ms,
+                                  "The broker's producer.id.expiration.ms (ms, or 1d, 12h...; default 1d): producers "
+                                  "idle that long are dropped when a snapshot is loaded"),
+                  1, INT32_MAX);
   app.add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}));
   int_range(app.add_option("--max-aborted", o.max_aborted,
                            "Aborted ranges listed per partition (default 1000; the rest counted)"),

@@ -47,10 +47,11 @@ int verify_main(int argc, char** argv) {
   app.add_option("--fail-on", fail_on, "Exit 1 for problems at or above: error (default), warning or info")
       ->check(CLI::IsMember({"error", "warning", "info"}));
   app.add_flag("-v,--verbose", o.show_info, "Also print info findings in the text report");
-  int_range(app.add_option("--max-bytes", o.max_bytes, "Read at most N bytes of each .log file"), 1, INT64_MAX);
-  int_range(app.add_option("--max-decompressed-bytes", o.max_decompressed_bytes,
-                           "Largest decompressed batch accepted (default 268435456)"),
-            1, INT64_MAX);
+  size_option(app.add_option("--max-bytes", o.max_bytes, "Read at most N bytes of each .log file (bytes, or 10G...)"), 1,
+              INT64_MAX);
+  size_option(app.add_option("--max-decompressed-bytes", o.max_decompressed_bytes,
+                              "Largest decompressed batch accepted (bytes, or 1G...; default 256M)"),
+              1, INT64_MAX);
   int_range(app.add_option("--threads", o.threads, "Partitions checked in parallel (default: one per CPU)"), 1, INT32_MAX);
   size_t max_problems = 1000;
   int_range(app.add_option("--max-problems", max_problems,

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <mutex>
 
+#include "lib/units.h"
+
 namespace kseg {
 
 namespace {
@@ -16,17 +18,6 @@ Progress* g_active = nullptr;
 bool g_drawn = false;
 constexpr int64_t kFirstDrawNs = 1'000'000'000;
 constexpr int64_t kRedrawNs = 200'000'000;
-
-// 1536 -> "1.5 KiB"
-void human_bytes(char* out, size_t n, double v) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (v >= 1024 && u < 4) {
-    v /= 1024;
-    ++u;
-  }
-  std::snprintf(out, n, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
-}
 
 }  // namespace
 
@@ -71,12 +62,9 @@ void Progress::draw(std::chrono::steady_clock::time_point now) {
   const double rate = secs > 0 ? static_cast<double>(done) / secs : 0;
   const double left = rate > 0 ? static_cast<double>(total_ - done) / rate : 0;
   const int pct = total_ > 0 ? static_cast<int>(100 * static_cast<double>(done) / static_cast<double>(total_)) : 0;
-  char a[32], b[32], r[32];
   if (unit_ == Unit::bytes) {
-    human_bytes(a, sizeof a, static_cast<double>(done));
-    human_bytes(b, sizeof b, static_cast<double>(total_));
-    human_bytes(r, sizeof r, rate);
-    std::fprintf(stderr, "\r%s: %s of %s (%d%%), %s/s, %.0f s left\033[K", tool_, a, b, pct, r, left);
+    std::fprintf(stderr, "\r%s: %s of %s (%d%%), %s/s, %.0f s left\033[K", tool_, human_bytes(done).c_str(),
+                 human_bytes(total_).c_str(), pct, human_bytes(rate).c_str(), left);
   } else {
     std::fprintf(stderr, "\r%s: %lld of %lld %s (%d%%), %.0f/s, %.0f s left\033[K", tool_,
                  static_cast<long long>(done), static_cast<long long>(total_), noun_, pct, rate, left);

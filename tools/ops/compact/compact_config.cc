@@ -51,7 +51,8 @@ Result<KraftConfigs> kraft_configs(const std::string& log_dir, const std::string
   std::map<std::string, std::string> topic_ids;  // topicId -> name
   std::map<std::string, std::map<std::string, std::string>> topics;
   RecordWalker walker;
-  for (const auto& [min_offset, path] : files) {
+  for (const auto& [from_offset, path] : files) {
+    const int64_t min_offset = from_offset;  // read by a lambda below: clang 14 cannot capture a binding
     auto f = MappedFile::open(path);
     if (!f.ok()) return Error{Errc::io, std::nullopt, fmt::format("{}: {}", path, f.error().message)};
     EntryScanner scanner(f->bytes(), Position{0});

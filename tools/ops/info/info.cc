@@ -21,6 +21,7 @@
 #include "lib/codec.h"
 #include "lib/mapped_file.h"
 #include "lib/time_text.h"
+#include "lib/units.h"
 #include "tools/ops/common/exit_codes.h"
 #include "tools/ops/common/progress.h"
 #include "tools/ops/common/sink.h"
@@ -298,18 +299,6 @@ class PartitionReader {
 };
 
 // ---- output ----
-
-std::string human_bytes(int64_t n) {
-  static const char* kUnits[] = {"KiB", "MiB", "GiB", "TiB", "PiB"};
-  if (n < 1024) return fmt::format("{} B", n);
-  double v = static_cast<double>(n);
-  int u = -1;
-  while (v >= 1024 && u < 4) {
-    v /= 1024;
-    ++u;
-  }
-  return fmt::format("{:.1f} {}", v, kUnits[u]);
-}
 
 std::string plural(int64_t n, const char* one, const char* many) { return fmt::format("{} {}", n, n == 1 ? one : many); }
 
