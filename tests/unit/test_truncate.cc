@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "tests/unit/support/dirs.h"
@@ -17,6 +18,7 @@
 #include "formats/log_entry.h"
 #include "tests/unit/support/run_tool.h"
 #include "tests/unit/support/scratch.h"
+#include "lib/units.h"
 #include "tools/ops/write/safe_write.h"
 
 namespace fs = std::filesystem;
@@ -86,6 +88,50 @@ TEST_CASE("sizes, durations and times with units plan what their numbers plan", 
   CHECK(bad_time.exit_code == 2);
   CHECK(bad_time.err.find("'yesterday' is not a time") != std::string::npos);
   CHECK(tree(s.root) == before);
+}
+
+// The bytes of the regular files under `root`: what `du -b` counts, less
+// the directories' own entries.
+int64_t file_bytes(const fs::path& root) {
+  int64_t n = 0;
+  for (const auto& e : fs::recursive_directory_iterator(root))
+    if (e.is_regular_file()) n += static_cast<int64_t>(e.file_size());
+  return n;
+}
+
+TEST_CASE("the summary says what the disk holds now, and what the backup keeps", "[truncate]") {
+  for (const bool backup : {true, false}) {
+    Scratch s("v2-none", "orders-0", 272);
+    const int64_t before = file_bytes(s.root);
+    std::vector<std::string> args = {"--retention-bytes", "1K", "--now", "1700604800000", s.dir()};
+    if (!backup) args.insert(args.begin(), "--no-backup");
+    auto r = run_tool(kTruncate, args, ".");
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    const int64_t freed_now = before - file_bytes(s.root);
+    if (backup) {
+      // The originals stay on this disk: it holds the new files on top.
+      CHECK(freed_now < 0);
+      CHECK(r.out.find(fmt::format("the disk holds {} more now", kseg::human_bytes(-freed_now))) != std::string::npos);
+      // Once the backup is removed, what the cut frees.
+      for (const auto& e : fs::directory_iterator(s.part))
+        if (e.path().filename().string().starts_with(".kseg-backup-")) fs::remove_all(e.path());
+      const int64_t eventually = before - file_bytes(s.root);
+      CHECK(eventually > 0);
+      CHECK(r.out.find(fmt::format("frees {} once ", kseg::human_bytes(eventually))) != std::string::npos);
+    } else {
+      CHECK(freed_now > 0);
+      CHECK(r.out.find(fmt::format("{} freed now (no backup)", kseg::human_bytes(freed_now))) != std::string::npos);
+    }
+  }
+  // JSON: the exact bytes.
+  Scratch s("v2-none", "orders-0", 272);
+  const int64_t before = file_bytes(s.root);
+  auto j = run_tool(kTruncate, {"--json", "--retention-bytes", "1K", "--now", "1700604800000", s.dir()}, ".");
+  REQUIRE(j.exit_code == 0);
+  const auto space = nlohmann::json::parse(j.out)["partitions"][0]["space"];
+  CHECK(space["bytes_freed_now"].get<int64_t>() == before - file_bytes(s.root));
+  CHECK(space["bytes_kept_in_backup"].get<int64_t>() > 0);
 }
 
 TEST_CASE("refusals change nothing: negative, above the high watermark, not a partition", "[truncate]") {

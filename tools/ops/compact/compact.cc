@@ -8,6 +8,7 @@
 
 #include "formats/checkpoint_file.h"
 #include "lib/time_text.h"
+#include "lib/units.h"
 #include "tools/ops/common/exit_codes.h"
 #include "tools/ops/common/progress.h"
 #include "tools/ops/common/sink.h"
@@ -157,6 +158,8 @@ int compact_partition(const std::string& dir, const CompactOptions& o, int64_t n
   ro.backup = o.backup;
   ro.backup_dir = o.backup_dir;
   ro.backup_into = &backup;
+  safe::Space space;
+  ro.space = &space;
   ro.held = lock;
   ro.refuse_small_map = o.until_clean;
   if (!o.dry_run && !lock) return fail(Error{Errc::io, std::nullopt, fmt::format("{}: no lock held on its log dir", dir)});
@@ -197,7 +200,7 @@ int compact_partition(const std::string& dir, const CompactOptions& o, int64_t n
       break;
     }
     auto applied = safe::apply(checkpoint_plan(*p, r->end_offset),
-                               safe::ApplyOptions{false, o.backup, o.backup_dir, backup}, *lock);
+                               safe::ApplyOptions{false, o.backup, o.backup_dir, backup, &space}, *lock);
     if (!applied.ok()) return fail(applied.error());
     if (!applied->empty()) backup = *applied;
     safe::crash_point("round-done");
@@ -207,14 +210,15 @@ int compact_partition(const std::string& dir, const CompactOptions& o, int64_t n
   if (report) {
     j["status"] = status;
     if (!backup.empty()) j["backup"] = backup;
+    if (changed && !o.dry_run) j["space"] = space_json(space);
     report->push_back(j);
   } else if (changed == 0) {
     out.print("{}: nothing to change\n", dir);
   } else if (o.dry_run) {
-    out.print("{}: dry run: {} bytes would be freed; nothing written\n", dir, freed);
+    out.print("{}: dry run: {} would be freed ({} bytes; with a backup, once it is removed); nothing written\n", dir,
+              human_bytes(freed), freed);
   } else {
-    out.print("{}: compacted in {} round{}, {} bytes freed{}\n", dir, changed, changed == 1 ? "" : "s", freed,
-              backup.empty() ? std::string(o.backup ? "" : " (no backup)") : fmt::format("; originals in {}", backup));
+    out.print("{}: compacted in {} round{}; {}\n", dir, changed, changed == 1 ? "" : "s", space_text(space, backup));
   }
   return o.dry_run && changed ? kExitProblems : kExitOk;
 }

@@ -436,6 +436,9 @@ Status Round::swap_in(const std::vector<size_t>& group, Dest& dest) {
   for (const char* k : kinds) {
     KSEG_RETURN_IF_ERROR(rename(stem + k + ".cleaned", stem + k + ".swap"));
     safe::crash_point("swap-partial");
+    struct stat sb {};
+    if (o_.space && ::fstatat(dir->fd(), (stem + k + ".swap").c_str(), &sb, AT_SYMLINK_NOFOLLOW) == 0)
+      o_.space->new_bytes += sb.st_size;
   }
   KSEG_RETURN_IF_ERROR(dir->fsync());
   safe::crash_point("swapped");
@@ -455,6 +458,7 @@ Status Round::swap_in(const std::vector<size_t>& group, Dest& dest) {
   ao.backup = o_.backup;
   ao.backup_dir = o_.backup_dir;
   if (o_.backup_into) ao.backup_into = *o_.backup_into;
+  ao.space = o_.space;
   auto used = safe::apply(old, ao, *o_.held);
   if (!used.ok()) return used.error();
   if (o_.backup_into && !used->empty()) *o_.backup_into = *used;

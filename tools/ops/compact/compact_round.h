@@ -74,6 +74,7 @@ struct RoundOptions {
   std::string backup_dir;
   std::string* backup_into = nullptr;  // the run's backup directory, once made
   const safe::DirLock* held = nullptr;  // the run's lock (none under dry_run)
+  safe::Space* space = nullptr;         // added to: what each group's swap replaced, wrote and kept
   // --until-clean: fail (Errc::usage, naming the map size that would do)
   // before anything is written when the map fills inside the round's first
   // segment, rather than run a round per map of keys.

@@ -5,6 +5,7 @@
 #include "formats/file_names.h"
 #include "lib/cpus.h"
 #include "lib/time_text.h"
+#include "lib/units.h"
 #include "tools/ops/common/exit_codes.h"
 #include "tools/ops/common/sink.h"
 #include "tools/ops/partition/targets.h"
@@ -58,14 +59,18 @@ int reindex_partition(const PartitionJob& t, const recover::Config& config, cons
       err.print("kseg-reindex: {}: no lock held on its log dir\n", t.dir);
       return kExitIo;
     }
-    auto applied = safe::apply(plan->plan, {false, o.backup, o.backup_dir, ""}, *lock);
+    safe::Space space;
+    auto applied = safe::apply(plan->plan, {false, o.backup, o.backup_dir, "", &space}, *lock);
     if (!applied.ok()) {
       err.print("kseg-reindex: {}: {}\n", t.dir, applied.error().message);
       return kExitIo;
     }
-    out.print("{}: {} change{} applied{}\n", t.dir, plan->plan.actions.size(),
-              plan->plan.actions.size() == 1 ? "" : "s",
-              applied->empty() ? std::string(o.backup ? " (no file replaced: nothing to back up)" : " (no backup)") : fmt::format("; originals in {}", *applied));
+    const bool replaced = space.old_bytes > 0 || !applied->empty();
+    const std::string tail = o.backup && !replaced ? fmt::format(" (no file replaced: nothing to back up); {} more on disk",
+                                                                 human_bytes(space.new_bytes))
+                                                   : "; " + space_text(space, *applied);
+    out.print("{}: {} change{} applied{}\n", t.dir, plan->plan.actions.size(), plan->plan.actions.size() == 1 ? "" : "s",
+              tail);
   }
   // Warnings (what a repair leaves for the broker) are said, not failed on.
   const bool errors = std::any_of(plan->problems.begin(), plan->problems.end(),

@@ -9,6 +9,7 @@
 
 #include "formats/file_names.h"
 #include "lib/time_text.h"
+#include "lib/units.h"
 #include "tools/ops/common/exit_codes.h"
 #include "tools/ops/common/sink.h"
 #include "tools/ops/partition/log_dir.h"
@@ -83,8 +84,10 @@ int truncate_partition(const std::string& dir, const TruncateOptions& o, const s
   }
   if (o.dry_run) {
     if (text)
-      out.print("{}: dry run: log end {} -> {}, log start {} -> {}, {} bytes freed; nothing written\n", dir,
-                plan->old_end, plan->new_end, plan->old_start, plan->new_start, plan->bytes_freed);
+      out.print("{}: dry run: log end {} -> {}, log start {} -> {}, frees {} ({} bytes; with a backup, once it is "
+                "removed); nothing written\n",
+                dir, plan->old_end, plan->new_end, plan->old_start, plan->new_start, human_bytes(plan->bytes_freed),
+                plan->bytes_freed);
     else report->push_back(to_json(*plan, "planned"));
     return kExitProblems;  // as diff(1): 1 when the run would change something
   }
@@ -93,7 +96,8 @@ int truncate_partition(const std::string& dir, const TruncateOptions& o, const s
     err.print("kseg-truncate: {}: no lock held on its log dir\n", dir);
     return kExitIo;
   }
-  safe::ApplyOptions ao{false, o.backup, o.backup_dir, ""};
+  safe::Space space;
+  safe::ApplyOptions ao{false, o.backup, o.backup_dir, "", &space};
   std::string backup;
   // The journal first (durable before the marker goes), then recovery is
   // armed, then the cut.
@@ -117,7 +121,7 @@ int truncate_partition(const std::string& dir, const TruncateOptions& o, const s
     marker.actions.push_back(safe::Action::write(kCleanShutdownFile, *plan->marker, "written back").in_log_dir());
   if (plan->journal) journal.actions.push_back(safe::Action::remove(kTruncateJournal, "the cut is complete"));
   for (const safe::Plan* p : {&marker, &journal}) {
-    auto applied = safe::apply(*p, safe::ApplyOptions{false, false, "", ""}, *lock);
+    auto applied = safe::apply(*p, safe::ApplyOptions{false, false, "", "", &space}, *lock);
     if (!applied.ok()) {
       err.print("kseg-truncate: {}: {} (the log dir now loads as after an unclean shutdown; run again to finish)\n",
                 dir, applied.error().message);
@@ -126,12 +130,12 @@ int truncate_partition(const std::string& dir, const TruncateOptions& o, const s
     }
   }
   if (text)
-    out.print("{}: applied: log end {} -> {}, log start {} -> {}, {} bytes freed{}\n", dir, plan->old_end, plan->new_end,
-              plan->old_start, plan->new_start, plan->bytes_freed,
-              backup.empty() ? std::string(o.backup ? "" : " (no backup)") : fmt::format("; originals in {}", backup));
+    out.print("{}: applied: log end {} -> {}, log start {} -> {}; {}\n", dir, plan->old_end, plan->new_end,
+              plan->old_start, plan->new_start, space_text(space, backup));
   else {
     auto j = to_json(*plan, "applied");
     if (!backup.empty()) j["backup"] = backup;
+    j["space"] = space_json(space);
     report->push_back(std::move(j));
   }
   return kExitOk;

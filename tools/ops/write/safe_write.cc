@@ -569,6 +569,31 @@ Status rename_into_place(const Plan& plan, const PlanDirs& dirs) {
   return {};
 }
 
+// The bytes of the files the plan replaces or removes and of the new files
+// it renames in (tmp files written by now); the originals a backup on this
+// file system keeps (linked or renamed there, not copied to another disk).
+Space tally(const Plan& plan, const PlanDirs& dirs, const Dir* backup) {
+  auto size_of = [](const Dir& dir, const std::string& name) -> int64_t {
+    struct stat sb {};
+    return ::fstatat(dir.fd(), name.c_str(), &sb, AT_SYMLINK_NOFOLLOW) == 0 ? sb.st_size : 0;
+  };
+  Space s;
+  bool same_fs = false;
+  if (backup) {
+    struct stat b {}, p {};
+    same_fs = ::fstat(backup->fd(), &b) == 0 && ::fstat(dirs.partition.fd(), &p) == 0 && b.st_dev == p.st_dev;
+  }
+  for (const auto& a : plan.actions) {
+    if (a.kind == Action::Kind::hide) continue;  // its write action of the same name counts it
+    const Dir& dir = dirs.of(a);
+    const int64_t old_size = size_of(dir, a.name);
+    s.old_bytes += old_size;
+    if (same_fs) s.kept_bytes += old_size;
+    if (a.replaces()) s.new_bytes += size_of(dir, a.name + kTmpSuffix);
+  }
+  return s;
+}
+
 }  // namespace
 
 Result<std::string> apply(const Plan& plan, const ApplyOptions& options, const DirLock& held) {
@@ -616,6 +641,7 @@ Result<std::string> apply(const Plan& plan, const ApplyOptions& options, const D
     backup.emplace(std::move(*made));
   }
   const Dir* into = backup ? &*backup : nullptr;
+  if (options.space) *options.space += tally(plan, dirs, into);
   if (Status st = back_up(plan, dirs, into, reused); !st.ok()) {
     remove_tmp_files(plan, dirs);
     return st;

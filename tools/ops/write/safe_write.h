@@ -195,6 +195,25 @@ class InterruptCleanup {
   int slot_;
 };
 
+// What applied plans did to the space of the partition's file system:
+// what an operator in a full-disk incident needs, which is not what the
+// plan removes while the originals are kept beside it.
+struct Space {
+  int64_t old_bytes = 0;   // the originals replaced or removed
+  int64_t new_bytes = 0;   // the new files put in their place
+  int64_t kept_bytes = 0;  // originals kept in a backup on the same file system
+  // What the change frees once no original is kept (negative: it grows).
+  int64_t freed_eventually() const { return old_bytes - new_bytes; }
+  // What it has freed now (negative: the disk holds more than before).
+  int64_t freed_now() const { return old_bytes - kept_bytes - new_bytes; }
+  Space& operator+=(const Space& o) {
+    old_bytes += o.old_bytes;
+    new_bytes += o.new_bytes;
+    kept_bytes += o.kept_bytes;
+    return *this;
+  }
+};
+
 struct ApplyOptions {
   bool dry_run = false;
   bool backup = true;
@@ -203,6 +222,8 @@ struct ApplyOptions {
   // A backup directory an earlier apply() of the same run returned: the
   // run's originals stay in one place (backup_dir is then not used).
   std::string backup_into;
+  // Added to when given: the bytes this apply() replaced, wrote and kept.
+  Space* space = nullptr;
 };
 
 // Fails with Errc::io naming the holder when another process holds a lock on

@@ -4,13 +4,37 @@
 #include <cstdlib>
 #include <memory>
 
+#include <fmt/format.h>
+
 #include "lib/ordered_pool.h"
+#include "lib/units.h"
 #include "tools/ops/common/exit_codes.h"
 #include "tools/ops/common/progress.h"
 #include "tools/ops/partition/log_dir.h"
 #include "tools/ops/partition/targets.h"
 
 namespace kseg {
+
+std::string space_text(const safe::Space& s, const std::string& backup) {
+  const int64_t now = s.freed_now(), eventually = s.freed_eventually();
+  if (s.kept_bytes == 0) {
+    std::string where = backup.empty() ? " (no backup)" : fmt::format(" (originals copied to {})", backup);
+    if (now >= 0) return fmt::format("{} freed now{}", human_bytes(now), where);
+    return fmt::format("the disk holds {} more now{}", human_bytes(-now), where);
+  }
+  const std::string held = now >= 0 ? fmt::format("{} freed now", human_bytes(now))
+                                    : fmt::format("the disk holds {} more now", human_bytes(-now));
+  if (eventually <= 0) return fmt::format("{}; originals in {}", held, backup);
+  return fmt::format("frees {} once the originals in {} are removed; {} (--no-backup, or --backup-dir on another "
+                     "disk, frees the space at once)",
+                     human_bytes(eventually), backup, held);
+}
+
+nlohmann::json space_json(const safe::Space& s) {
+  return {{"bytes_freed_now", s.freed_now()},
+          {"bytes_freed_without_originals", s.freed_eventually()},
+          {"bytes_kept_in_backup", s.kept_bytes}};
+}
 
 int run_partitions(const char* tool, const WriterOptions& o, Sink& out, Sink& err, const PartitionRun& one,
                    const RunShape& shape) {

@@ -26,6 +26,17 @@ struct WriterOptions : PartitionSelection {  // reindex's paths: .log files too
   std::optional<int64_t> now_ms;     // --now; else the clock, read once a run (lib/time_text.h clock_ms)
 };
 
+// The end of a writer's summary line for a partition: what the change
+// freed now and what it frees once the originals go, and where they are:
+//   "3.2 MiB freed now (no backup)"
+//   "frees 3.2 MiB once the originals in <dir> are removed; the disk holds
+//    41.0 KiB more now (--no-backup, or --backup-dir on another disk, frees
+//    the space at once)"
+std::string space_text(const safe::Space& s, const std::string& backup);
+
+// The same as JSON: bytes freed now, once the originals go, and kept.
+nlohmann::json space_json(const safe::Space& s);
+
 // One partition: its job, the lock of its log dir (none in a dry run),
 // where its text goes and, with --json, the array its report goes into;
 // its exit status.
