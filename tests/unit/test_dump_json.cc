@@ -44,6 +44,27 @@ TEST_CASE("json output validates against the schema on Kafka-written cases", "[j
   }
 }
 
+TEST_CASE("v2 records carry their batch's producer fields", "[json]") {
+  auto lines = run_tool(kBin, {"--format", "jsonl", "--deep-iteration", "ledger-0/00000000000000000000.log"},
+                        kCorpus + "transactions");
+  REQUIRE(lines.exit_code == 0);
+  std::istringstream in(lines.out);
+  nlohmann::json batch;
+  size_t records = 0, transactional = 0;
+  for (std::string line; std::getline(in, line);) {
+    const auto j = nlohmann::json::parse(line);
+    if (j["type"] == "batch") batch = j;
+    if (j["type"] != "record") continue;
+    ++records;
+    CHECK(j["producer_id"] == batch["producer_id"]);
+    CHECK(j["producer_epoch"] == batch["producer_epoch"]);
+    CHECK(j["is_transactional"] == batch["is_transactional"]);
+    if (j["is_transactional"] == true) ++transactional;
+  }
+  CHECK(records > 0);
+  CHECK(transactional > 0);  // the corpus case is Kafka's transactional producer's
+}
+
 TEST_CASE("json output reports damage as problem objects with positions", "[json]") {
   auto run = run_tool(kBin, {"--format", "jsonl", "."}, kCorpus + "crc-mismatch");
   CHECK(run.exit_code == 1);

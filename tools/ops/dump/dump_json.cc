@@ -224,12 +224,16 @@ void LogPrinter::json_v2_record(const EntryRef& e, const v2::BatchHeader& h, con
   }
   auto& out = r->text.buffer();
   {
-    TextOut t(r->text.room(128));
+    TextOut t(r->text.room(256));  // at most 176 bytes: five 64-bit numbers at their longest
     if (o.format == OutputFormat::json) t << ",\n";
     t << "{\"type\":\"record\",";
     if (compressed) t << "\"stream_position\":";
     else t << "\"position\":";
-    t << rec.position.value << ",\"sequence\":" << h.record_sequence(rec.offset_delta) << ",\"headers\":[";
+    // The batch's producer fields on each record: a consumer of JSON lines
+    // filters records by producer without pairing them with their batch.
+    t << rec.position.value << ",\"sequence\":" << h.record_sequence(rec.offset_delta)
+      << ",\"producer_id\":" << h.producer_id << ",\"producer_epoch\":" << h.producer_epoch
+      << ",\"is_transactional\":" << json_bool(h.is_transactional()) << ",\"headers\":[";
     r->text.commit(t.end());
   }
   JsonObject ro = JsonObject::resume(out);
