@@ -8,32 +8,23 @@
 // The walk says where it ended and why in one vocabulary (SegmentEnd).
 //
 // walk_entries(scanner, consume) walks on the calling thread. The parallel
-// form examines entries on several threads and consumes them in file order:
-// EntryScanner is serial, and over a memory-mapped file it is where the
-// page faults are taken (its header reads are the first touch of each
-// page), so the calling thread scans the next chunk while the other threads
-// examine this one, then helps them finish; `consume` sees each chunk's
-// results in file order on the calling thread while the other threads
-// already examine the next chunk. An entry that `consume` never reaches (it
+// form (examine_entries, below) examines entries on several threads and
+// consumes them in file order, one chunk at a time, on whichever thread is
+// free (lib/ordered_pool.h). An entry that `consume` never reaches (it
 // stopped) may still have been examined, so whatever examining does must be
 // reachable from its result for the caller to keep or ignore, and must not
 // be shared with `consume`.
 #pragma once
 
 #include <algorithm>
-#include <array>
-#include <condition_variable>
-#include <mutex>
 #include <optional>
 #include <span>
-#include <system_error>
-#include <thread>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "formats/batch_check.h"
 #include "formats/log_entry.h"
+#include "lib/block_walk.h"
 
 namespace kseg {
 
@@ -120,115 +111,23 @@ struct Examined {
 
 namespace detail {
 
-// Threads that live for the whole scan and examine one published chunk at a
-// time; the calling thread joins in through finish(). Threads started per
-// chunk (128 per GiB) sat idle while they started and while the chunk was
-// consumed: the pool made kseg-verify --deep a fifth faster on small batches.
-template <class R, class Examine>
-class ExaminePool {
- public:
-  ExaminePool(unsigned threads, Examine& examine) : examine_(examine), parties_(std::max(1u, threads)) {
-    for (unsigned t = 1; t < parties_; ++t) {
-      try {
-        threads_.emplace_back([this, t] { serve(t); });
-      } catch (const std::system_error&) {
-        break;  // fewer threads: the calling thread examines what they leave
-      }
-    }
-  }
-  ExaminePool(const ExaminePool&) = delete;
-  ExaminePool& operator=(const ExaminePool&) = delete;
-  // Stops the threads after the share each one holds.
-  ~ExaminePool() {
-    {
-      std::lock_guard lk(m_);
-      stop_ = true;
-    }
-    work_.notify_all();
-    threads_.clear();
-  }
-
-  // The threads start on `chunk` at once; it must stay put until finish().
-  void publish(std::span<Examined<R>> chunk) {
-    {
-      std::lock_guard lk(m_);
-      chunk_ = chunk;
-      next_ = 0;
-    }
-    work_.notify_all();
-  }
-  // Examines what is left of the published chunk as thread 0, then waits
-  // until every entry of it is examined.
-  void finish() {
-    std::unique_lock lk(m_);
-    drain(lk, 0);
-    done_.wait(lk, [&] { return busy_ == 0; });
-    chunk_ = {};
-  }
-
- private:
-  void serve(unsigned t) {
-    std::unique_lock lk(m_);
-    while (true) {
-      work_.wait(lk, [&] { return stop_ || next_ < chunk_.size(); });
-      if (stop_) return;
-      drain(lk, t);
-    }
-  }
-  void drain(std::unique_lock<std::mutex>& lk, unsigned t) {
-    while (!stop_ && next_ < chunk_.size()) {
-      const auto c = chunk_;
-      // Shares shrink towards the chunk's end so that the threads finish
-      // together; several small entries per share keep the lock rare.
-      const size_t n = std::clamp<size_t>((c.size() - next_) / (2 * parties_), 1, 64);
-      const size_t begin = next_;
-      next_ += n;
-      ++busy_;
-      lk.unlock();
-      for (size_t i = begin; i < begin + n; ++i) c[i].result = examine_(WalkEntry(c[i].entry), t);
-      lk.lock();
-      --busy_;
-    }
-    if (busy_ == 0) done_.notify_one();
-  }
-
-  Examine& examine_;
-  const unsigned parties_;
-  std::mutex m_;
-  std::condition_variable work_, done_;
-  std::span<Examined<R>> chunk_;
-  size_t next_ = 0;   // the first entry of chunk_ not yet claimed
-  unsigned busy_ = 0; // shares claimed and not yet examined
-  bool stop_ = false;
-  std::vector<std::jthread> threads_;  // last: they use everything above
-};
-
-}  // namespace detail
-
-namespace detail {
-
-// The block-parallel walk, for segments of small entries. With entries of a
-// few hundred bytes the serial scanner was the bottleneck: each header is a
-// first touch of memory, and one thread pulling the whole file through its
-// cache while the others examined (kseg-verify --deep on 1 GiB of 1-8
-// record batches: a third of all samples in EntryScanner::next, on the
-// scanning thread). Here every thread claims the next block of the file,
-// guesses where its first entry starts, and scans and examines the entries
-// that start in the block, each while its bytes are in cache. The calling
-// thread consumes the blocks in order; a block whose guess is not where the
-// entries before it end (or that had none) is scanned and examined again
-// from there, on the calling thread, so a wrong guess costs time, never a
-// different walk.
+// Entries and their results, overwritten walk after walk: with small
+// batches, building and destroying a result per entry (hundreds of bytes
+// each) cost as much as the scan.
 template <class R>
-struct Block {
+struct Examining {
   std::vector<Examined<R>> items;
   size_t n = 0;
-  int64_t start = -1;  // relative to the walk's first byte; -1: no entry guessed
-  int64_t end = -1;    // past the last entry taken
-  bool ended = false;  // the entries end in this block (the scanner's end() says why)
-  bool ready = false;
   std::span<Examined<R>> used() { return {items.data(), n}; }
+  void add(const EntryRef& e) {
+    if (n < items.size()) items[n].entry = e;
+    else items.push_back({e});
+    ++n;
+  }
 };
+
+template <class R>
+struct Block : BlockSpan, Examining<R> {};
 
 constexpr int64_t kBlockBytes = 1 << 20;
 
@@ -253,25 +152,18 @@ inline int64_t guess_start(Bytes data, Position base, size_t from, size_t to, in
   return -1;
 }
 
-// Scans and examines the entries that start in [start, to) on thread `t`.
+// The entries that start in [start, to) of `data`, each examined on thread
+// `t` while its bytes are in cache.
 template <class R, class Examine>
 void fill_block(Block<R>& b, Bytes data, Position base, int64_t start, int64_t to, Examine& examine, unsigned t) {
   b.n = 0;
-  b.start = start;
   EntryScanner sc(data.subspan(static_cast<size_t>(start)), base + Length{start});
   const Position stop = base + Length{to};
   while (sc.valid_end() < stop) {
     auto e = sc.next();
     if (!e) break;
-    // Examined here, while its bytes are in cache.
-    R r = examine(WalkEntry(*e), t);
-    if (b.n == b.items.size()) {
-      b.items.push_back({*e, std::move(r)});
-    } else {
-      b.items[b.n].entry = *e;
-      b.items[b.n].result = std::move(r);
-    }
-    ++b.n;
+    b.add(*e);
+    b.items[b.n - 1].result = examine(WalkEntry(*e), t);
   }
   b.end = (sc.valid_end() - base).bytes;
   b.ended = sc.end() != SegmentEnd::none;
@@ -296,132 +188,36 @@ inline bool uses_blocks(const EntryScanner& scanner, unsigned threads, int64_t c
   return n == 64 && bytes / n < 2048;
 }
 
+// The entries walked in blocks (lib/block_walk.h), each examined where it is
+// scanned, while its bytes are in cache.
 template <class R, class Examine, class Consume, class Consumed>
 void examine_blocks(EntryScanner& scanner, unsigned threads, Examine& examine, Consume& consume, Consumed& consumed,
                     int64_t block) {
   const Bytes data = scanner.remaining();
   const Position base = scanner.valid_end();
-  const auto size = static_cast<int64_t>(data.size());
   // Offsets rise through a segment: a guess below the first is not an entry.
   EntryScanner peek = scanner;
   const auto first = peek.next();
   const int64_t min_offset = first ? first->offset : 0;
-  const int64_t blocks = (size + block - 1) / block;
-  // Blocks claimed ahead of the one consumed: bounds the results held and
-  // the pages mapped when a thread stalls.
-  const auto lead = static_cast<int64_t>(2 * threads + 2);
-  std::vector<Block<R>> slots(static_cast<size_t>(lead));
-  std::mutex m;
-  std::condition_variable cv;
-  int64_t claimed = 0, taken = 0;  // blocks claimed; blocks consumed
-  int64_t chain = 0;               // where the entries consumed end
-  std::optional<EntryRef> last;    // the last entry consumed
-  bool stop = false;
-  // Cleared after a run of missed guesses (offsets below the first, bytes
-  // no entry starts in): a block is then walked only from where the ones
-  // before end, rather than guessed at by every thread for nothing.
-  bool guessing = true;
-  int misses = 0;
-  auto block_end = [&](int64_t k) { return std::min(size, (k + 1) * block); };
-  // Claims and examines the next block; false when none is left to claim.
-  // Called with `lk` held; returns with it held.
-  auto work_one = [&](std::unique_lock<std::mutex>& lk, unsigned t) {
-    if (stop || claimed >= blocks || claimed >= taken + lead) return false;
-    const int64_t k = claimed++;
-    const int64_t known = k == taken ? chain : -1;
-    const bool guess = guessing;
-    Block<R>& b = slots[static_cast<size_t>(k % lead)];
-    lk.unlock();
-    const int64_t from = k * block, to = block_end(k);
-    const int64_t start = k == 0 ? 0
-                          : known >= 0 ? known
-                          : guess ? guess_start(data, base, static_cast<size_t>(from), static_cast<size_t>(to), min_offset, block)
-                                  : -1;
-    if (start < 0 || start >= to) {
-      b.n = 0;
-      b.start = start;
-    } else {
-      fill_block(b, data, base, start, to, examine, t);
-    }
-    lk.lock();
-    b.ready = true;
-    cv.notify_all();
-    return true;
-  };
-  auto serve = [&](unsigned t) {
-    std::unique_lock lk(m);
-    while (true) {
-      cv.wait(lk, [&] { return stop || claimed >= blocks || claimed < taken + lead; });
-      if (!work_one(lk, t)) return;
-    }
-  };
-  bool ended = false;
-  {
-    std::vector<std::jthread> helpers;
-    // Joined before the state above goes, and stopped first if the walk ends early.
-    struct Stopper {
-      std::mutex& m;
-      std::condition_variable& cv;
-      bool& stop;
-      std::vector<std::jthread>& helpers;
-      ~Stopper() {
-        {
-          std::lock_guard g(m);
-          stop = true;
-        }
-        cv.notify_all();
-        helpers.clear();
-      }
-    } stopper{m, cv, stop, helpers};
-    for (unsigned t = 1; t < threads; ++t) {
-      try {
-        helpers.emplace_back([&serve, t] { serve(t); });
-      } catch (const std::system_error&) {
-        break;  // fewer threads: the calling thread claims what they leave
-      }
-    }
-    std::unique_lock lk(m);
-    while (taken < blocks && !ended) {
-      Block<R>& b = slots[static_cast<size_t>(taken % lead)];
-      if (!b.ready) {
-        if (!work_one(lk, 0)) cv.wait(lk, [&] { return b.ready; });
-        continue;
-      }
-      const int64_t k = taken;
-      int64_t end = chain;  // only this thread writes `chain`; the others read it under `m`
-      bool missed = false;
-      lk.unlock();
-      bool go_on = true;
-      if (chain < block_end(k)) {  // else an entry of an earlier block covers this one
-        if (b.start != chain) {  // the guess missed
-          missed = true;
-          fill_block(b, data, base, chain, block_end(k), examine, 0);
-        }
+  std::optional<EntryRef> last;  // the last entry consumed
+  const BlockWalkEnd w = walk_blocks<Block<R>>(
+      BlockWalkShape{static_cast<int64_t>(data.size()), block, threads, 2 * size_t{threads} + 2},
+      [&](int64_t from, int64_t to) {
+        return guess_start(data, base, static_cast<size_t>(from), static_cast<size_t>(to), min_offset, block);
+      },
+      [&](Block<R>& b, int64_t, int64_t start, int64_t to, unsigned t, bool) {
+        fill_block(b, data, base, start, to, examine, t);
+      },
+      [&](Block<R>& b, int64_t, unsigned) {
         if (b.n > 0) last = b.items[b.n - 1].entry;
-        go_on = consume(b.used());
-        end = b.end;
-        ended = b.ended;
-        if (go_on) consumed(base + Length{end});
-      }
-      lk.lock();
-      constexpr int kMaxMisses = 8;
-      misses = missed ? misses + 1 : 0;
-      if (misses >= kMaxMisses) guessing = false;
-      chain = end;
-      b.ready = false;
-      ++taken;
-      cv.notify_all();
-      if (!go_on) {
-        stop = true;
-        lk.unlock();
-        scanner.resume_at(base + Length{chain});
-        return;
-      }
-    }
-  }
+        if (!consume(b.used())) return false;
+        consumed(base + Length{b.end});
+        return true;
+      });
+  if (w.stopped) return scanner.resume_at(base + Length{w.end});
   // Hand the scanner back where the entries end, for its end() and the rest.
   if (last) scanner.resume_after(*last);
-  else scanner.resume_at(base + Length{chain});
+  else scanner.resume_at(base + Length{w.end});
   [[maybe_unused]] const auto none = scanner.next();
 }
 
@@ -429,65 +225,48 @@ void examine_blocks(EntryScanner& scanner, unsigned threads, Examine& examine, C
 
 // `examine(const WalkEntry&, unsigned thread) -> R` runs on any thread
 // (thread < threads, so per-thread scratch can be indexed by it);
-// `consume(std::span<Examined<R>>) -> bool` runs in order on the calling
-// thread and returns false to stop. `consumed(Position end)` is told that
-// the entries before `end` are consumed, while the next chunk is examined
-// (or after the last), so that releasing their pages of a mapping, which
-// costs as much as a fifth of a scan, runs beside the other threads rather
-// than alone. The scanner is left where the scan stopped: its end() says
-// why if every entry was consumed.
+// `consume(std::span<Examined<R>>) -> bool` runs in file order, one call at
+// a time, and returns false to stop. `consumed(Position end)` is told that
+// the entries before `end` are consumed, while other threads go on, so that
+// releasing their pages of a mapping, which costs as much as a fifth of a
+// scan, runs beside them rather than alone. Small entries are walked in
+// blocks (above); others are scanned in order, a chunk at a time, by
+// whichever thread is free (over a memory-mapped file the scan takes the
+// page faults), while the other threads examine the chunks scanned before.
+// The scanner is left where the scan stopped: its end() says why if every
+// entry was consumed.
 template <class R, class Examine, class Consume, class Consumed>
 void examine_entries(EntryScanner& scanner, unsigned threads, Examine&& examine, Consume&& consume,
                      Consumed&& consumed, int64_t chunk_bytes = 8 << 20) {
-  // Chunks bound memory. Three are mapped at once: the one examined, the one
-  // scanned (or consumed) beside it, and the one consumed last until
-  // `consumed` releases it. A reader whose results hold much per entry asks
-  // for smaller chunks.
   if (detail::uses_blocks(scanner, threads, chunk_bytes))
     return detail::examine_blocks<R>(scanner, threads, examine, consume, consumed, detail::block_bytes(chunk_bytes));
+  // A chunk for each thread, one being scanned and one being consumed: what
+  // is held grows with the thread count, never with the segment. A reader
+  // whose results hold much per entry asks for smaller chunks.
+  const size_t window = size_t{std::max(threads, 1u)} + 2;
   constexpr size_t kChunkEntries = 4096;
-  const int64_t kChunkBytes = chunk_bytes;
-  // A chunk's elements live as long as the walk and are overwritten: with
-  // small batches, building and destroying a result per entry on the
-  // scanning thread (hundreds of bytes each) cost as much as the scan.
-  struct Chunk {
-    std::vector<Examined<R>> items;
-    size_t n = 0;
-    std::span<Examined<R>> used() { return {items.data(), n}; }
-  };
-  auto fill = [&](Chunk& chunk) {
-    chunk.n = 0;
-    int64_t bytes = 0;
-    while (chunk.n < kChunkEntries && bytes < kChunkBytes) {
-      auto e = scanner.next();
-      if (!e) break;
-      bytes += e->total().bytes;
-      if (chunk.n < chunk.items.size())
-        chunk.items[chunk.n].entry = *e;
-      else
-        chunk.items.push_back({*e});
-      ++chunk.n;
-    }
-  };
-  // Indexed, not swapped: the pool holds the published chunk's address.
-  std::array<Chunk, 2> chunks;
-  unsigned cur = 0;
-  std::optional<Position> done;  // the end of the chunk consumed last
-  detail::ExaminePool<R, std::remove_reference_t<Examine>> pool(threads, examine);
-  fill(chunks[cur]);
-  if (chunks[cur].n > 0) pool.publish(chunks[cur].used());
-  while (chunks[cur].n > 0) {
-    auto chunk = chunks[cur].used();
-    auto& ahead = chunks[cur ^ 1];
-    fill(ahead);
-    if (done) consumed(*std::exchange(done, std::nullopt));
-    pool.finish();
-    if (ahead.n > 0) pool.publish(ahead.used());
-    if (!consume(chunk)) return;
-    done = chunk.back().entry.position + chunk.back().entry.total();
-    cur ^= 1;
-  }
-  if (done) consumed(*done);
+  OrderedRun<detail::Examining<R>> run(threads, window);
+  run.run(
+      std::numeric_limits<size_t>::max(),
+      [&](size_t, detail::Examining<R>& c) {
+        c.n = 0;
+        for (int64_t bytes = 0; c.n < kChunkEntries && bytes < chunk_bytes;) {
+          auto e = scanner.next();
+          if (!e) break;
+          bytes += e->total().bytes;
+          c.add(*e);
+        }
+        return c.n > 0;
+      },
+      [&](size_t, unsigned t, detail::Examining<R>& c) {
+        for (auto& x : c.used()) x.result = examine(WalkEntry(x.entry), t);
+      },
+      [&](size_t, unsigned, detail::Examining<R>& c) {
+        if (!consume(c.used())) return false;
+        const EntryRef& e = c.items[c.n - 1].entry;
+        consumed(e.position + e.total());
+        return true;
+      });
 }
 
 // The parallel walk: `examine(const WalkEntry&, unsigned thread) -> R` on

@@ -9,7 +9,6 @@
 #include <cmath>
 #include <map>
 #include <optional>
-#include <thread>
 
 #include <fmt/format.h>
 
@@ -21,6 +20,7 @@
 #include "formats/offset_map.h"
 #include "lib/cpus.h"
 #include "lib/mapped_file.h"
+#include "lib/work_pool.h"
 #include "tools/ops/compact/compact_dest.h"
 #include "tools/ops/compact/compact_filter.h"
 #include "tools/ops/compact/compact_round.h"
@@ -559,17 +559,19 @@ Result<RoundStats> Round::run() {
   st_.end_offset = first_dirty;
   if (first_dirty >= first_uncleanable) return st_;
   // Nothing is written before every batch the round reads is known good:
-  // checked on a second thread while this one builds the offset map (both
-  // only read), joined before the first write.
-  Status valid;
-  std::thread checker([&] {
-    for (size_t i = 0; i < segs.size() && segs[i].base < first_uncleanable && valid.ok(); ++i) valid = validate(i);
+  // checked beside the building of the offset map (both only read), and
+  // both are done before the first write.
+  Status valid, built;
+  WorkPool::shared().run(2, [&](size_t job) {
+    if (job == 0) {
+      for (size_t i = 0; i < segs.size() && segs[i].base < first_uncleanable && valid.ok(); ++i) valid = validate(i);
+      return;
+    }
+    // The legacy (v0/v1) tombstone horizon (log-cleaning.md: per batch).
+    for (const auto& s : segs)
+      if (s.base < first_dirty) legacy_horizon_ = s.mtime_ms - s_.delete_retention_ms;
+    built = build_map(first_dirty, first_uncleanable);
   });
-  // The legacy (v0/v1) tombstone horizon (log-cleaning.md: per batch).
-  for (const auto& s : segs)
-    if (s.base < first_dirty) legacy_horizon_ = s.mtime_ms - s_.delete_retention_ms;
-  Status built = build_map(first_dirty, first_uncleanable);
-  checker.join();
   KSEG_RETURN_IF_ERROR(valid);  // a damaged batch is named before whatever the map met
   KSEG_RETURN_IF_ERROR(built);
   st_.map_keys = map_.size();

@@ -1,11 +1,8 @@
 // Text dump of .log and KRaft .checkpoint files, as DumpLogSegments prints them.
 #include <algorithm>
-#include <condition_variable>
-#include <deque>
 #include <functional>
-#include <mutex>
+#include <limits>
 #include <optional>
-#include <thread>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -18,6 +15,7 @@
 #include "lib/codec.h"
 #include "lib/cpus.h"
 #include "lib/mapped_file.h"
+#include "lib/ordered_pool.h"
 #include "tools/ops/dump/dumper.h"
 #include "tools/ops/dump/log_printer.h"
 #include "tools/ops/common/java_text.h"
@@ -55,7 +53,7 @@ void LogPrinter::print(PrintedRun& run) {
       run.aborted = true;
       break;
     }
-    if (run.overflow) break;  // printed again in order (dump_log.cc)
+    if (run.again) break;  // printed again in its turn (dump_log.cc)
   }
   if (scratch.capacity() > (64u << 20)) std::vector<uint8_t>().swap(scratch);
 }
@@ -329,218 +327,118 @@ bool cut_run(EntryScanner& scan, PrintedRun& run, size_t bytes, std::optional<in
   return !run.entries.empty();
 }
 
-// A block run's entries: those starting in [from, to) from `known`, or from
-// where a plausible entry whose CRC holds starts (detail::guess_start).
-void scan_block(PrintedRun& r) {
-  const PrintedRun::Block& j = *r.job;
-  r.entries.clear();
-  r.ended = false;
-  r.start = j.known >= 0 ? j.known
-            : j.from == 0 ? 0
-            : j.guess     ? detail::guess_start(j.data, j.base, static_cast<size_t>(j.from), static_cast<size_t>(j.to),
-                                                j.min_offset, j.block)
-                          : -1;
-  r.end = r.start;
-  if (r.start < 0 || r.start >= j.to) return;
-  EntryScanner sc(j.data.subspan(static_cast<size_t>(r.start)), j.base + Length{r.start});
-  const Position stop = j.base + Length{j.to};
+// The entries that start in [start, to) of `data` (whose first byte is at
+// `base`), for a block run.
+void scan_block(PrintedRun& r, Bytes data, Position base, int64_t start, int64_t to) {
+  EntryScanner sc(data.subspan(static_cast<size_t>(start)), base + Length{start});
+  const Position stop = base + Length{to};
   while (sc.valid_end() < stop) {
     auto e = sc.next();
     if (!e) break;
     r.entries.push_back(*e);
   }
-  r.end = (sc.valid_end() - j.base).bytes;
+  r.end = (sc.valid_end() - base).bytes;
   r.ended = sc.end() != SegmentEnd::none;
 }
 
-// Worker threads printing runs handed to them; the caller writes the runs
-// out in file order as each is done. A run whose text grows past the cap
-// waits until it is the oldest, then writes straight to `out`: the caller
-// is then blocked in wait() on that very run, so `out` has one writer.
-class PrintPipeline {
+// A printer per thread, for its decompression and line buffers; made on
+// first use.
+class Printers {
  public:
-  PrintPipeline(const DumpOptions& o, bool deep, const std::string& path, unsigned threads, Sink& out) : out_(out) {
-    try {
-      for (unsigned t = 0; t < threads; ++t)
-        workers_.emplace_back([this, &o, deep, path] { work(o, deep, path); });
-    } catch (...) {
-      stop();  // the threads already started must see it before they are joined
-      throw;
-    }
-  }
-  ~PrintPipeline() { stop(); }
-  void submit(PrintedRun* r) {
-    {
-      std::lock_guard lock(m_);
-      queue_.push_back(r);
-    }
-    work_.notify_one();
-  }
-  // Marks `r` the oldest run not yet written and waits until it is printed.
-  void wait(PrintedRun& r) {
-    std::unique_lock lock(m_);
-    r.head = true;
-    changed_.notify_all();
-    changed_.wait(lock, [&] { return r.done; });
+  Printers(const DumpOptions& o, bool deep, const std::string& path, unsigned threads)
+      : o_(o), deep_(deep), path_(path), printers_(threads) {}
+  LogPrinter& operator[](unsigned t) {
+    if (!printers_[t]) printers_[t].emplace(o_, deep_, path_);
+    return *printers_[t];
   }
 
  private:
-  void work(const DumpOptions& o, bool deep, const std::string& path) {
-    LogPrinter printer(o, deep, path);
-    printer.spill = [this, &printer] {
-      PrintedRun& r = *printer.r;
-      if (r.job) {  // not known to start where the runs before end: never written from here
-        r.overflow = true;
-        r.text.clear();  // printed again in order: kept bounded until the entry ends
-        return;
-      }
-      {
-        std::unique_lock lock(m_);
-        changed_.wait(lock, [&] { return r.head || stop_; });
-        if (stop_) {  // the file ended earlier: this text is not wanted
-          r.text.clear();
-          return;
-        }
-      }
-      out_.write_large(r.text.contents());
-      r.text.clear();
-    };
-    while (PrintedRun* r = take()) {
-      if (r->job) scan_block(*r);
-      printer.print(*r);
-      {
-        std::lock_guard lock(m_);
-        r->done = true;
-      }
-      changed_.notify_all();
-    }
-  }
-  PrintedRun* take() {
-    std::unique_lock lock(m_);
-    work_.wait(lock, [&] { return stop_ || !queue_.empty(); });
-    if (queue_.empty()) return nullptr;
-    PrintedRun* r = queue_.front();
-    queue_.pop_front();
-    return r;
-  }
-  void stop() {
-    {
-      std::lock_guard lock(m_);
-      stop_ = true;
-      queue_.clear();
-    }
-    work_.notify_all();
-    changed_.notify_all();
-  }
-  Sink& out_;
-  std::mutex m_;
-  std::condition_variable work_, changed_;
-  std::deque<PrintedRun*> queue_;
-  bool stop_ = false;
-  std::vector<std::jthread> workers_;  // last: joined before the rest goes
+  const DumpOptions& o_;
+  bool deep_;
+  const std::string& path_;
+  std::vector<std::optional<LogPrinter>> printers_;
 };
 
-// Block mode: the workers find the entries of their blocks themselves (the
-// scan is not one thread's), each block's start guessed; a block whose guess
-// missed is printed again, in order, on this thread. Every run goes to
-// `write_out`; true when it said the file ends (aborted). For small entries:
-// with the scan on this thread, every header a first touch of memory, this
-// thread was the bottleneck (tests/bench/README.md). Blocks are at least 512
-// bytes: smaller runs (the tests' --run-bytes 1) would each be a job for a
-// few bytes.
+// Runs printed at once: enough to keep every thread busy while the oldest
+// is written; each holds at most about run_text_cap of text.
+size_t runs_in_flight(unsigned threads) { return threads > 1 ? threads + 3 : 1; }
+
+// Block mode (lib/block_walk.h): each thread finds the entries of the blocks
+// it claims itself, from a guessed start, and prints them; a block whose
+// guess missed is printed again in its turn. For small entries: with the
+// scan on one thread, every header a first touch of memory, that thread was
+// the bottleneck (tests/bench/README.md). Every run goes to `write_out`;
+// true when it said the file ends (aborted).
 bool print_blocks(const DumpOptions& opts, Sink& out, bool deep, const std::string& path, EntryScanner& scan,
-                  PrintPipeline& pipeline, std::vector<PrintedRun>& runs, int64_t run_bytes,
-                  const std::function<bool(PrintedRun&)>& write_out) {
-  bool aborted = false;
+                  unsigned threads, int64_t run_bytes, const std::function<bool(PrintedRun&)>& write_out) {
   const Bytes data = scan.remaining();
-  const Position base0 = scan.valid_end();
-  const auto size = static_cast<int64_t>(data.size());
+  const Position base = scan.valid_end();
   const int64_t block = detail::block_bytes(run_bytes);
-  const int64_t count = (size + block - 1) / block;
   EntryScanner peek = scan;
   const auto first = peek.next();
   const int64_t min_offset = first ? first->offset : 0;
-  std::optional<LogPrinter> redo;  // prints, in order, a block whose guess missed
-  int64_t chain = 0;               // where the entries written out end
-  std::optional<EntryRef> last;    // the last of them
-  // After a run of missed guesses (offsets below the first, bytes no entry
-  // starts in) the workers stop guessing, as formats/batch_walk.h does.
-  constexpr int kMaxMisses = 8;
-  int misses = 0;
-  size_t next = 0, in_flight = 0;
-  for (int64_t submitted = 0;;) {
-    while (submitted < count && in_flight < runs.size()) {
-      PrintedRun& r = runs[(next + in_flight) % runs.size()];
-      r.reset();
-      r.job = PrintedRun::Block{data, base0, submitted * block, std::min(size, (submitted + 1) * block),
-                                submitted == 0 ? 0 : -1, min_offset, block, misses < kMaxMisses};
-      pipeline.submit(&r);
-      ++in_flight;
-      ++submitted;
-    }
-    if (in_flight == 0) break;
-    PrintedRun& r = runs[next];
-    pipeline.wait(r);
-    next = (next + 1) % runs.size();
-    --in_flight;
-    if (chain >= r.job->to) continue;  // an entry of an earlier block covers this one
-    const bool missed = r.start != chain;
-    misses = missed ? misses + 1 : 0;
-    if (missed || r.overflow) {
-      auto job = *r.job;
-      job.known = chain;
-      r.reset();
-      r.job = job;
-      scan_block(r);
-      r.job.reset();  // known to be in order: its text may spill
-      if (!redo) {
-        redo.emplace(opts, deep, path);
-        redo->spill = [&] {
-          out.write_large(redo->r->text.contents());
-          redo->r->text.clear();
-        };
-      }
-      redo->print(r);
-    }
-    if (!write_out(r)) {
-      aborted = true;
-      break;
-    }
-    chain = r.end;
-    if (!r.entries.empty()) last = r.entries.back();
-    if (r.ended) break;
-  }
+  Printers printers(opts, deep, path, threads);
+  std::optional<EntryRef> last;  // the last entry written out
+  bool aborted = false;
+  const BlockWalkEnd w = walk_blocks<PrintedRun>(
+      BlockWalkShape{static_cast<int64_t>(data.size()), block, threads, runs_in_flight(threads)},
+      [&](int64_t from, int64_t to) {
+        return detail::guess_start(data, base, static_cast<size_t>(from), static_cast<size_t>(to), min_offset, block);
+      },
+      [&](PrintedRun& r, int64_t, int64_t start, int64_t to, unsigned t, bool in_order) {
+        r.reset();
+        scan_block(r, data, base, start, to);
+        LogPrinter& p = printers[t];
+        if (in_order) {  // every run before it is written: its text may go out now
+          p.spill = [&out, &p] {
+            out.write_large(p.r->text.contents());
+            p.r->text.clear();
+          };
+        } else {
+          p.spill = [&p] {
+            p.r->again = true;
+            p.r->text.clear();
+          };
+        }
+        p.print(r);
+      },
+      [&](PrintedRun& r, int64_t, unsigned) {
+        if (!write_out(r)) return !(aborted = true);
+        if (!r.entries.empty()) last = r.entries.back();
+        return true;
+      });
   if (last) scan.resume_after(*last);
-  else scan.resume_at(base0 + Length{chain});
+  else scan.resume_at(base + Length{w.end});
   if (!aborted) static_cast<void>(scan.next());  // for its end(), where the scan ends
   return aborted;
 }
 
-// Runs cut on this thread, printed by the pipeline's workers, written out in
-// order; true when `write_out` said the file ends (aborted).
-bool print_runs(EntryScanner& scan, PrintPipeline& pipeline, std::vector<PrintedRun>& runs, size_t run_bytes,
-                std::optional<int64_t> to_offset, bool& past, const std::function<bool(PrintedRun&)>& write_out) {
-  // Runs in flight are runs[next], runs[next + 1], ... (mod size), oldest first.
-  size_t next = 0, in_flight = 0;
-  bool more = true;
-  while (true) {
-    while (more && in_flight < runs.size()) {
-      PrintedRun& r = runs[(next + in_flight) % runs.size()];
-      r.reset();
-      if (!cut_run(scan, r, run_bytes, to_offset, past)) {
-        more = false;
-        break;
-      }
-      pipeline.submit(&r);
-      ++in_flight;
-    }
-    if (in_flight == 0) return false;
-    PrintedRun& r = runs[next];
-    pipeline.wait(r);
-    next = (next + 1) % runs.size();
-    --in_flight;
-    if (!write_out(r)) return true;
-  }
+// Runs cut off the scan in order, printed on any thread, written out in
+// order (lib/ordered_pool.h); true when `write_out` said the file ends
+// (aborted). A run whose text passes the cap waits for its turn and writes
+// it out itself.
+bool print_runs(const DumpOptions& opts, Sink& out, bool deep, const std::string& path, EntryScanner& scan,
+                unsigned threads, bool& past, const std::function<bool(PrintedRun&)>& write_out) {
+  Printers printers(opts, deep, path, threads);
+  OrderedRun<PrintedRun> run(threads, runs_in_flight(threads));
+  bool aborted = false;
+  run.run(
+      std::numeric_limits<size_t>::max(),
+      [&](size_t, PrintedRun& r) {
+        r.reset();
+        return cut_run(scan, r, opts.run_bytes, opts.filter.to_offset, past);
+      },
+      [&](size_t i, unsigned t, PrintedRun& r) {
+        LogPrinter& p = printers[t];
+        p.spill = [&run, &out, &p, i] {
+          // Not written when an earlier run ended the file.
+          if (run.wait_turn(i)) out.write_large(p.r->text.contents());
+          p.r->text.clear();
+        };
+        p.print(r);
+      },
+      [&](size_t, unsigned, PrintedRun& r) { return write_out(r) || !(aborted = true); });
+  return aborted;
 }
 
 }  // namespace
@@ -608,23 +506,8 @@ void Dumper::log_file(const std::string& path, const std::string& name, Offset b
   if (!file) return;
   const bool deep = opts_.deep_iteration || opts_.print_data_log;
   const unsigned threads = threads_for(opts_, file->size());
-  // Enough runs in flight to keep every thread busy while the oldest is
-  // written; each holds at most about run_text_cap of text.
-  std::vector<PrintedRun> runs(threads > 1 ? threads + 3 : 1);
-  std::optional<LogPrinter> self;
-  std::optional<PrintPipeline> pipeline;
-  if (threads > 1) {
-    pipeline.emplace(opts_, deep, path, threads, out_);
-  } else {
-    self.emplace(opts_, deep, path);
-    self->spill = [&] {
-      out_.write_large(self->r->text.contents());
-      self->r->text.clear();
-    };
-  }
   const Position start = seek_position(path, base, *file);
   EntryScanner scan(file->bytes().subspan(static_cast<size_t>(start.value)), start);
-  const std::optional<int64_t> to_offset = opts_.filter.to_offset;
   bool past = false;  // the scan stopped at --to-offset
   // Kafka 4.4 starts from -1, so a file whose first record is not offset 0
   // reports (-1, first) too.
@@ -649,23 +532,11 @@ void Dumper::log_file(const std::string& path, const std::string& name, Offset b
     }
     return !r.aborted;
   };
-  bool aborted = false;
   // Small entries: block mode (print_blocks). At least 512 bytes a block.
   const int64_t run_bytes = std::max<int64_t>(512, static_cast<int64_t>(opts_.run_bytes));
-  const bool blocks = pipeline && !opts_.filter.any() && detail::uses_blocks(scan, threads, run_bytes);
-  if (blocks) {
-    aborted = print_blocks(opts_, out_, deep, path, scan, *pipeline, runs, run_bytes, write_out);
-  } else if (self) {
-    for (PrintedRun& r = runs[0];;) {
-      r.reset();
-      if (!cut_run(scan, r, opts_.run_bytes, to_offset, past)) break;
-      self->print(r);
-      if (!write_out(r)) { aborted = true; break; }
-    }
-  } else {
-    aborted = print_runs(scan, *pipeline, runs, opts_.run_bytes, to_offset, past, write_out);
-  }
-  pipeline.reset();  // before `runs` goes: workers may still hold one
+  const bool blocks = threads > 1 && !opts_.filter.any() && detail::uses_blocks(scan, threads, run_bytes);
+  const bool aborted = blocks ? print_blocks(opts_, out_, deep, path, scan, threads, run_bytes, write_out)
+                              : print_runs(opts_, out_, deep, path, scan, threads, past, write_out);
   if (progress_ && file->size() > printed_to) progress_->add(file->size() - printed_to);  // what was not printed
   if (!gaps.empty()) {
     auto& dst = pairs_for(non_consecutive_, absolute_path(path));

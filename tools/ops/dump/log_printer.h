@@ -15,6 +15,7 @@
 #include "formats/legacy.h"
 #include "formats/log_batch.h"
 #include "formats/log_entry.h"
+#include "lib/block_walk.h"
 #include "tools/ops/common/json_writer.h"
 #include "tools/ops/common/sink.h"
 #include "tools/ops/dump/dumper.h"
@@ -24,7 +25,10 @@ namespace kseg {
 
 // What printing a run of a file's entries produced: kept until its turn
 // comes, so runs can be printed on several threads and written in order.
-struct PrintedRun {
+// In block mode (dump_log.cc) a run is a block of the file whose entries a
+// thread found itself (lib/block_walk.h: the span says where they start and
+// end; `again` when its text passed the cap before its turn).
+struct PrintedRun : BlockSpan {
   std::vector<EntryRef> entries;
   Sink text;                  // collects only
   std::vector<DumpProblem> problems;  // JSON: already in `text` as objects
@@ -34,24 +38,8 @@ struct PrintedRun {
   int64_t last_offset = 0;
   std::vector<std::pair<int64_t, int64_t>> gaps;
   bool aborted = false;       // Kafka would stop reading the file here
-  bool done = false;          // these two guarded by the pipeline's mutex
-  bool head = false;          // every earlier run is written: this one may write
-  // Small entries (dump_log.cc): the worker finds the run's entries itself,
-  // those starting in [from, to) of `data` from where it guesses the first
-  // starts (`known` when it is known). The writer takes the run only if it
-  // started where the entries before it end.
-  struct Block {
-    Bytes data;
-    Position base;  // of data[0]
-    int64_t from = 0, to = 0, known = -1, min_offset = 0, block = 0;
-    bool guess = true;  // false after a run of missed guesses: the writer prints it
-  };
-  std::optional<Block> job;
-  int64_t start = -1;     // of the entries found, relative to data; -1: none guessed
-  int64_t end = -1;       // past the last of them
-  bool ended = false;     // the scan of the file ended in this block (EntryScanner::end)
-  bool overflow = false;  // its text passed the cap before it could be written
 
+  // What the last printing left; the span is the walk's.
   void reset() {
     entries.clear();
     // A run of very large records leaves a large buffer; do not keep it.
@@ -59,11 +47,8 @@ struct PrintedRun {
     text.clear();
     problems.clear();
     objects = 0;
-    any_offset = aborted = done = head = false;
+    any_offset = aborted = false;
     gaps.clear();
-    job.reset();
-    start = end = -1;
-    ended = overflow = false;
   }
 };
 
@@ -83,7 +68,8 @@ struct LogPrinter {
   std::string path_json;  // the same, as a JSON string, escaped once
   PrintedRun* r = nullptr;
   // Called when the run's text passes o.run_text_cap: writes it out once
-  // every earlier run is written, so a run's text stays bounded.
+  // every earlier run is written (or marks the run to be printed again in
+  // its turn), so a run's text stays bounded.
   std::function<void()> spill;
   std::vector<uint8_t> scratch;
   RecordWalker walker{o.max_decompressed_bytes, &scratch};
