@@ -83,6 +83,7 @@ class RecordWalker {
       r.value = rec.value;
       if (!fn(static_cast<const EntryRecord&>(r))) return done();
     }
+    records_left_ = rr.left();
     KSEG_RETURN_IF_ERROR(rr.finish());
     return done();
   }
@@ -107,6 +108,9 @@ class RecordWalker {
   }
 
   Stage stage() const { return stage_; }
+  // After a v2 batch's records failed to decode: how many of those its
+  // header counts were not read.
+  int32_t records_left() const { return records_left_; }
 
  private:
   static std::string invalid_count_text(const v2::BatchHeader& h);
@@ -117,6 +121,7 @@ class RecordWalker {
 
   size_t max_;
   Stage stage_ = Stage::none;
+  int32_t records_left_ = 0;
   std::vector<uint8_t> own_;
   std::vector<uint8_t>* scratch_;
   std::vector<legacy::InnerMessage> inner_;

@@ -70,6 +70,34 @@ TEST_CASE("recipes on a v2 segment: CRC, header, payload, truncation, zero tail"
     });
     CHECK(has(run, "log.record_count", log, b.position + 57));
   }
+  SECTION("header field changed and the CRC fixed: lastOffsetDelta below the second record's") {
+    REQUIRE(b.last_offset > b.base_offset);
+    int64_t second = -1;  // where the batch's second record starts
+    auto run = damaged("v2-none", [&](auto& c) {
+      edit(c, log, [&](auto& x) {
+        size_t q = p + 61;  // the first record's length, a zigzag varint
+        uint32_t raw = 0;
+        for (int shift = 0;; shift += 7) {
+          const uint8_t byte = x[q++];
+          raw |= static_cast<uint32_t>(byte & 0x7f) << shift;
+          if ((byte & 0x80) == 0) break;
+        }
+        second = static_cast<int64_t>(q) + static_cast<int64_t>((raw >> 1) ^ (0u - (raw & 1)));
+        corrupt::set_be32(x, p + 23, 0);
+        corrupt::fix_crc(x, p);
+      });
+    });
+    CHECK(has(run, "log.offset_delta", log, second));
+  }
+  SECTION("header field changed and the CRC fixed: maxTimestamp above every record's") {
+    auto run = damaged("v2-none", [&](auto& c) {
+      edit(c, log, [&](auto& x) {
+        corrupt::set_be64(x, p + 35, kseg::load_be64(&x[p + 35]) + 1);
+        corrupt::fix_crc(x, p);
+      });
+    });
+    CHECK(has(run, "log.max_timestamp", log, b.position + 35));
+  }
   SECTION("magic byte (outside the v2 CRC) set to 3") {
     auto run = damaged("v2-none", [&](auto& c) { edit(c, log, [&](auto& x) { x[p + 16] = 3; }); });
     CHECK(has(run, "log.bad_magic", log, b.position + 16));

@@ -32,7 +32,7 @@ void check_v2(const EntryRef& e, const EntryCheck& c, const LogCheckOptions& opt
     return;
   }
   // The common case, all well: a tight walk. Anything else is walked again
-  // below for the finding's detail.
+  // below (RecordWalker) for the finding's detail.
   {
     int32_t prev = -1;
     int64_t max_ts = -1;
@@ -47,27 +47,29 @@ void check_v2(const EntryRef& e, const EntryCheck& c, const LogCheckOptions& opt
   }
   // Uncompressed records carry file positions; decompressed ones only the batch's.
   const bool raw = h->codec_id() == 0;
-  v2::RecordReader rr(*records, raw ? e.position + Length{v2::kRecordBatchOverhead} : Position{0},
-                      h->records_count);
-  v2::Record rec;
+  RecordWalker walker(opts.max_decompressed_bytes, &scratch);
   int32_t n = 0, prev_delta = -1;
   int64_t max_ts = -1;
-  while (rr.next(rec)) {
+  bool bad_delta = false;
+  const Status st = walker.batch(e, *h, [&](const EntryRecord& r) {
+    const v2::Record& rec = *r.v2;
     if (rec.offset_delta <= prev_delta || rec.offset_delta > h->last_offset_delta) {
       f.add(Code::log_offset_delta, file, raw ? rec.position : e.position,
             fmt::format("batch at offset {}: record {} has offset delta {}", h->base_offset, n, rec.offset_delta),
             fmt::format("{}..{}", prev_delta + 1, h->last_offset_delta), std::to_string(rec.offset_delta));
-      return;
+      bad_delta = true;
+      return false;
     }
     prev_delta = rec.offset_delta;
-    max_ts = std::max(max_ts, v2::wrapping_add(h->base_timestamp, rec.timestamp_delta));
+    max_ts = std::max(max_ts, r.timestamp);  // compared below for CreateTime batches only
     ++n;
-  }
-  const Status st = rr.finish();
+    return true;
+  });
+  if (bad_delta) return;
   if (!st.ok()) {
     // Records that end before recordsCount is reached are a count problem;
     // anything else is a record that does not decode.
-    const bool short_count = st.error().code == Errc::truncated && rr.left() > 0 && n > 0;
+    const bool short_count = st.error().code == Errc::truncated && walker.records_left() > 0 && n > 0;
     const std::optional<Position> at = short_count ? e.position + Length{v2::kRecordsCountOffset}
                                        : raw ? st.error().position : e.position;
     f.add(short_count ? Code::log_record_count : Code::log_record_decode, file, at,
