@@ -6,8 +6,12 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
+
+#include <fmt/format.h>
 
 #include "lib/byte_reader.h"
+#include "lib/status.h"
 #include "lib/types.h"
 
 namespace kseg {
@@ -32,6 +36,15 @@ class IndexView {
   Entry entry(int64_t slot) const { return Entry::decode(data_.data() + slot * Entry::kSize); }
   Offset offset(int64_t slot) const { return base_offset_ + entry(slot).relative_offset; }
   Position slot_position(int64_t slot) const { return file_position_ + Length{slot * Entry::kSize}; }
+
+  // The length part of Kafka's sanityCheck, in its words: `kind` is
+  // "Index" or "Time index".
+  Status length_check(std::string_view kind, std::string_view file_path) const {
+    if (trailing_bytes().bytes == 0) return {};
+    return Status::fail(Errc::bad_length, slot_position(slot_count()),
+                        fmt::format("{} file {} is corrupt, found {} bytes which is neither positive nor a multiple of {}",
+                                    kind, file_path, size(), Entry::kSize));
+  }
 
   // kafka-dump-log's rule: stop at the first slot i > 0 whose relative
   // offset is 0 (offset == base offset).

@@ -31,12 +31,7 @@ Status sanity_check(const View& index, std::string_view file_path) {
                                       "is {} which is less than the base offset {}",
                                       file_path, last, index.base_offset()));
   }
-  if (index.trailing_bytes().bytes != 0)
-    return Status::fail(Errc::bad_length, index.slot_position(entries),
-                        fmt::format("Index file {} is corrupt, found {} bytes which is neither positive nor a "
-                                    "multiple of {}",
-                                    file_path, index.size(), kEntrySize));
-  return {};
+  return index.length_check("Index", file_path);
 }
 
 Status validate_entries(const View& index, int64_t entries) {
@@ -86,11 +81,6 @@ void append_entry(std::vector<uint8_t>& out, Entry e) {
   w.i32(e.position);
 }
 
-std::vector<uint8_t> encode(std::span<const Entry> entries) {
-  std::vector<uint8_t> out;
-  out.reserve(entries.size() * kEntrySize);
-  for (const Entry& e : entries) append_entry(out, e);
-  return out;
-}
+std::vector<uint8_t> encode(std::span<const Entry> entries) { return encode_entries(entries, kEntrySize, append_entry); }
 
 }  // namespace kseg::offset_index

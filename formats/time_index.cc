@@ -39,12 +39,7 @@ Status sanity_check(const View& index, std::string_view file_path) {
                                       "last offset is {} which is less than the first offset {}",
                                       file_path, last.offset, index.base_offset()));
   }
-  if (index.trailing_bytes().bytes != 0)
-    return Status::fail(Errc::bad_length, index.slot_position(entries),
-                        fmt::format("Time index file {} is corrupt, found {} bytes which is neither positive nor "
-                                    "a multiple of {}",
-                                    file_path, index.size(), kEntrySize));
-  return {};
+  return index.length_check("Time index", file_path);
 }
 
 Status validate_entries(const View& index, int64_t entries) {
@@ -100,11 +95,6 @@ void append_entry(std::vector<uint8_t>& out, Entry e) {
   w.i32(e.relative_offset);
 }
 
-std::vector<uint8_t> encode(std::span<const Entry> entries) {
-  std::vector<uint8_t> out;
-  out.reserve(entries.size() * kEntrySize);
-  for (const Entry& e : entries) append_entry(out, e);
-  return out;
-}
+std::vector<uint8_t> encode(std::span<const Entry> entries) { return encode_entries(entries, kEntrySize, append_entry); }
 
 }  // namespace kseg::time_index

@@ -82,11 +82,6 @@ void append_entry(std::vector<uint8_t>& out, const AbortedTxn& txn) {
   w.i64(txn.last_stable_offset);
 }
 
-std::vector<uint8_t> encode(std::span<const AbortedTxn> txns) {
-  std::vector<uint8_t> out;
-  out.reserve(txns.size() * kEntrySize);
-  for (const AbortedTxn& t : txns) append_entry(out, t);
-  return out;
-}
+std::vector<uint8_t> encode(std::span<const AbortedTxn> txns) { return encode_entries(txns, kEntrySize, append_entry); }
 
 }  // namespace kseg::txn_index

@@ -68,4 +68,14 @@ class ByteWriter {
   std::vector<uint8_t>* out_;
 };
 
+// The image of a file of fixed-size entries (an index), each appended by
+// append(out, entry).
+template <class Entry, class Append>
+std::vector<uint8_t> encode_entries(std::span<const Entry> entries, size_t entry_size, Append append) {
+  std::vector<uint8_t> out;
+  out.reserve(entries.size() * entry_size);
+  for (const Entry& e : entries) append(out, e);
+  return out;
+}
+
 }  // namespace kseg

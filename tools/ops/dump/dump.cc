@@ -74,6 +74,15 @@ void Dumper::io_problem(const std::string& path, const std::string& what) {
   report(path, std::nullopt, Error{Errc::io, std::nullopt, what});
 }
 
+std::optional<MappedFile> Dumper::mapped(const std::string& path, std::string_view why, int64_t max_bytes) {
+  auto f = MappedFile::open(path, max_bytes);
+  if (!f.ok()) {
+    io_problem(path, f.error().message + std::string(why));
+    return std::nullopt;
+  }
+  return std::move(*f);
+}
+
 Code Dumper::zero_tail_code(const std::string& path, Offset base, int64_t file_size) const {
   // preallocate=true sizes the active segment in pages; Kafka's recovery trims the zeros.
   const bool preallocated = base.value >= 0 && file_size % 4096 == 0 && last_segment(path, base);

@@ -89,15 +89,20 @@ struct ZeroSlot {
 };
 }  // namespace
 
+std::optional<MappedFile> Dumper::mapped_index(const std::string& path, std::string_view kind, Offset base) {
+  auto f = mapped(path);
+  if (f && opts_.format != OutputFormat::text)
+    emit({{"type", "file"}, {"file", path}, {"kind", kind}, {"size_bytes", f->size()}, {"base_offset", base.value}});
+  return f;
+}
+
 void Dumper::index_file(const std::string& path, const std::string& name, Offset base) {
   const bool text = opts_.format == OutputFormat::text;
   const std::string log_path = sibling(path, name, ".log");
-  auto log = MappedFile::open(log_path);
-  if (!log.ok()) return io_problem(log_path, log.error().message + " (the index is checked against its segment)");
-  auto idx = MappedFile::open(path);
-  if (!idx.ok()) return io_problem(path, idx.error().message);
-  if (!text)
-    emit({{"type", "file"}, {"file", path}, {"kind", "index"}, {"size_bytes", idx->size()}, {"base_offset", base.value}});
+  auto log = mapped(log_path, " (the index is checked against its segment)");
+  if (!log) return;
+  const auto idx = mapped_index(path, "index", base);
+  if (!idx) return;
   const offset_index::View view(idx->bytes(), base);
   const int64_t entries = view.slot_count();
   if (entries == 0) {
@@ -157,17 +162,14 @@ void Dumper::index_file(const std::string& path, const std::string& name, Offset
 }
 
 void Dumper::time_index_file(const std::string& path, const std::string& name, Offset base) {
-  const bool text = opts_.format == OutputFormat::text;
   const std::string log_path = sibling(path, name, ".log");
   const std::string index_path = sibling(path, name, ".index");
-  auto log = MappedFile::open(log_path);
-  if (!log.ok()) return io_problem(log_path, log.error().message + " (the time index is checked against its segment)");
-  auto idx = MappedFile::open(index_path);
-  if (!idx.ok()) return io_problem(index_path, idx.error().message + " (the time index is checked through it)");
-  auto tidx = MappedFile::open(path);
-  if (!tidx.ok()) return io_problem(path, tidx.error().message);
-  if (!text)
-    emit({{"type", "file"}, {"file", path}, {"kind", "timeindex"}, {"size_bytes", tidx->size()}, {"base_offset", base.value}});
+  auto log = mapped(log_path, " (the time index is checked against its segment)");
+  if (!log) return;
+  const auto idx = mapped(index_path, " (the time index is checked through it)");
+  if (!idx) return;
+  const auto tidx = mapped_index(path, "timeindex", base);
+  if (!tidx) return;
   const offset_index::View oview(idx->bytes(), base);
   const time_index::View view(tidx->bytes(), base);
   const int64_t live = view.live_entry_count();

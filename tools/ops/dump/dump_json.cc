@@ -293,8 +293,8 @@ bool LogPrinter::json_legacy(const EntryRef& e, const EntryCheck& c) {
 }
 
 void Dumper::state_json(const std::string& path, bool snapshot) {
-  auto f = MappedFile::open(path);
-  if (!f.ok()) return io_problem(path, f.error().message);
+  const auto f = mapped(path);
+  if (!f) return;
   emit({{"type", "file"}, {"file", path}, {"kind", snapshot ? "snapshot" : "txnindex"}, {"size_bytes", f->size()}});
   if (snapshot) {
     auto snap = producer_snapshot::read(f->bytes());

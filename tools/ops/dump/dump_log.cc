@@ -466,20 +466,12 @@ std::optional<MappedFile> Dumper::open_log(const std::string& path, const std::s
       report(path, std::nullopt, Error{Errc::usage, std::nullopt, fmt::format("invalid --max-bytes {}", opts_.max_bytes)});
       return std::nullopt;
     }
-    auto opened = MappedFile::open(path, opts_.max_bytes);
-    if (!opened.ok()) {
-      io_problem(path, opened.error().message);
-      return std::nullopt;
-    }
-    file.emplace(std::move(*opened));
+    file = mapped(path, {}, opts_.max_bytes);
+    if (!file) return std::nullopt;
   } else {
     // The JSON form reads a negative --max-bytes as no limit.
-    auto opened = MappedFile::open(path, opts_.max_bytes < 0 ? 0 : opts_.max_bytes);
-    if (!opened.ok()) {
-      io_problem(path, opened.error().message);
-      return std::nullopt;
-    }
-    file.emplace(std::move(*opened));
+    file = mapped(path, {}, opts_.max_bytes < 0 ? 0 : opts_.max_bytes);
+    if (!file) return std::nullopt;
     fmt::memory_buffer b;
     JsonObject obj(b);
     obj.field("type", "file").field("file", path).field("kind", "log").field("size_bytes", file->file_size())

@@ -13,8 +13,8 @@ std::string optional_long(int64_t v) { return v >= 0 ? fmt::format("OptionalLong
 }  // namespace
 
 void Dumper::snapshot_text(const std::string& path) {
-  auto f = MappedFile::open(path);
-  if (!f.ok()) return io_problem(path, f.error().message);
+  const auto f = mapped(path);
+  if (!f) return;
   auto snap = producer_snapshot::read(f->bytes());
   if (!snap.ok()) {
     // Kafka prints the CorruptSnapshotException message and goes on.
@@ -36,8 +36,8 @@ void Dumper::snapshot_text(const std::string& path) {
 }
 
 void Dumper::txn_index_text(const std::string& path) {
-  auto f = MappedFile::open(path);
-  if (!f.ok()) return io_problem(path, f.error().message);
+  const auto f = mapped(path);
+  if (!f) return;
   const txn_index::View view(f->bytes());
   for (int64_t i = 0; i < view.entry_count(); ++i) {
     if (Status st = txn_index::check_version(view, i, absolute_path(path)); !st.ok()) return problem(path, Code::txnindex_bad_version, st.error());

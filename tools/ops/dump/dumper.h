@@ -44,6 +44,8 @@ class Dumper {
   // The file types named by a base offset get it from dump_file, parsed once.
   void index_file(const std::string& path, const std::string& name, Offset base);
   void time_index_file(const std::string& path, const std::string& name, Offset base);
+  // An index mapped, its file object emitted in JSON (dump_index.cc).
+  std::optional<MappedFile> mapped_index(const std::string& path, std::string_view kind, Offset base);
   // A .log or KRaft .checkpoint (`base` -1) in either format (dump_log.cc).
   void log_file(const std::string& path, const std::string& name, Offset base);
   std::optional<MappedFile> open_log(const std::string& path, const std::string& name, Offset base);
@@ -76,6 +78,9 @@ class Dumper {
   void problem(const std::string& path, Code code, const Error& e) { report(path, code, e); }
   void problem(const std::string& path, const DumpProblem& p) { problem(path, p.code, p.error); }
   void io_problem(const std::string& path, const std::string& what);
+  // `path` mapped (its first `max_bytes`); none when it cannot be, the
+  // problem reported with `why` after the system's message.
+  std::optional<MappedFile> mapped(const std::string& path, std::string_view why = {}, int64_t max_bytes = INT64_MAX);
   // Any of them; `code` is nullopt for what is no problem in the data (an
   // io error, a bad option).
   // `emit` false: the JSON object is written already.

@@ -9,14 +9,16 @@
 
 namespace kseg {
 
-bool read_small_file(const std::string& path, std::string& out, Findings& f) {
+FileResult* read_small_file(const std::string& path, const char* kind, std::string& out, Findings& f) {
   auto bytes = MappedFile::read_state_file(path);
   if (!bytes.ok()) {
     f.io_error(path, bytes.error().message);
-    return false;
+    return nullptr;
   }
   out.assign(bytes->begin(), bytes->end());
-  return true;
+  auto& fr = f.file(path, kind);
+  fr.size_bytes = fr.checked_bytes = static_cast<int64_t>(out.size());
+  return &fr;
 }
 
 Position line_position(std::string_view text, int64_t line) {
@@ -83,15 +85,14 @@ void check_transition(const std::string& path, std::string_view text, const std:
 void check_leader_epoch_checkpoint(const std::string& path, const EpochTracker& epochs, int64_t log_end_offset,
                                    Findings& f) {
   std::string text;
-  if (!read_small_file(path, text, f)) return;
-  auto& fr = f.file(path, "leader-epoch-checkpoint");
-  fr.size_bytes = fr.checked_bytes = static_cast<int64_t>(text.size());
+  auto* fr = read_small_file(path, "leader-epoch-checkpoint", text, f);
+  if (!fr) return;
   auto cp = checkpoint::parse_leader_epoch_checkpoint(text, path);
   if (!cp.ok()) {
     f.add(Code::epoch_corrupt, path, cp.error().position, cp.error().message);
     return;
   }
-  fr.entries = static_cast<int64_t>(cp->size());
+  fr->entries = static_cast<int64_t>(cp->size());
   if (auto st = checkpoint::validate_epoch_entries(*cp); !st.ok()) {
     f.add(Code::epoch_corrupt, path, std::nullopt, st.error().message);
     return;
@@ -121,18 +122,16 @@ void check_leader_epoch_checkpoint(const std::string& path, const EpochTracker& 
 
 void check_partition_metadata(const std::string& path, Findings& f) {
   std::string text;
-  if (!read_small_file(path, text, f)) return;
-  auto& fr = f.file(path, "partition.metadata");
-  fr.size_bytes = fr.checked_bytes = static_cast<int64_t>(text.size());
+  auto* fr = read_small_file(path, "partition.metadata", text, f);
+  if (!fr) return;
   auto m = partition_metadata::parse(text, path);
   if (!m.ok()) f.add(Code::partition_metadata_corrupt, path, m.error().position, m.error().message);
 }
 
 void check_meta_properties(const std::string& path, Findings& f) {
   std::string text;
-  if (!read_small_file(path, text, f)) return;
-  auto& fr = f.file(path, "meta.properties");
-  fr.size_bytes = fr.checked_bytes = static_cast<int64_t>(text.size());
+  auto* fr = read_small_file(path, "meta.properties", text, f);
+  if (!fr) return;
   auto m = meta_properties::parse(text);
   if (!m.ok()) f.add(Code::meta_corrupt, path, m.error().position, m.error().message);
 }
@@ -140,15 +139,14 @@ void check_meta_properties(const std::string& path, Findings& f) {
 void check_root_checkpoint(const std::string& path, const std::map<std::string, PartitionRange>& partitions,
                            Findings& f) {
   std::string text;
-  if (!read_small_file(path, text, f)) return;
-  auto& fr = f.file(path, "checkpoint");
-  fr.size_bytes = fr.checked_bytes = static_cast<int64_t>(text.size());
+  auto* fr = read_small_file(path, "checkpoint", text, f);
+  if (!fr) return;
   auto cp = checkpoint::parse_offset_checkpoint(text, path);
   if (!cp.ok()) {
     f.add(Code::checkpoint_corrupt, path, cp.error().position, cp.error().message);
     return;
   }
-  fr.entries = static_cast<int64_t>(cp->size());
+  fr->entries = static_cast<int64_t>(cp->size());
   for (size_t k = 0; k < cp->size(); ++k) {
     const auto& e = (*cp)[k];
     auto it = partitions.find(fmt::format("{}-{}", e.topic, e.partition));

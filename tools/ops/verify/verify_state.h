@@ -52,8 +52,9 @@ struct PartitionRange {
 void check_root_checkpoint(const std::string& path, const std::map<std::string, PartitionRange>& partitions,
                            Findings& f);
 
-// Reads a small text file whole; false (and an I/O finding) on failure.
-bool read_small_file(const std::string& path, std::string& out, Findings& f);
+// Reads a small text file whole and notes it as a file of `kind` checked;
+// none (and an I/O finding) on failure.
+FileResult* read_small_file(const std::string& path, const char* kind, std::string& out, Findings& f);
 // Byte position of the start of line `line` (0-based) in `text`.
 Position line_position(std::string_view text, int64_t line);
 
