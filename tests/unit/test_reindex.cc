@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include "tests/unit/support/dirs.h"
+#include "formats/batch_v2.h"
 #include "formats/log_entry.h"
 #include "formats/segment_recover.h"
 #include "formats/segment_salvage.h"
@@ -108,10 +109,13 @@ TEST_CASE("dry run changes nothing; a run fixes; a second run changes nothing", 
   CHECK(dry.exit_code == 1);  // as diff(1): the plan would change something
   CHECK(dry.out.find("truncate: keep") != std::string::npos);
   CHECK(tree(s.root) == before);
+  const auto dry_dir = tree(s.dir());
 
   auto plain = run_tool(kReindex, {"--index-interval-bytes", "256", "--segment-index-bytes", "4096", s.dir()}, ".");
-  CHECK(plain.exit_code == 1);  // invalid bytes left without --recover
+  CHECK(plain.exit_code == 1);  // invalid bytes left without --recover: nothing written
   CHECK(plain.err.find("--recover removes them") != std::string::npos);
+  CHECK(plain.out.find("nothing written") != std::string::npos);
+  CHECK(tree(s.dir()) == dry_dir);  // the log dir gained only kseg's .lock
 
   auto fix = run_tool(kReindex, {"--recover", "--index-interval-bytes", "256", "--segment-index-bytes", "4096", s.dir()}, ".");
   CHECK(fix.exit_code == 0);
@@ -129,6 +133,52 @@ TEST_CASE("dry run changes nothing; a run fixes; a second run changes nothing", 
                         fs::file_size(e.path() / "00000000000000000268.log") ==
                             fs::file_size(kCorpus + "torn-tail/orders-0/00000000000000000268.log"));
   CHECK(found);
+}
+
+// The offsets the entries of a partition's .log files declare, each entry
+// from its base offset to its last (damaged entries too, as the plans count
+// what they remove).
+int64_t declared_offsets(const std::string& dir) {
+  int64_t n = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().extension() != ".log") continue;
+    const auto bytes = slurp(e.path().string());
+    kseg::EntryScanner sc(kseg::Bytes(bytes.data(), bytes.size()), kseg::Position{0});
+    while (auto entry = sc.next()) n += kseg::v2::last_offset_of(*entry) - entry->offset + 1;
+  }
+  return n;
+}
+
+// Issue 47, item 2: a plain run on a log with invalid bytes changes no file
+// and says what each repair removes; each repair then removes just that.
+TEST_CASE("plain reindex of a damaged log writes nothing and prices both repairs", "[reindex]") {
+  Scratch s("crc-mismatch");
+  const auto before = tree(s.dir());
+  const std::vector<std::string> cfg{"--index-interval-bytes", "256", "--segment-index-bytes", "4096"};
+  auto args = [&](std::vector<std::string> a) {
+    a.insert(a.begin(), cfg.begin(), cfg.end());
+    a.push_back(s.dir());
+    return a;
+  };
+  auto plain = run_tool(kReindex, args({}), ".");
+  CHECK(plain.exit_code == 1);
+  CHECK(tree(s.dir()) == before);
+  INFO(plain.out);
+  const int64_t all = declared_offsets(s.dir());
+  for (const std::string mode : {"--recover", "--salvage"}) {
+    const auto at = plain.out.find("  " + mode + " removes ");
+    REQUIRE(at != std::string::npos);
+    const auto comma = plain.out.find(", ", at);
+    const int64_t claimed = std::stoll(plain.out.substr(comma + 2));  // "<n> offsets (a..b)"
+    Scratch repaired("crc-mismatch");
+    auto fix = run_tool(kReindex, [&] {
+      std::vector<std::string> a = cfg;
+      a.insert(a.end(), {mode, "--no-backup", repaired.dir()});
+      return a;
+    }(), ".");
+    REQUIRE(fix.exit_code == 0);
+    CHECK(all - declared_offsets(repaired.dir()) == claimed);
+  }
 }
 
 // Issue 44, defect 8: LogLoader cuts the leader epoch cache at the log end

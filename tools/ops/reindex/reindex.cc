@@ -1,6 +1,7 @@
 #include "tools/ops/reindex/reindex.h"
 
 #include <algorithm>
+#include <tuple>
 
 #include "formats/file_names.h"
 #include "lib/cpus.h"
@@ -26,6 +27,24 @@ Result<recover::Config> resolve_config(const ReindexOptions& o) {
   return c;
 }
 
+// A plain run on a log with invalid bytes writes nothing: rebuilt indexes
+// would leave the partition changed but not repaired. It prints what each
+// repair would remove instead, for the operator to choose.
+int offer_repairs(const PartitionJob& t, const recover::Config& config, const ProducerStateOptions& producers,
+                  Sink& out) {
+  out.print("{}: nothing written: its log holds invalid bytes; each repair removes some of it:\n", t.dir);
+  for (const auto& [repair, flag, how] :
+       {std::tuple{Repair::recover, "--recover", "as Kafka's unclean recovery does: the log ends at the first invalid batch"},
+        std::tuple{Repair::salvage, "--salvage", "only the invalid bytes: every valid batch stays"}}) {
+    auto plan = plan_partition(t.dir, config, repair, t.only_base, producers);
+    if (!plan.ok()) out.print("  {}: cannot plan: {}\n", flag, plan.error().message);
+    else if (plan->refused) out.print("  {}: refused (above)\n", flag);
+    else out.print("  {} removes {}, {}\n", flag, plan->removed.text(), how);
+  }
+  out.print("  (each also rebuilds what it changes; add --dry-run to see its steps)\n");
+  return kExitProblems;
+}
+
 // Plans, prints and applies one partition; returns its exit code.
 int reindex_partition(const PartitionJob& t, const recover::Config& config, const ReindexOptions& o, const safe::DirLock* lock,
                       Sink& out, Sink& err) {
@@ -41,6 +60,7 @@ int reindex_partition(const PartitionJob& t, const recover::Config& config, cons
     for (const auto& p : plan->problems) err.print("kseg-reindex: {}\n", problem_text(p));
     for (const auto& p : plan->left_as_is) err.print("kseg-reindex: {}\n", problem_text(p));
   }
+  if (plan->invalid_left) return offer_repairs(t, config, producers, out);
   safe::print_plan(plan->plan, out);
   if (plan->segments == 0 && !plan->refused && plan->problems.empty() && !o.allow_empty) {
     err.print("kseg-reindex: {}: nothing to reindex: no segment in it (--allow-empty accepts this)\n", t.dir);

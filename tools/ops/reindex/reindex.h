@@ -46,12 +46,25 @@ struct ReindexOptions : WriterOptions {
   int64_t producer_id_expiration_ms = 86400000;
 };
 
+// What a repair removes from the .log files: bytes, and the offsets the
+// removed entries declare in their headers (damaged bytes may declare them
+// wrongly: an estimate, as the plan's steps say).
+struct Removed {
+  int64_t bytes = 0;
+  int64_t offsets = 0;  // summed over the removed ranges
+  std::optional<int64_t> first, last;
+  void add(int64_t n_bytes, std::optional<Offset> from, std::optional<Offset> to);
+  std::string text() const;  // "21.3 KiB, 203 offsets (44..246)"
+};
+
 // The plan for one partition directory, and what it cannot fix.
 struct PartitionPlan {
   safe::Plan plan;
   std::vector<Problem> problems;  // left as they are (e.g. invalid bytes without --recover/--salvage)
   std::vector<Problem> left_as_is;  // warnings on state files reindex does not rewrite (state_files.h)
   bool refused = false;           // Kafka would fail on it: nothing planned
+  bool invalid_left = false;      // no repair asked for, and a .log holds invalid bytes
+  Removed removed;                // by --recover or --salvage
   int64_t segments = 0;
 };
 

@@ -9,6 +9,7 @@
 #include "formats/segment_salvage.h"
 #include "formats/txn_index.h"
 #include "lib/mapped_file.h"
+#include "lib/units.h"
 #include "tools/ops/partition/partition_dir.h"
 #include "tools/ops/partition/segment_end_code.h"
 #include "tools/ops/partition/state_files.h"
@@ -76,9 +77,11 @@ std::string declared_text(const recover::RemovedRange& removed) {
              : std::string("no readable entry");
 }
 
-void plan_truncation(const Segment& s, Bytes log, safe::Plan& plan) {
+void plan_truncation(const Segment& s, Bytes log, safe::Plan& plan, Removed& removed) {
   const auto& r = s.recovery;
-  const std::string what = declared_text(recover::describe_removed(log, r.valid_end, s.base));
+  const recover::RemovedRange cut = recover::describe_removed(log, r.valid_end, s.base);
+  removed.add(r.file_size.bytes - r.valid_end.value, cut.first_offset, cut.last_offset);
+  const std::string what = declared_text(cut);
   plan.actions.push_back(safe::Action::copy(
       s.log_name, {{Position{0}, Length{r.valid_end.value}}},
       fmt::format("keep {} of {} bytes (last kept offset {}); remove bytes [{}, {}): {} ({}: {})", r.valid_end,
@@ -86,8 +89,9 @@ void plan_truncation(const Segment& s, Bytes log, safe::Plan& plan) {
                   r.file_size, what, segment_end_name(r.stop), r.stop_detail)));
 }
 
-void plan_removal(const std::string& dir, const Segment& s, Offset cut_base, safe::Plan& plan) {
+void plan_removal(const std::string& dir, const Segment& s, Offset cut_base, safe::Plan& plan, Removed& removed) {
   using file_names::FileKind;
+  removed.add(s.recovery.file_size.bytes, s.recovery.first_offset, s.recovery.last_offset);
   // .log first: a crash part-way leaves orphan indexes, which Kafka deletes.
   for (FileKind k : {FileKind::log, FileKind::index, FileKind::timeindex, FileKind::txnindex}) {
     const std::string name = file_name(s.base, k);
@@ -105,7 +109,8 @@ void plan_removal(const std::string& dir, const Segment& s, Offset cut_base, saf
 // --salvage: the .log as the concatenation of the kept ranges, one report
 // per gap. `r` is the recovery of the new layout.
 void plan_salvage(const Segment& s, const recover::Salvage& sv, const recover::SegmentRecovery& r, Length old_size,
-                  safe::Plan& plan) {
+                  safe::Plan& plan, Removed& removed) {
+  for (const auto& g : sv.gaps) removed.add((g.end - g.begin).bytes, g.declared.first_offset, g.declared.last_offset);
   safe::Action a = safe::Action::copy(s.log_name, {}, "");
   for (const auto& p : sv.kept) a.ranges.push_back({p.begin, p.end - p.begin});
   a.why = fmt::format("keep {} of {} bytes in {} range{} ({} batches, offsets up to {}); {} gap{}", sv.kept_bytes(),
@@ -188,10 +193,10 @@ Status plan_kept(const std::string& dir, Segment& s, Bytes log, Repair repair, c
   KSEG_RETURN_IF_ERROR(plan_index(dir, file_name(s.base, file_names::FileKind::timeindex), r.time_index, 12, out.plan));
   if (rewrite) {
     if (sv) {
-      plan_salvage(s, *sv, r, old_size, out.plan);
+      plan_salvage(s, *sv, r, old_size, out.plan, out.removed);
       note_removed_markers(dir, s, *sv, out.problems);
     }
-    else plan_truncation(s, log, out.plan);
+    else plan_truncation(s, log, out.plan, out.removed);
     out.plan.actions.push_back(safe::Action::write(index_name, r.offset_index,
                                                    fmt::format("rebuilt: {} entries, {} bytes (renamed last)",
                                                                r.offset_index.size() / 8, r.offset_index.size())));
@@ -311,7 +316,7 @@ Result<PartitionPlan> plan_partition(const std::string& dir, const recover::Conf
     s.recovery = std::move(*r);
     out.segments++;
     if (cut_base) {
-      plan_removal(dir, s, *cut_base, out.plan);
+      plan_removal(dir, s, *cut_base, out.plan, out.removed);
       log_changed = true;
       continue;
     }
@@ -354,7 +359,21 @@ Result<PartitionPlan> plan_partition(const std::string& dir, const recover::Conf
     }
   }
   plan_stale_tmp(dir, out.plan);
+  out.invalid_left = invalid_left;
   return out;
+}
+
+void Removed::add(int64_t n_bytes, std::optional<Offset> from, std::optional<Offset> to) {
+  bytes += n_bytes;
+  if (!from || !to || *to < *from) return;
+  offsets += to->value - from->value + 1;
+  first = first ? std::min(*first, from->value) : from->value;
+  last = last ? std::max(*last, to->value) : to->value;
+}
+
+std::string Removed::text() const {
+  if (!first) return fmt::format("{}, no readable offsets", human_bytes(bytes));
+  return fmt::format("{}, {} offset{} ({}..{})", human_bytes(bytes), offsets, offsets == 1 ? "" : "s", *first, *last);
 }
 
 Status read_topic_config(const std::string& path, recover::Config& config) {
