@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # kseg-reindex against Kafka 4.4.0 itself (three JVM runs in all):
 #   1. byte identity: for every segment of every case in testdata/kafka, the .index and
-#      .timeindex kseg-reindex rebuilds (indexes deleted first) == what Kafka's own
-#      LogSegment.recover writes (RebuildIndexes); also counts how many as-written corpus
-#      indexes equal the rebuilt ones (informational: differences Kafka accepts);
+#      .timeindex `kseg-reindex --recover SEGMENT.log` rebuilds (indexes deleted first) ==
+#      what Kafka's own LogSegment.recover writes (RebuildIndexes); also counts how many
+#      as-written corpus indexes equal the rebuilt ones (informational: differences Kafka
+#      accepts);
 #   2. damaged cases: after `kseg-reindex --recover`, Kafka's load check (clean and unclean)
 #      of the result == Kafka's unclean load of the damaged original; a second run changes
 #      nothing;
@@ -38,9 +39,13 @@ for part in "$tmp"/kafka/*/*/; do
   cp -r "$CORPUS_DIR/$case_name/$name" "$work"
   rm -f "$work"/*.index "$work"/*.timeindex
   topic_config "$CORPUS_DIR/$case_name" "$name" > "$tmp/kseg/$case_name/$name.properties"
-  "$kseg" --no-backup --topic-config "$tmp/kseg/$case_name/$name.properties" "$work" > "$work.out" 2>&1 || true
+  # One segment at a time, as RebuildIndexes runs LogSegment.recover: a .log path with --recover
+  # rebuilds that segment's indexes over its valid batches and cuts its invalid tail (a plain
+  # run on a partition with invalid bytes writes nothing).
   while read -r base _; do
     f="$(printf '%020d' "$base")"
+    "$kseg" --recover --no-backup --topic-config "$tmp/kseg/$case_name/$name.properties" "$work/$f.log" \
+      >> "$work.out" 2>&1 || true
     seg_total=$((seg_total + 1))
     if cmp -s "$part/$f.index" "$work/$f.index" && cmp -s "$part/$f.timeindex" "$work/$f.timeindex"; then
       seg_ok=$((seg_ok + 1))
