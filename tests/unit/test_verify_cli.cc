@@ -2,6 +2,9 @@
 // against formats/kseg-verify.schema.json), and the code catalogue kept in
 // step with the schema and the man page.
 #include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -9,6 +12,7 @@
 #include "tests/unit/json_schema.h"
 #include "tests/unit/support/run_tool.h"
 #include "tests/unit/verify_fixture.h"
+#include "tools/ops/common/problem.h"
 
 namespace fs = std::filesystem;
 using namespace kseg::test;
@@ -85,14 +89,48 @@ TEST_CASE("kseg verify equals kseg-verify; codes agree with schema and man page"
   CHECK(list.exit_code == 0);
   const auto codes = verify_schema()["$defs"]["code"]["enum"];
   const std::string man = read_text(kSrc + "/man/kseg-verify.1");
-  size_t lines = 0;
-  for (char ch : list.out) lines += ch == '\n';
-  CHECK(lines == codes.size());
+  // A line per code at the margin, its summary and fix indented below, all
+  // within 80 columns.
+  size_t heads = 0, fixes = 0;
+  std::istringstream in(list.out);
+  for (std::string line; std::getline(in, line);) {
+    CHECK(line.size() <= 80);
+    heads += !line.empty() && line.front() != ' ';
+    fixes += line.rfind("    fix: ", 0) == 0;
+  }
+  CHECK(heads == codes.size());
+  CHECK(fixes == codes.size());
   for (const auto& c : codes) {
     const std::string code = c;
-    CHECK(list.out.find(code + " ") != std::string::npos);
+    CHECK((list.out.find("\n" + code + "  ") != std::string::npos || list.out.rfind(code + "  ", 0) == 0));
     CHECK(man.find(".B " + code + "\n") != std::string::npos);
   }
+}
+
+// Issue 47, item 4: the fix is said under the first error of each code.
+TEST_CASE("verify text names the fix once per code, JSON with every problem", "[verify]") {
+  const std::string corpus = kSrc + "/testdata/kafka/";
+  auto r = run_tool(kVerifyBin, {corpus + "crc-mismatch/orders-0", corpus + "crc-mismatch/orders-0/00000000000000000000.log",
+                                 corpus + "torn-tail/orders-0"}, ".");
+  CHECK(r.exit_code == 1);
+  // For each ERROR line of a code: whether a fix line follows it.
+  auto fixed = [&](const std::string& code) {
+    std::vector<std::string> lines;
+    std::istringstream in(r.out);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    std::vector<bool> out;
+    for (size_t i = 0; i + 1 < lines.size(); ++i)
+      if (lines[i].rfind("ERROR " + code + " ", 0) == 0) out.push_back(lines[i + 1].rfind("  fix: ", 0) == 0);
+    return out;
+  };
+  CHECK(fixed("log.crc_mismatch") == std::vector<bool>{true, false});
+  CHECK(fixed("log.torn_tail") == std::vector<bool>{true});
+  CHECK(r.out.find(std::string("  fix: ") + kseg::code_info(kseg::Code::log_crc_mismatch).remedy + "\n") !=
+        std::string::npos);
+  auto j = run_tool(kVerifyBin, {"--format", "json", corpus + "crc-mismatch/orders-0"}, ".");
+  const auto doc = nlohmann::json::parse(j.out);
+  REQUIRE(!doc["problems"].empty());
+  for (const auto& p : doc["problems"]) CHECK(p["remedy"] == kseg::find_code(p["code"].get<std::string>())->remedy);
 }
 
 TEST_CASE("verify reports a log dir as it goes: order kept, JSON problems past memory come back whole", "[verify]") {

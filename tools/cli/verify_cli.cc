@@ -2,9 +2,11 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <string_view>
 
 #include <CLI/CLI.hpp>
 
@@ -20,8 +22,26 @@ namespace kseg {
 
 namespace {
 
+// `text` in lines of at most 80 columns, each indented by four spaces.
+void print_wrapped(std::string_view text) {
+  constexpr size_t kWidth = 80 - 4;
+  while (!text.empty()) {
+    size_t n = text.size() <= kWidth ? text.size() : text.rfind(' ', kWidth);
+    if (n == std::string_view::npos || n == 0) n = std::min(text.size(), kWidth);
+    std::printf("    %.*s\n", static_cast<int>(n), text.data());
+    text.remove_prefix(n);
+    while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
+  }
+}
+
+// Each code on a line of its own with its severity, then what it means and
+// what fixes it, within 80 columns.
 void list_codes() {
-  for (const auto& c : problem_codes()) std::printf("%-28s %-8s %s\n", c.code, severity_name(c.severity), c.summary);
+  for (const auto& c : problem_codes()) {
+    std::printf("%s  %s\n", c.code, severity_name(c.severity));
+    print_wrapped(c.summary);
+    print_wrapped(std::string("fix: ") + c.remedy);
+  }
 }
 
 }  // namespace

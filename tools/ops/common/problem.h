@@ -44,6 +44,7 @@ struct CodeInfo {
   const char* code;      // e.g. "log.crc_mismatch": never renamed once released
   Severity severity;     // default severity
   const char* summary;   // one line, for --list-codes and the man page
+  const char* remedy;    // what fixes it: a kseg command, or why none is needed
 };
 // Every code, in documentation order.
 std::span<const CodeInfo> problem_codes();

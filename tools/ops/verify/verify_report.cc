@@ -129,7 +129,11 @@ void VerifyReport::add(const TargetResult& r) {
     out_.write(any_target_ ? ",\n    " : "\n    ");
     out_.write(nested(target_json(r), 2));
     any_target_ = true;
-    for (const auto& p : r.findings.problems) element(problems_, problem_json(p));
+    for (const auto& p : r.findings.problems) {
+      auto j = problem_json(p);
+      j["remedy"] = code_info(p.code).remedy;
+      element(problems_, j);
+    }
     for (const auto& [file, s] : r.findings.suppressed) {
       if (s[0] + s[1] + s[2] == 0) continue;
       nlohmann::ordered_json j{{"file", file}};
@@ -138,8 +142,13 @@ void VerifyReport::add(const TargetResult& r) {
     }
     return;
   }
-  for (const auto& p : r.findings.problems)
-    if (p.severity != Severity::info || opts_.show_info) out_.print("{}\n", problem_text(p));
+  for (const auto& p : r.findings.problems) {
+    if (p.severity == Severity::info && !opts_.show_info) continue;
+    out_.print("{}\n", problem_text(p));
+    // What fixes it, under the first error of each code in the run.
+    if (p.severity == Severity::error && remedied_.insert(p.code).second)
+      out_.print("  fix: {}\n", code_info(p.code).remedy);
+  }
   for (const auto& [file, s] : r.findings.suppressed)
     if (s[0] + s[1] + s[2] > 0)
       out_.print("{}: {} more problems not shown ({}): --max-problems {} per file and code\n", file, s[0] + s[1] + s[2],

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdio>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -60,6 +61,7 @@ class VerifyReport {
   int64_t files_ = 0, bytes_ = 0, partitions_ = 0;
   std::vector<std::string> path_errors_;    // paths that could not be expanded
   std::vector<std::string> target_errors_;  // files that could not be read: few, kept for the end
+  std::set<Code> remedied_;                 // codes whose fix the text has said
   bool any_target_ = false;
   Spill problems_, suppressed_;  // JSON only: they follow the targets
 };
