@@ -63,11 +63,11 @@ int compact_main(int argc, char** argv) {
   app.add_flag("--stats", o.dry_run, "The same as --dry-run: what a round would find, keep and free");
   app.add_flag("--json", o.json, "Print the plan (and what was done) as JSON on stdout");
   add_allow_empty_flag(app, o, "no partition to compact");
-  bool quiet = false;
-  app.add_flag("-q,--quiet", quiet, "No progress line on stderr (shown over several rounds when stderr is a terminal)");
+  ProgressFlags progress;
+  add_progress_flags(app, progress, "shown over several rounds when stderr is a terminal");
   add_backup_flags(app, flags);
   if (auto rc = parse_command_line(app, argc, argv)) return *rc;
-  o.progress = Progress::wanted(quiet);
+  o.progress = progress.wanted();
   for (const auto& kv : configs) {
     const auto eq = kv.find('=');
     if (eq == std::string::npos || eq == 0) {

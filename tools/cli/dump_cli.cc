@@ -124,7 +124,7 @@ void group_options(CLI::App& app) {
     const std::string name = opt->get_name();
     if (!opt->nonpositional() || name == "--help" || name == "--version") continue;  // these stay first
     if (opt->get_group() == kGroupFilter) continue;
-    const bool kafka = name != "--format" && name != "--threads" && name != "--quiet" && name != "--time-format" &&
+    const bool kafka = name != "--format" && name != "--threads" && name != "--quiet" && name != "--progress" && name != "--time-format" &&
                        name != "--allow-empty" && name != "--max-decompressed-bytes";
     opt->group(kafka ? kGroupKafka : kGroupKseg);
   }
@@ -188,13 +188,13 @@ int dump_main(int argc, char** argv) {
   std::string time_format = "ms";
   app.add_option("--time-format", time_format, "Timestamps in JSON output: ms (default) or iso; text stays Kafka's")
       ->check(CLI::IsMember({"ms", "iso"}));
-  bool quiet = false;
-  app.add_flag("-q,--quiet", quiet, "No progress line on stderr (shown only when stderr is a terminal)");
+  ProgressFlags progress;
+  add_progress_flags(app, progress, "shown only when stderr is a terminal");
   app.add_option("--format", format, "Output format: text (kafka-dump-log's), json or jsonl")
       ->check(CLI::IsMember({"text", "json", "jsonl"}));
   group_options(app);
   if (auto rc = parse_args(app, argc, argv)) return *rc;
-  o.progress = Progress::wanted(quiet);
+  o.progress = progress.wanted();
   o.threads = capped_threads("kseg-dump", o.threads);
   o.time_format = time_format == "iso" ? TimeFormat::iso : TimeFormat::ms;
   if (!finish_filter(filter_text, filter)) return kExitUsage;

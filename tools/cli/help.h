@@ -12,6 +12,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "tools/ops/common/progress.h"
+
 namespace kseg {
 
 // Option groups, in the order the help lists them.
@@ -65,5 +67,21 @@ std::string closest_spelling(std::string_view word, const std::vector<std::strin
 
 // Columns help text is wrapped to.
 size_t help_width();
+
+// The progress line's two switches.
+struct ProgressFlags {
+  bool quiet = false;
+  bool force = false;
+  // After parsing.
+  bool wanted() const { return Progress::wanted(quiet, force); }
+};
+
+// -q/--quiet and --progress; `when` ends --quiet's help ("shown ... when
+// stderr is a terminal").
+inline void add_progress_flags(CLI::App& app, ProgressFlags& f, const char* when) {
+  app.add_flag("-q,--quiet", f.quiet, std::string("No progress line on stderr (") + when + ")");
+  app.add_flag("--progress", f.force, "Show the progress line even when stdout is a pipe (stderr a terminal)")
+      ->excludes("--quiet");
+}
 
 }  // namespace kseg

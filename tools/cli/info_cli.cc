@@ -28,7 +28,7 @@ int info_main(int argc, char** argv) {
              {"0  read", "2  usage error", "3  a path missing, unreadable or holding no partition"});
   InfoOptions o;
   std::string format = "text", time_format = "ms";
-  bool quiet = false;
+  ProgressFlags progress;
   app.add_option("paths", o.paths, "Partition directories or log directories")->required();
   app.add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}));
   app.add_option("--time-format", time_format, "ms (epoch milliseconds, default) or iso (ISO 8601, UTC)")
@@ -39,11 +39,11 @@ int info_main(int argc, char** argv) {
                               "(bytes, or 1G...; default 256M)"),
               1, INT64_MAX);
   app.add_flag("--allow-empty", o.allow_empty, "Exit 0, not 3, for a path with no partition");
-  app.add_flag("-q,--quiet", quiet, "No progress line on stderr (shown only when stderr is a terminal)");
+  add_progress_flags(app, progress, "shown only when stderr is a terminal");
   if (auto rc = parse_args(app, argc, argv)) return *rc;
   o.json = format == "json";
   o.iso_time = time_format == "iso";
-  o.progress = Progress::wanted(quiet);
+  o.progress = progress.wanted();
   Sink out(stdout), err(stderr);
   return exit_after_run("kseg-info", run_info(o, out, err));
 }

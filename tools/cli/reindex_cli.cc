@@ -64,11 +64,11 @@ int reindex_main(int argc, char** argv) {
   add_allow_empty_flag(app, o, "nothing to reindex");
   int_range(app.add_option("--threads", o.threads, "Threads that check batches while one reads ahead (default: one per CPU)"),
             1, INT32_MAX);
-  bool quiet = false;
-  app.add_flag("-q,--quiet", quiet, "No progress line on stderr (shown for a log dir when stderr is a terminal)");
+  ProgressFlags progress;
+  add_progress_flags(app, progress, "shown for a log dir when stderr is a terminal");
   add_backup_flags(app, flags);
   if (auto rc = parse_command_line(app, argc, argv)) return *rc;
-  o.progress = Progress::wanted(quiet);
+  o.progress = progress.wanted();
   o.threads = capped_threads("kseg-reindex", o.threads);
   o.repair = salvage ? Repair::salvage : recover ? Repair::recover : Repair::none;
   if (now >= 0) o.now_ms = now;

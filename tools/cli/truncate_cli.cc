@@ -61,9 +61,12 @@ int truncate_main(int argc, char** argv) {
   add_partition_filter(app, o, flags);
   add_dry_run_flag(app, o.dry_run);
   app.add_flag("--json", o.json, "Print the plan (and what was done) as JSON on stdout");
+  ProgressFlags progress;
+  add_progress_flags(app, progress, "shown for a log dir when stderr is a terminal");
   add_allow_empty_flag(app, o, "no partition to truncate");
   add_backup_flags(app, flags);
   if (auto rc = parse_command_line(app, argc, argv)) return *rc;
+  o.progress = progress.wanted();
   if (*m1) o.mode = TruncateMode::to_offset, o.value = to_offset;
   else if (*m2) o.mode = TruncateMode::to_time, o.value = to_time;
   else if (*m3) o.mode = TruncateMode::log_start, o.value = log_start;

@@ -43,7 +43,10 @@ int txn_main(int argc, char** argv) {
                            "Aborted ranges listed per partition (default 1000; the rest counted)"),
             0, INT64_MAX);
   app.add_flag("--allow-empty", o.allow_empty, "Exit 0, not 3, for a path with no partition");
+  ProgressFlags progress;
+  add_progress_flags(app, progress, "shown for a log dir when stderr is a terminal");
   if (auto rc = parse_command_line(app, argc, argv)) return *rc;
+  o.progress = progress.wanted();
   o.json = format == "json";
   o.now_ms = clock_ms(now >= 0 ? std::optional<int64_t>(now) : std::nullopt);
   Sink out(stdout), err(stderr);

@@ -81,8 +81,8 @@ int verify_main(int argc, char** argv) {
   app.add_flag("--allow-empty", o.allow_empty,
                "Exit 0, not 3, for a path with nothing to check (an empty directory, a file of no known kind)");
   app.add_flag("--list-codes", codes, "Print every problem code with its severity and exit");
-  bool quiet = false;
-  app.add_flag("-q,--quiet", quiet, "No progress line on stderr (shown only when stderr is a terminal)");
+  ProgressFlags progress;
+  add_progress_flags(app, progress, "shown only when stderr is a terminal");
   if (auto rc = parse_args(app, argc, argv)) return *rc;
   if (codes) {
     list_codes();
@@ -100,7 +100,7 @@ int verify_main(int argc, char** argv) {
   o.depth = quick ? VerifyDepth::quick : deep ? VerifyDepth::deep : VerifyDepth::normal;
   o.format = format == "json" ? VerifyFormat::json : VerifyFormat::text;
   o.fail_on = fail_on == "warning" ? Severity::warning : fail_on == "info" ? Severity::info : Severity::error;
-  o.progress = Progress::wanted(quiet);
+  o.progress = progress.wanted();
   o.threads = capped_threads("kseg-verify", o.threads);
   Sink out(stdout), err(stderr);
   return exit_after_run("kseg-verify", run_verify(o, out, err));

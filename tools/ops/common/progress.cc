@@ -38,10 +38,10 @@ Progress::~Progress() {
   g_drawn = false;
 }
 
-bool Progress::wanted(bool quiet) {
+bool Progress::wanted(bool quiet, bool force) {
   struct stat st {};
   const bool stdout_pipe = fstat(STDOUT_FILENO, &st) == 0 && S_ISFIFO(st.st_mode);
-  return !quiet && isatty(STDERR_FILENO) != 0 && !stdout_pipe;
+  return !quiet && isatty(STDERR_FILENO) != 0 && (force || !stdout_pipe);
 }
 
 void Progress::add(int64_t done) {

@@ -26,8 +26,9 @@ class Progress {
   // From any thread.
   void add(int64_t done);
   // stderr is a terminal, stdout is not a pipe (a pager would share the
-  // terminal and the line would land on its screen), and the run is not quiet.
-  static bool wanted(bool quiet);
+  // terminal and the line would land on its screen) unless `force`
+  // (--progress), and the run is not quiet.
+  static bool wanted(bool quiet, bool force = false);
 
  private:
   void draw(std::chrono::steady_clock::time_point now);

@@ -17,6 +17,7 @@
 #include "lib/byte_reader.h"
 #include "lib/mapped_file.h"
 #include "tools/ops/common/exit_codes.h"
+#include "tools/ops/common/progress.h"
 #include "tools/ops/common/sink.h"
 #include "tools/ops/partition/partition.h"
 #include "tools/ops/partition/targets.h"
@@ -373,8 +374,11 @@ int run_txn(const TxnOptions& o, Sink& out, Sink& err) {
   json doc = {{"now_ms", o.now_ms}, {"partitions", json::array()}};
   int rc = kExitOk;
   int64_t hanging = 0;
+  Progress progress("kseg-txn", Progress::Unit::partitions, static_cast<int64_t>(dirs->size()),
+                    o.progress && dirs->size() > 1);
   for (const auto& dir : *dirs) {
     auto p = read_partition(dir, o);
+    progress.add(1);
     if (!p.ok()) {
       err.print("kseg-txn: {}\n", p.error().message);
       rc = std::max(rc, static_cast<int>(exit_code_for(p.error().code)));

@@ -23,6 +23,7 @@ struct TxnOptions : PartitionSelection {
   int64_t producer_id_expiration_ms = 86400000;
   bool json = false;
   int64_t max_aborted = 1000;      // aborted ranges listed per partition (the rest counted)
+  bool progress = false;           // a progress line on stderr (Progress::wanted)
 };
 
 // Exit 0: no hanging transaction; 1: at least one; 2: usage; 3: unreadable input.
