@@ -175,6 +175,7 @@ class PartitionReader {
     }
     p_.log_start_checkpoint = part->log_start_line;
     if (part->segments.empty()) return {};
+    p_.log_end = part->log_end;  // the loader's, as every tool has it (partition/log_end.h)
     KSEG_RETURN_IF_ERROR(start_producer_state(*part));
     for (const auto& seg : part->segments) {
       SegmentInfo s;
@@ -183,10 +184,6 @@ class PartitionReader {
       const bool last = &seg == &part->segments.back();
       s.index = index_health(seg, FileKind::index, last, s.size == 0);
       s.timeindex = index_health(seg, FileKind::timeindex, last, s.size == 0);
-      if (last) {
-        const int64_t end = s.last ? (*s.last == INT64_MAX ? *s.last : *s.last + 1) : s.base;
-        p_.log_end = std::max(s.base, end);
-      }
       p_.segments.push_back(std::move(s));
     }
     for (const auto& e : state_.entries())

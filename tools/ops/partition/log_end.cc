@@ -44,7 +44,10 @@ Result<int64_t> segment_next_offset(const std::string& log_path, int64_t base, c
     }
   bool misaligned = false;
   const int64_t end = scan(*f, from, base, from.value > 0 ? &misaligned : nullptr);
-  return misaligned ? scan(*f, Position{0}, base, nullptr) : end;
+  // No whole batch from the index's last entry on (it names a torn or
+  // zeroed batch): the whole batches end before it, found from the start.
+  const bool none_there = from.value > 0 && end == base;
+  return misaligned || none_there ? scan(*f, Position{0}, base, nullptr) : end;
 }
 
 }  // namespace kseg

@@ -13,8 +13,9 @@ namespace kseg {
 // is `base` (`base` when it holds none): the log end offset when it is the
 // last segment. Only whole batches count (a torn or zero tail is not read).
 // With `index_path`, the scan starts at the index's last live entry (the
-// whole file is read when that entry points at no batch boundary); resident
-// memory stays flat however large the segment. Errors name the file.
+// whole file is read when that entry points at no batch boundary, or at no
+// whole batch: a torn or zeroed one); resident memory stays flat however
+// large the segment. Errors name the file.
 Result<int64_t> segment_next_offset(const std::string& log_path, int64_t base, const std::string& index_path = "");
 
 // last + 1, which stays INT64_MAX for a batch ending there.
