@@ -240,17 +240,20 @@ void examine_entries(EntryScanner& scanner, unsigned threads, Examine&& examine,
                      Consumed&& consumed, int64_t chunk_bytes = 8 << 20) {
   if (detail::uses_blocks(scanner, threads, chunk_bytes))
     return detail::examine_blocks<R>(scanner, threads, examine, consume, consumed, detail::block_bytes(chunk_bytes));
-  // A chunk for each thread, one being scanned and one being consumed: what
-  // is held grows with the thread count, never with the segment. A reader
-  // whose results hold much per entry asks for smaller chunks.
+  // A chunk for each thread, one being scanned and one being consumed. What
+  // is held is about four times `chunk_bytes` (smaller chunks on many
+  // threads, down to 1 MiB), never growing with the segment. A reader whose
+  // results hold much per entry asks for smaller chunks.
   const size_t window = size_t{std::max(threads, 1u)} + 2;
+  const int64_t chunk = std::clamp<int64_t>(4 * chunk_bytes / static_cast<int64_t>(window),
+                                            std::min<int64_t>(chunk_bytes, 1 << 20), chunk_bytes);
   constexpr size_t kChunkEntries = 4096;
   OrderedRun<detail::Examining<R>> run(threads, window);
   run.run(
       std::numeric_limits<size_t>::max(),
       [&](size_t, detail::Examining<R>& c) {
         c.n = 0;
-        for (int64_t bytes = 0; c.n < kChunkEntries && bytes < chunk_bytes;) {
+        for (int64_t bytes = 0; c.n < kChunkEntries && bytes < chunk;) {
           auto e = scanner.next();
           if (!e) break;
           bytes += e->total().bytes;
@@ -270,8 +273,9 @@ void examine_entries(EntryScanner& scanner, unsigned threads, Examine&& examine,
 }
 
 // The parallel walk: `examine(const WalkEntry&, unsigned thread) -> R` on
-// any thread, then `consume(const EntryRef&, R&) -> Step` in file order on
-// the calling thread; `consumed` as for examine_entries.
+// any thread, then `consume(const EntryRef&, R&) -> Step` in file order, one
+// call at a time, on whichever thread is free; `consumed` as for
+// examine_entries.
 template <class R, class Examine, class Consume, class Consumed>
 WalkEnd walk_entries(EntryScanner& scanner, unsigned threads, Examine&& examine, Consume&& consume,
                      Consumed&& consumed, int64_t chunk_bytes = 8 << 20) {

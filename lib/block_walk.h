@@ -73,7 +73,10 @@ BlockWalkEnd walk_blocks(const BlockWalkShape& s, Guess&& guess, Fill&& fill, Ta
       [&](size_t i, unsigned t, B& b) {
         const auto k = static_cast<int64_t>(i);
         const int64_t to = block_end(k);
-        const bool known = k == 0 || run.consumed() == i;
+        // Known only while the walk goes on: a block claimed just before
+        // take() stopped it must not be filled as if in order (dump would
+        // write past where the file ends for Kafka).
+        const bool known = k == 0 || (run.consumed() == i && run.wait_turn(i));
         b.start = k == 0                                      ? 0
                   : known                                     ? chain.load(std::memory_order_relaxed)
                   : guessing.load(std::memory_order_relaxed) ? guess(k * s.block, to)
