@@ -7,6 +7,7 @@
 
 #include "lib/mapped_file.h"
 #include "lib/status.h"
+#include "tools/ops/common/sink.h"
 
 namespace kseg {
 
@@ -27,6 +28,12 @@ inline int exit_code_for(Errc c) {
     case Errc::internal: return kExitIo;
     default: return kExitProblems;
   }
+}
+
+// "<tool>: <message>" on `err`, and the exit code for the error.
+inline int report_failure(const char* tool, const Error& e, Sink& err) {
+  err.print("{}: {}\n", tool, e.message);
+  return exit_code_for(e.code);
 }
 
 // A tool's exit status after a run: exit 3 instead of `rc` when a file shrank

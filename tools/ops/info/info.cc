@@ -555,10 +555,7 @@ int run_info(const InfoOptions& o, Sink& out, Sink& err) {
   // The same rules as every tool that takes partitions: a missing path or
   // one holding no partition is exit 3, a file exit 2.
   auto dirs = partition_dirs_for(o);
-  if (!dirs.ok()) {
-    err.print("kseg-info: {}\n", dirs.error().message);
-    return exit_code_for(dirs.error().code);
-  }
+  if (!dirs.ok()) return report_failure("kseg-info", dirs.error(), err);
   Targets targets = expand_targets(o.paths);
   for (const auto& e : targets.errors) err.print("kseg-info: {}\n", e);
   int rc = targets.errors.empty() ? kExitOk : kExitIo;

@@ -104,10 +104,7 @@ int run_reindex(const ReindexOptions& options, Sink& out, Sink& err) {
   ReindexOptions o = options;
   o.now_ms = clock_ms(o.now_ms);  // once: every partition's producers expire at the same time
   auto config = resolve_config(o);
-  if (!config.ok()) {
-    err.print("kseg-reindex: {}\n", config.error().message);
-    return exit_code_for(config.error().code);
-  }
+  if (!config.ok()) return report_failure("kseg-reindex", config.error(), err);
   // Several partitions (a log dir) are repaired kWorkers at a time, so that
   // their fsyncs overlap (a log dir's repair takes a third of the time:
   // tests/bench/README.md, "Measurements behind the code").

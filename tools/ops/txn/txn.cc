@@ -361,10 +361,7 @@ void print_text(const Report& p, const TxnOptions& o, Sink& out) {
 
 int run_txn(const TxnOptions& o, Sink& out, Sink& err) {
   auto dirs = partition_dirs_for(o);
-  if (!dirs.ok()) {
-    err.print("kseg-txn: {}\n", dirs.error().message);
-    return exit_code_for(dirs.error().code);
-  }
+  if (!dirs.ok()) return report_failure("kseg-txn", dirs.error(), err);
   struct Coordinator {
     bool present = false;
     std::map<std::string, CoordinatorTxn> txns;
