@@ -39,8 +39,11 @@ struct Error {
   Errc code = Errc::ok;
   std::optional<Position> position;  // none where no position applies (a name, an option, an open)
   std::string message;
+  // The stable name of the problem code a tool reports this error under
+  // (tools/ops/common/problem.h: "refuse.locked", "dir.not_a_file"), or null.
+  const char* problem = nullptr;
   // The same error named by the file it concerns: "<path>: <message>".
-  Error in(const std::string& path) const { return Error{code, position, path + ": " + message}; }
+  Error in(const std::string& path) const { return Error{code, position, path + ": " + message, problem}; }
 };
 
 class Status {

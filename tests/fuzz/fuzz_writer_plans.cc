@@ -108,7 +108,7 @@ void plan_cuts(const std::string& dir, uint8_t knob) {
 }
 
 void plan_round(const std::string& dir) {
-  std::vector<std::string> notes;
+  std::vector<Problem> notes;
   auto p = compact::load(dir, nullptr, notes);
   if (!p.ok()) return;
   CompactOptions o;

@@ -14,11 +14,14 @@
 #include <fstream>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "tests/unit/support/dirs.h"
 #include "formats/offset_map.h"
 #include "lib/md5.h"
 #include "tests/unit/support/run_tool.h"
 #include "tests/unit/support/scratch.h"
+#include "tools/ops/common/problem.h"
 #include "tools/ops/write/safe_write.h"
 
 namespace fs = std::filesystem;
@@ -78,6 +81,15 @@ TEST_CASE("kseg-compact: a topic that is not compacted is refused", "[compact]")
   auto r = run_tool(kCompact, {s.dir(), "--now", "1700000000000"}, s.root.string());
   CHECK(r.exit_code == 1);
   CHECK(r.err.find("cleanup.policy is 'delete' (default)") != std::string::npos);
+  // Issue 46: a writer's refusal is a problem of the one catalogue, in text and JSON.
+  CHECK(r.err.rfind("kseg-compact: ERROR refuse.not_compacted " + s.dir() + ": cleanup.policy", 0) == 0);
+  auto j = run_tool(kCompact, {s.dir(), "--now", "1700000000000", "--json"}, s.root.string());
+  CHECK(j.exit_code == 1);
+  const auto report = nlohmann::json::parse(j.out);
+  const auto& problem = report["partitions"][0]["problems"][0];
+  CHECK(problem["code"] == "refuse.not_compacted");
+  CHECK(problem["severity"] == "error");
+  CHECK(kseg::find_code(problem["code"].get<std::string>()) != nullptr);
   CHECK(tree(s.dir()) == before);
   std::ofstream(s.root / "topic.properties") << "# kafka-configs --describe\ncleanup.policy=compact,delete\n";
   r = run_tool(kCompact, {s.dir(), "--now", "1700000000000", "--topic-config", (s.root / "topic.properties").string(), "--dry-run"},
@@ -95,6 +107,7 @@ TEST_CASE("kseg-compact: a corrupt batch in the section to clean changes nothing
   CHECK(r.err.find("00000000000000000000.log: position ") != std::string::npos);
   CHECK(r.err.find("CRC-32C mismatch") != std::string::npos);
   CHECK(r.err.find("kseg reindex --salvage") != std::string::npos);
+  CHECK(r.err.find("kseg-compact: ERROR refuse.cleaner_stops ") != std::string::npos);
   CHECK(tree(s.root) == before);
 }
 
@@ -106,6 +119,7 @@ TEST_CASE("kseg-compact: refused while another run holds the log dir", "[compact
   auto r = run_tool(kCompact, {s.dir(), "--now", "1700000000000"}, s.root.string());
   CHECK(r.exit_code == 3);
   CHECK(r.err.find("is locked by another process") != std::string::npos);
+  CHECK(r.err.find("ERROR refuse.locked ") != std::string::npos);
   CHECK(tree(s.root) == before);
 }
 

@@ -268,7 +268,7 @@ TEST_CASE("one run at a time: the lock is taken before planning, .lock made when
     CHECK(tree(s.root) == before);  // refused before anything was read or written
     auto dry = run_tool(kReindex, {"--dry-run", "--index-interval-bytes", "256", s.dir()}, ".");
     CHECK(dry.exit_code == 1);  // a dry run changes nothing, so it warns and goes on; 1: it would write the .index
-    CHECK(dry.err.find("warning:") != std::string::npos);
+    CHECK(dry.err.find("WARNING refuse.locked ") != std::string::npos);
   }
   auto after = run_tool(kReindex, {"--index-interval-bytes", "256", "--segment-index-bytes", "4096", s.dir()}, ".");
   CHECK(after.exit_code == 0);

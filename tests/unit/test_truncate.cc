@@ -170,10 +170,16 @@ TEST_CASE("--to-offset at or past the log end: nothing cut, exit 0 and a note; a
     auto r = run_tool(kTruncate, {"--to-offset", offset, s.dir()}, ".");
     INFO(r.out << r.err);
     CHECK(r.exit_code == 0);
-    CHECK(r.err == "kseg-truncate: " + s.dir() + ": offset " + offset + " is at or past the log end 272: nothing to cut\n");
+    CHECK(r.err == "kseg-truncate: INFO note.nothing_to_cut " + s.dir() + ": offset " + offset +
+                       " is at or past the log end 272: nothing to cut\n");
     CHECK(r.out.find("nothing to change") != std::string::npos);
     CHECK(tree(s.root) == before);
   }
+  auto j = run_tool(kTruncate, {"--json", "--to-offset", "273", s.dir()}, ".");
+  CHECK(j.exit_code == 0);
+  const auto note = nlohmann::json::parse(j.out)["partitions"][0]["problems"][0];
+  CHECK(note["code"] == "note.nothing_to_cut");
+  CHECK(note["severity"] == "info");
   auto cut = run_tool(kTruncate, {"--no-backup", "--to-offset", "100", s.dir()}, ".");
   INFO(cut.err);
   REQUIRE(cut.exit_code == 0);
@@ -239,6 +245,12 @@ TEST_CASE("a corrupt batch before the cut point is refused; one after it is cut 
   CHECK(r.exit_code == 1);
   CHECK(r.err.find(log + ":0: bad_crc in a batch before the cut point") != std::string::npos);
   CHECK(r.err.find("kseg-reindex --recover") != std::string::npos);
+  CHECK(r.err.rfind("kseg-truncate: ERROR refuse.corrupt_before_cut " + log + ":0: ", 0) == 0);
+  auto j = run_tool(kTruncate, {"--json", "--to-offset", "120", s.dir()}, ".");
+  CHECK(j.exit_code == 1);
+  const auto problem = nlohmann::json::parse(j.out)["partitions"][0]["problems"][0];
+  CHECK(problem["code"] == "refuse.corrupt_before_cut");
+  CHECK(problem["position"] == 0);
   CHECK(tree(s.root) == before);
   // A cut at that batch removes it with everything after: allowed.
   auto cut = run_tool(kTruncate, {"--no-backup", "--to-offset", "88", s.dir()}, ".");

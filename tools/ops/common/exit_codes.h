@@ -7,6 +7,7 @@
 
 #include "lib/mapped_file.h"
 #include "lib/status.h"
+#include "tools/ops/common/problem.h"
 #include "tools/ops/common/sink.h"
 
 namespace kseg {
@@ -30,9 +31,10 @@ inline int exit_code_for(Errc c) {
   }
 }
 
-// "<tool>: <message>" on `err`, and the exit code for the error.
+// "<tool>: <message>" on `err` ("<tool>: ERROR <code> <message>" for an
+// error with a problem code), and the exit code for the error.
 inline int report_failure(const char* tool, const Error& e, Sink& err) {
-  err.print("{}: {}\n", tool, e.message);
+  err.print("{}: {}\n", tool, error_text(e));
   return exit_code_for(e.code);
 }
 

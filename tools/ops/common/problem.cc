@@ -84,6 +84,19 @@ constexpr CodeInfo kCodes[] = {
     {Code::dir_kseg_backup, "dir.kseg_backup", S::warning, "originals kept by a kseg repair; remove once the repair is confirmed", "remove it once the broker has loaded the repaired partition"},
     {Code::dir_orphan_index, "dir.orphan_index", S::warning, "index file without its .log; deleted at start-up", "none: Kafka handles it at start-up, as the summary says"},
     {Code::dir_unknown_file, "dir.unknown_file", S::info, "file kseg does not know in a partition directory", "none: Kafka ignores it"},
+    {Code::refuse_locked, "refuse.locked", S::error, "the log dir's .lock is held by another process (a running broker): a writer changes nothing", "stop the broker (or the other kseg run), then run again; --dry-run is safe beside a broker"},
+    {Code::refuse_lock_file, "refuse.lock_file", S::error, "the log dir's .lock is a link, FIFO or directory, not the lock file a broker makes", "move it away; the broker makes its own at start-up"},
+    {Code::refuse_interrupted_clean, "refuse.interrupted_clean", S::error, "a .swap or .cleaned file of an interrupted log cleaning: truncating or planning over it would guess what the cleaning leaves", "start the broker once (it finishes or discards it), or kseg compact without --dry-run (it finishes it as LogLoader does)"},
+    {Code::refuse_interrupted_truncate, "refuse.interrupted_truncate", S::error, "the journal of an interrupted kseg truncate: another cut must wait for it", "run the kseg truncate the message names again: it finishes the cut"},
+    {Code::refuse_foreign_journal, "refuse.foreign_journal", S::error, "a file under kseg truncate's journal name that kseg did not write", "move it away"},
+    {Code::refuse_corrupt_before_cut, "refuse.corrupt_before_cut", S::error, "invalid bytes below the cut point: Kafka's recovery would drop batches the cut keeps", "kseg reindex --recover (or --salvage), then the cut again"},
+    {Code::refuse_no_segment, "refuse.no_segment", S::error, "a partition directory with no segment: nothing to compact", "none: nothing to do"},
+    {Code::refuse_not_compacted, "refuse.not_compacted", S::error, "the topic's cleanup.policy has no 'compact': the broker never compacts it", "kseg compact --force, if the topic is to be compacted all the same"},
+    {Code::refuse_cleaner_stops, "refuse.cleaner_stops", S::error, "a batch Kafka's cleaner stops on (damaged, or a v0/v1 message a round empties): the round ends there", "kseg reindex --salvage removes a damaged batch; for a v0/v1 message, none: the broker's cleaner stops there too"},
+    {Code::refuse_segment_overflow, "refuse.segment_overflow", S::error, "a cleaned segment would not fit (offsets beyond 2^31-1 of its base, a full index, over 2 GiB)", "none offline: the broker's cleaner splits the segment at its next cleaning"},
+    {Code::note_swap_finished, "note.swap_finished", S::info, "an interrupted cleaning's .swap files finished (and the files they replace removed), as LogLoader does at start-up", "none: done as the broker would"},
+    {Code::note_snapshot_deleted, "note.snapshot_deleted", S::info, "a producer snapshot at or below the log start or past the log end: Kafka's load deletes it, and so does the writer", "none: done as the broker would"},
+    {Code::note_nothing_to_cut, "note.nothing_to_cut", S::info, "the cut point is at or past the log end: nothing to cut, as in Kafka's truncateTo", "none: nothing to do"},
 };
 
 // The enum and the table are one list: same length, same order, so
@@ -124,18 +137,39 @@ Problem Problem::of(Code code, std::string file, std::optional<Position> positio
                  position,                 std::move(message), std::move(expected), std::move(found)};
 }
 
+Error coded_error(Code code, Errc errc, std::optional<Position> position, std::string message) {
+  return Error{errc, position, std::move(message), code_name(code)};
+}
+
+std::optional<Problem> problem_of(const Error& e) {
+  const CodeInfo* c = e.problem ? find_code(e.problem) : nullptr;
+  if (c == nullptr) return std::nullopt;
+  return Problem{Severity::error, c->id, "", e.position, e.message, "", ""};
+}
+
+std::string error_text(const Error& e) {
+  auto p = problem_of(e);
+  return p ? problem_text(*p) : e.message;
+}
+
 std::string problem_text(const Problem& p) {
   std::string out = severity_name(p.severity);
   for (auto& ch : out) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-  out += fmt::format(" {} {}", code_name(p.code), p.file);
-  if (p.position) out += fmt::format(":{}", *p.position);
-  out += fmt::format(": {}", p.message);
+  out += fmt::format(" {} ", code_name(p.code));
+  if (p.file.empty()) {
+    out += p.message;  // it names file and position itself
+  } else {
+    out += p.file;
+    if (p.position) out += fmt::format(":{}", *p.position);
+    out += fmt::format(": {}", p.message);
+  }
   if (!p.expected.empty() || !p.found.empty()) out += fmt::format(" (expected {}, found {})", p.expected, p.found);
   return out;
 }
 
 nlohmann::ordered_json problem_json(const Problem& p) {
-  nlohmann::ordered_json j{{"severity", severity_name(p.severity)}, {"code", code_name(p.code)}, {"file", p.file}};
+  nlohmann::ordered_json j{{"severity", severity_name(p.severity)}, {"code", code_name(p.code)}};
+  if (!p.file.empty()) j["file"] = p.file;
   j["position"] = p.position ? nlohmann::ordered_json(p.position->value) : nlohmann::ordered_json(nullptr);
   j["message"] = p.message;
   if (!p.expected.empty() || !p.found.empty()) {

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lib/status.h"
 #include "lib/types.h"
 
 namespace kseg {
@@ -36,7 +37,12 @@ enum class Code : uint8_t {
   txnindex_entry_mismatch, txnindex_marker_removed, snapshot_corrupt, snapshot_crc, snapshot_past_log_end, snapshot_mismatch,
   epoch_corrupt, epoch_mismatch, epoch_missing, epoch_past_log_end, partition_metadata_corrupt,
   checkpoint_corrupt, checkpoint_past_log_end, meta_corrupt, dir_bad_name, dir_file_name, dir_not_a_file, dir_leftover_swap,
-  dir_leftover_cleaned, dir_leftover_deleted, dir_leftover_tmp, dir_leftover_kseg_tmp, dir_kseg_backup, dir_orphan_index, dir_unknown_file, count_
+  dir_leftover_cleaned, dir_leftover_deleted, dir_leftover_tmp, dir_leftover_kseg_tmp, dir_kseg_backup, dir_orphan_index, dir_unknown_file,
+  // What the writing tools (reindex, truncate, compact) refuse, and what
+  // they note: reported by them, never by kseg-verify.
+  refuse_locked, refuse_lock_file, refuse_interrupted_clean, refuse_interrupted_truncate, refuse_foreign_journal,
+  refuse_corrupt_before_cut, refuse_no_segment, refuse_not_compacted, refuse_cleaner_stops, refuse_segment_overflow,
+  note_swap_finished, note_snapshot_deleted, note_nothing_to_cut, count_
 };
 
 struct CodeInfo {
@@ -66,10 +72,30 @@ struct Problem {
                     std::string expected = {}, std::string found = {});
 };
 
-// "ERROR log.crc_mismatch file:position: message (expected X, found Y)"
+// An error reported under a code of the catalogue (a writer's refusal, or a
+// finding verify names the same way): `errc` decides the exit status, and
+// the message names file and position itself ("<file>:<pos>: ...").
+Error coded_error(Code code, Errc errc, std::optional<Position> position, std::string message);
+inline Error refusal(Code code, std::optional<Position> position, std::string message) {
+  return coded_error(code, Errc::refused, position, std::move(message));
+}
+// A note of a writer (info): what it did or found beside its plan.
+inline Problem note(Code code, std::string file, std::string message) {
+  return Problem::of(code, std::move(file), std::nullopt, std::move(message));
+}
+// The problem an error with a code is, severity error, its message whole
+// (file empty); nullopt for an error without one.
+std::optional<Problem> problem_of(const Error& e);
+
+// An error as a tool prints it: problem_text of problem_of(e) when it
+// carries a code, its message otherwise.
+std::string error_text(const Error& e);
+
+// "ERROR log.crc_mismatch file:position: message (expected X, found Y)";
+// with no file, "ERROR code message".
 std::string problem_text(const Problem& p);
-// {"severity", "code", "file", "position" (null when none), "message", and
-// "expected"/"found" when either is set}
+// {"severity", "code", "file" (left out when empty), "position" (null when
+// none), "message", and "expected"/"found" when either is set}
 nlohmann::ordered_json problem_json(const Problem& p);
 
 }  // namespace kseg

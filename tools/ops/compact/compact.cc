@@ -113,25 +113,26 @@ int compact_partition(const std::string& dir, const CompactOptions& o, int64_t n
   std::string backup;  // the run's backup directory, once a round has made it
   auto fail = [&](const Error& e) {
     // Read as zeros past a shrink: exit_after_run names the file; the data error would mislead.
-    if (!file_shrink()) err.print("kseg-compact: {}\n", e.message);
+    if (!file_shrink()) err.print("kseg-compact: {}\n", error_text(e));
     if (!backup.empty())
       err.print("kseg-compact: {}: what earlier groups replaced is in {}\n", dir, backup);
     if (report) {
       j["status"] = "error";
       j["error"] = e.message;
+      if (auto p = problem_of(e)) j["problems"].push_back(nlohmann::json(problem_json(*p)));
       if (!backup.empty()) j["backup"] = backup;
       report->push_back(j);
     }
     return exit_code_for(e.code);
   };
-  std::vector<std::string> notes;
+  std::vector<Problem> notes;
   auto first = compact::load(dir, o.dry_run ? nullptr : lock, notes);
   if (!first.ok()) return fail(first.error());
   auto settings = compact::resolve(o, first->topic, first->log_dir);
   if (!settings.ok()) return fail(settings.error());
   if (auto layout = read_partition_layout(dir); layout.ok())
     for (const auto& p : unchanged_state_problems(dir, *layout, true)) {
-      if (report) j["warnings"].push_back(problem_text(p));
+      if (report) j["problems"].push_back(nlohmann::json(problem_json(p)));
       else err.print("kseg-compact: {}\n", problem_text(p));
     }
   if (report) {
@@ -141,17 +142,17 @@ int compact_partition(const std::string& dir, const CompactOptions& o, int64_t n
     j["log_end_offset"] = first->log_end;
     j["high_watermark"] = first->hw;
     j["high_watermark_from"] = first->hw_from_checkpoint ? "replication-offset-checkpoint" : "the log end (no checkpoint line)";
-    j["notes"] = notes;
+    for (const auto& n : notes) j["problems"].push_back(nlohmann::json(problem_json(n)));
   } else {
-    for (const auto& n : notes) out.print("{}\n", n);
+    for (const auto& n : notes) out.print("{}\n", problem_text(n));
     for (const auto& l : compact::describe(*settings)) out.print("{}: {}\n", dir, l);
     out.print("{}: log [{}, {}), high watermark {}{}, now {}\n", dir, first->log_start(), first->log_end, first->hw,
               first->hw_from_checkpoint ? "" : " (no checkpoint line: the log end)", now);
   }
   if (!settings->compacts() && !o.force)
-    return fail(Error{Errc::refused, std::nullopt,
-                      fmt::format("{}: cleanup.policy is '{}' ({}): the broker never compacts it (--force does)", dir,
-                                  settings->cleanup_policy, settings->all["cleanup.policy"].source)});
+    return fail(refusal(Code::refuse_not_compacted, std::nullopt,
+                        fmt::format("{}: cleanup.policy is '{}' ({}): the broker never compacts it (--force does)", dir,
+                                    settings->cleanup_policy, settings->all["cleanup.policy"].source)));
   compact::RoundOptions ro;
   ro.now_ms = now;
   ro.dry_run = o.dry_run;

@@ -58,24 +58,26 @@ class Dest {
   }
   Status append(Bytes batch, int64_t last_offset, int64_t max_ts) {
     if (last_offset - base_ < 0 || last_offset - base_ > INT32_MAX)
-      return fail(Errc::refused, fmt::format("{}: offset {} does not fit a segment based at {} (Kafka splits the "
-                                             "segment first; the broker does this at its next cleaning)",
-                                             p_.dir, last_offset, base_));
+      return refusal(Code::refuse_segment_overflow, std::nullopt,
+                     fmt::format("{}: offset {} does not fit a segment based at {} (Kafka splits the segment "
+                                 "first; the broker does this at its next cleaning)",
+                                 p_.dir, last_offset, base_));
     if (max_ts > max_ts_) {
       max_ts_ = max_ts;
       offset_of_max_ = last_offset;
     }
     if (since_ > interval_) {
       if ((index_.entries() + 1) * 8 > max_entries_ || (tix_.entries() + 1) * 12 > max_entries_)
-        return fail(Errc::refused, fmt::format("{}: the cleaned segment at {} would overflow segment.index.bytes",
-                                               p_.dir, base_));
+        return refusal(Code::refuse_segment_overflow, std::nullopt,
+                       fmt::format("{}: the cleaned segment at {} would overflow segment.index.bytes", p_.dir, base_));
       KSEG_RETURN_IF_ERROR(index_.append(Offset{last_offset}, static_cast<int32_t>(position_)));
       if (auto r = tix_.maybe_append(max_ts_, Offset{offset_of_max_}); !r.ok()) return r.error();
       since_ = 0;
     }
     since_ += static_cast<int64_t>(batch.size());
     position_ += static_cast<int64_t>(batch.size());
-    if (position_ > INT32_MAX) return fail(Errc::refused, fmt::format("{}: a cleaned segment over 2 GiB", p_.dir));
+    if (position_ > INT32_MAX)
+      return refusal(Code::refuse_segment_overflow, std::nullopt, fmt::format("{}: a cleaned segment over 2 GiB", p_.dir));
     if (write_) {
       buf_.insert(buf_.end(), batch.begin(), batch.end());
       if (buf_.size() >= (1u << 20)) KSEG_RETURN_IF_ERROR(flush());

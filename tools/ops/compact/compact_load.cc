@@ -41,7 +41,7 @@ Result<std::vector<uint8_t>> read_small(const std::string& path) {
 // segment the remaining swaps cover, [lowest swap base, highest swap end), is
 // deleted (kept in the backup by kseg), then .swap is stripped.
 Status finish_swaps(const std::string& dir, const PartitionLayout& layout, const safe::DirLock* held,
-                    std::vector<std::string>& notes) {
+                    std::vector<Problem>& notes) {
   std::vector<std::pair<int64_t, std::string>> swaps, cleaned;
   for (const auto& l : layout.leftovers) {
     if (l.kind != Leftover::swap && l.kind != Leftover::cleaned) continue;
@@ -51,8 +51,9 @@ Status finish_swaps(const std::string& dir, const PartitionLayout& layout, const
   }
   if (swaps.empty() && cleaned.empty()) return {};
   if (!held)
-    return fail(Errc::refused, fmt::format("{}/{}: an interrupted clean; a run without --dry-run (or the broker's "
-                                           "start-up) finishes it first", dir, (swaps.empty() ? cleaned : swaps)[0].second));
+    return refusal(Code::refuse_interrupted_clean, std::nullopt,
+                   fmt::format("{}/{}: an interrupted clean; a run without --dry-run (or the broker's start-up) "
+                               "finishes it first", dir, (swaps.empty() ? cleaned : swaps)[0].second));
   int64_t min_cleaned = INT64_MAX;
   for (const auto& [b, name] : cleaned) min_cleaned = std::min(min_cleaned, b);
   safe::Plan drop{dir, {}};
@@ -83,8 +84,9 @@ Status finish_swaps(const std::string& dir, const PartitionLayout& layout, const
   for (const auto& l : layout.leftovers)  // an index whose .log an interrupted removal took first
     if (l.kind == Leftover::orphan_index && covered(l.name))
       drop.actions.push_back(safe::Action::remove(l.name, "covered by an interrupted swap (LogLoader deletes it)"));
-  for (const auto& a : drop.actions) notes.push_back(fmt::format("{}/{}: {}", dir, a.name, a.why));
-  for (const auto& [b, name] : keep) notes.push_back(fmt::format("{}/{}: swap finished, as LogLoader finishes it", dir, name));
+  for (const auto& a : drop.actions) notes.push_back(note(Code::note_swap_finished, dir + "/" + a.name, a.why));
+  for (const auto& [b, name] : keep)
+    notes.push_back(note(Code::note_swap_finished, dir + "/" + name, "swap finished, as LogLoader finishes it"));
   if (!drop.empty()) {
     // The interrupted run's backup directory may be gone; these are copies
     // of data the swap replaces, kept in a backup of their own.
@@ -104,7 +106,7 @@ Status finish_swaps(const std::string& dir, const PartitionLayout& layout, const
 
 }  // namespace
 
-Result<Input> load(const std::string& dir, const safe::DirLock* held, std::vector<std::string>& notes) {
+Result<Input> load(const std::string& dir, const safe::DirLock* held, std::vector<Problem>& notes) {
   if (auto tp = file_names::parse_partition_dir_name(fs::path(dir).filename().string()); !tp.ok())
     return fail(Errc::usage, fmt::format("{}: not a partition directory name (<topic>-<partition>)", dir));
   {
@@ -117,13 +119,15 @@ Result<Input> load(const std::string& dir, const safe::DirLock* held, std::vecto
   Input p;
   static_cast<Partition&>(p) = std::move(*loaded);
   if (!p.layout.not_files.empty())
-    return fail(Errc::refused, fmt::format("{}/{}: {} (kseg-verify explains)", dir, p.layout.not_files[0].first,
-                                           p.layout.not_files[0].second));
-  if (p.segments.empty()) return fail(Errc::refused, fmt::format("{}: no segment", dir));
+    return refusal(Code::dir_not_a_file, std::nullopt,
+                   fmt::format("{}/{}: {} (kseg-verify explains)", dir, p.layout.not_files[0].first,
+                               p.layout.not_files[0].second));
+  if (p.segments.empty()) return refusal(Code::refuse_no_segment, std::nullopt, fmt::format("{}: no segment", dir));
   for (size_t i = 0; i + 1 < p.segments.size(); ++i)
     if (p.segments[i].index_bytes < 0 || p.segments[i].timeindex_bytes < 0)
-      return fail(Errc::refused, fmt::format("{}: no offset or time index (the broker rebuilds it at start-up; "
-                                             "kseg reindex rebuilds it offline)", p.segments[i].path(FileKind::log)));
+      return refusal(p.segments[i].index_bytes < 0 ? Code::index_missing : Code::timeindex_missing, std::nullopt,
+                     fmt::format("{}: no offset or time index (the broker rebuilds it at start-up; kseg reindex "
+                                 "rebuilds it offline)", p.segments[i].path(FileKind::log)));
   for (const auto& s : p.segments) {
     auto ts = largest_timestamp(s);
     if (!ts.ok()) return fail(Errc::io, ts.error().message);
@@ -150,8 +154,9 @@ Result<Input> load(const std::string& dir, const safe::DirLock* held, std::vecto
   // with the first round's checkpoint, as the broker's next start would.
   p.loader_deletes = snapshots_loader_deletes(p.snapshots, p.log_start(), p.log_end);
   for (const auto& s : p.loader_deletes) {
-    notes.push_back(fmt::format("{}/{}: producer snapshot {} (Kafka's load deletes it; so does a round)", dir, s.second,
-                                s.first > p.log_end ? "past the log end" : "at or below the log start"));
+    notes.push_back(note(Code::note_snapshot_deleted, dir + "/" + s.second,
+                         fmt::format("producer snapshot {} (Kafka's load deletes it; so does a round)",
+                                     s.first > p.log_end ? "past the log end" : "at or below the log start")));
     std::erase(p.snapshots, s);
   }
   // Producer state at the log end, as Kafka's loader rebuilds it.

@@ -38,10 +38,10 @@ constexpr int64_t kChunkBytes = 2 << 20;
 Error fail(Errc c, std::string m) { return Error{c, std::nullopt, std::move(m)}; }
 
 Error at(const std::string& file, Position pos, const std::string& what) {
-  return Error{Errc::refused, pos,
-               fmt::format("{}: position {}: {}; Kafka's cleaner stops here too. Nothing was changed by this round "
+  return refusal(Code::refuse_cleaner_stops, pos,
+                 fmt::format("{}: position {}: {}; Kafka's cleaner stops here too. Nothing was changed by this round "
                            "from here on; `kseg reindex --salvage` removes the damaged batch",
-                           file, pos.value, what)};
+                             file, pos.value, what));
 }
 
 // LocalLog.collectAbortedTransactions(logStartOffset, base, upper): from
@@ -371,10 +371,11 @@ Status Round::clean_segment(size_t seg, Dest& dest, Tracker& tracker) {
       KSEG_RETURN_IF_ERROR(write_kept(*e, b, original, (tombstones || marker_for_empty_txn) && !b.horizon, dest));
     } else if (retention == retain_empty) {
       if (b.magic < 2)
-        return fail(Errc::refused, fmt::format("{}: position {}: the last batch below the high watermark is a v{} "
-                                               "message the round empties; Kafka's cleaner throws here (\"Empty "
-                                               "batches are only supported for magic v2\") and stops cleaning the "
-                                               "partition", file, e->position.value, b.magic));
+        return refusal(Code::refuse_cleaner_stops, e->position,
+                       fmt::format("{}: position {}: the last batch below the high watermark is a v{} message the "
+                                   "round empties; Kafka's cleaner throws here (\"Empty batches are only supported "
+                                   "for magic v2\") and stops cleaning the partition",
+                                   file, e->position.value, b.magic));
       if (b.control) ++st_.markers_kept;
       ++st_.batches_emptied;
       ++st_.kept.batches;

@@ -13,6 +13,7 @@
 #include "formats/producer_snapshot.h"
 #include "formats/txn_index.h"
 #include "lib/status.h"
+#include "tools/ops/common/problem.h"
 #include "tools/ops/compact/compact_config.h"
 #include "tools/ops/partition/partition.h"
 #include "tools/ops/write/safe_write.h"
@@ -38,7 +39,7 @@ struct Input : Partition {
 // Reads what a round needs. Refuses (Errc::refused) a missing .index of an
 // inactive segment, and finishes an interrupted swap first as LogLoader does
 // (reported in `notes`) under `held` (none: a dry run, which refuses it).
-Result<Input> load(const std::string& dir, const safe::DirLock* held, std::vector<std::string>& notes);
+Result<Input> load(const std::string& dir, const safe::DirLock* held, std::vector<Problem>& notes);
 
 struct Counts {
   int64_t batches = 0, records = 0, bytes = 0;

@@ -7,6 +7,7 @@
 #include "formats/checkpoint_file.h"
 #include "formats/file_names.h"
 #include "lib/mapped_file.h"
+#include "tools/ops/common/problem.h"
 
 namespace kseg {
 
@@ -61,9 +62,9 @@ Result<CheckpointLines> read_checkpoint_lines(const std::string& log_dir, RootCh
   auto entries = checkpoint::parse_offset_checkpoint(
       std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), out.path);
   if (!entries.ok())
-    return Error{Errc::refused, entries.error().position,
-                 fmt::format("{}: {} (the broker takes this log dir offline; fix it first)", out.path,
-                             entries.error().message)};
+    return refusal(Code::checkpoint_corrupt, entries.error().position,
+                   fmt::format("{}: {} (the broker takes this log dir offline; fix it first)", out.path,
+                               entries.error().message));
   out.present = true;
   out.entries = std::move(*entries);
   for (const auto& e : out.entries)

@@ -15,6 +15,7 @@
 
 #include "formats/file_names.h"
 #include "lib/mapped_file.h"
+#include "tools/ops/common/problem.h"
 
 namespace kseg {
 
@@ -33,7 +34,8 @@ Error refusal(const std::string& dir, std::vector<std::pair<std::string, std::st
   std::sort(bad.begin(), bad.end());
   std::string more;
   if (bad.size() > 1) more = fmt::format(" (and {} more such file{})", bad.size() - 1, bad.size() == 2 ? "" : "s");
-  return Error{Errc::io, std::nullopt, fmt::format("{}/{}: {}{}", dir, bad[0].first, bad[0].second, more)};
+  return coded_error(Code::dir_not_a_file, Errc::io, std::nullopt,
+                     fmt::format("{}/{}: {}{}", dir, bad[0].first, bad[0].second, more));
 }
 
 // A name Kafka reads as one of a partition's files.

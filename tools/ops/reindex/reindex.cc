@@ -53,7 +53,7 @@ int reindex_partition(const PartitionJob& t, const recover::Config& config, cons
   // A file that shrank while read was read as zeros: exit_after_run names it, and a data
   // error found in those zeros, with its advice, would only mislead.
   if (!plan.ok()) {
-    if (!file_shrink()) err.print("kseg-reindex: {}\n", plan.error().message);
+    if (!file_shrink()) err.print("kseg-reindex: {}\n", error_text(plan.error()));
     return file_shrink() ? kExitIo : exit_code_for(plan.error().code);
   }
   if (!file_shrink()) {

@@ -28,6 +28,7 @@ nlohmann::json to_json(const TruncatePlan& plan, const std::string& status) {
   j["log_end_offset"] = {{"before", plan.old_end}, {"after", plan.new_end}};
   j["log_start_offset"] = {{"before", plan.old_start}, {"after", plan.new_start}};
   j["bytes_freed"] = plan.bytes_freed;
+  if (plan.note) j["problems"].push_back(nlohmann::json(problem_json(*plan.note)));
   j["checkpoints"] = nlohmann::json::array();
   for (const auto& c : plan.checkpoints) {
     nlohmann::json l{{"file", c.file}};
@@ -60,12 +61,12 @@ int truncate_partition(const std::string& dir, const TruncateOptions& o, const s
   auto plan = plan_truncate(dir, o);
   if (!plan.ok()) {
     // Read as zeros past a shrink: exit_after_run names the file; the data error would mislead.
-    if (!file_shrink()) err.print("kseg-truncate: {}\n", plan.error().message);
-    if (report) report->push_back({{"partition", dir}, {"status", "error"}, {"error", plan.error().message}});
+    if (!file_shrink()) err.print("kseg-truncate: {}\n", error_text(plan.error()));
+    if (report) report->push_back(error_json(dir, plan.error()));
     return exit_code_for(plan.error().code);
   }
   const bool text = report == nullptr;
-  if (!plan->note.empty()) err.print("kseg-truncate: {}\n", plan->note);
+  if (plan->note) err.print("kseg-truncate: {}\n", problem_text(*plan->note));
   if (text) {
     if (!plan->journal_bytes.empty())
       out.print("{}/{}: write: what this run changes first, for a re-run after an interruption\n", dir, kTruncateJournal);
@@ -109,7 +110,7 @@ int truncate_partition(const std::string& dir, const TruncateOptions& o, const s
     auto applied = safe::apply(*p, ao, *lock);
     if (!applied.ok()) {
       err.print("kseg-truncate: {}: {}\n", dir, applied.error().message);
-      if (report) report->push_back({{"partition", dir}, {"status", "error"}, {"error", applied.error().message}});
+      if (report) report->push_back(error_json(dir, applied.error()));
       return kExitIo;
     }
     if (!applied->empty()) ao.backup_into = backup = *applied;
@@ -125,7 +126,7 @@ int truncate_partition(const std::string& dir, const TruncateOptions& o, const s
     if (!applied.ok()) {
       err.print("kseg-truncate: {}: {} (the log dir now loads as after an unclean shutdown; run again to finish)\n",
                 dir, applied.error().message);
-      if (report) report->push_back({{"partition", dir}, {"status", "error"}, {"error", applied.error().message}});
+      if (report) report->push_back(error_json(dir, applied.error()));
       return kExitIo;
     }
   }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "lib/status.h"
+#include "tools/ops/common/problem.h"
 #include "tools/ops/write/safe_write.h"
 #include "tools/ops/write/writer_run.h"
 
@@ -40,7 +41,7 @@ struct TruncateOptions : WriterOptions {  // now_ms: the clock of --retention-ms
 struct TruncatePlan {
   std::string partition_dir;
   std::string summary;     // one line: the cut and where the log now ends
-  std::string note;        // for stderr ("" none): a cut that has nothing to cut
+  std::optional<Problem> note;  // for stderr: a cut that has nothing to cut (note.nothing_to_cut)
   int64_t old_end = 0, new_end = 0;        // log end offsets
   int64_t old_start = 0, new_start = 0;    // log start offsets
   int64_t bytes_freed = 0;                 // of .log files removed or cut

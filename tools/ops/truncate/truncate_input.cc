@@ -24,8 +24,6 @@ using file_names::FileKind;
 
 namespace {
 
-Error fail(Errc code, std::string message) { return Error{code, std::nullopt, std::move(message)}; }
-
 bool exists(const std::string& p) {
   std::error_code ec;
   return fs::exists(p, ec);
@@ -52,7 +50,8 @@ Status read_journal(Input& p) {
   if (!bytes.ok()) return bytes.error();
   auto j = nlohmann::json::parse(bytes->begin(), bytes->end(), nullptr, false);
   if (!j.is_object())
-    return fail(Errc::refused, fmt::format("{}: not the journal kseg-truncate writes; remove it", journal));
+    return refusal(Code::refuse_foreign_journal, std::nullopt,
+                   fmt::format("{}: not the journal kseg-truncate writes; remove it", journal));
   p.journal = true;
   if (j.contains("args") && j["args"].is_string()) p.journal_args = j["args"].get<std::string>();
   if (j.contains("end") && j["end"].is_number_integer()) p.journal_end = j["end"].get<int64_t>();
@@ -67,7 +66,8 @@ Status read_journal(Input& p) {
     for (size_t i = 0; i + 1 < hex.size(); i += 2) {
       uint8_t byte = 0;
       if (std::from_chars(hex.data() + i, hex.data() + i + 2, byte, 16).ec != std::errc())
-        return fail(Errc::refused, fmt::format("{}: not the journal kseg-truncate writes; remove it", journal));
+        return refusal(Code::refuse_foreign_journal, std::nullopt,
+                   fmt::format("{}: not the journal kseg-truncate writes; remove it", journal));
       m.push_back(byte);
     }
     p.marker = std::move(m);
@@ -84,8 +84,9 @@ Result<Input> load(const std::string& dir) {
   static_cast<Partition&>(p) = std::move(*loaded);
   for (const auto& l : p.layout.leftovers) {
     if (l.kind == Leftover::swap || l.kind == Leftover::cleaned)
-      return fail(Errc::refused, fmt::format("{}/{}: an interrupted log cleaning; start the broker once (it completes "
-                                             "or discards it) before truncating", dir, l.name));
+      return refusal(Code::refuse_interrupted_clean, std::nullopt,
+                     fmt::format("{}/{}: an interrupted log cleaning; start the broker once (it completes or "
+                                 "discards it) before truncating", dir, l.name));
     if (l.kind == Leftover::orphan_index) p.orphan_indexes.push_back(l.name);
   }
   const std::string epoch_path = dir + "/leader-epoch-checkpoint";

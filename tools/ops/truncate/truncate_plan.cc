@@ -204,17 +204,17 @@ Result<CutPoint> find_cut(const Input& p, size_t si, MappedFile& f, int64_t targ
       break;
     }
     if (check.fault() != SegmentEnd::clean)
-      return Error{Errc::refused, e->position,
-                   fmt::format("{}:{}: {} in a batch before the cut point (offsets up to {}); kseg-truncate keeps "
-                               "only batches Kafka's recovery keeps: run kseg-reindex --recover first",
-                               s.path(FileKind::log), e->position.value, segment_end_name(check.fault()),
-                               check.last_offset)};
+      return refusal(Code::refuse_corrupt_before_cut, e->position,
+                     fmt::format("{}:{}: {} in a batch before the cut point (offsets up to {}); kseg-truncate "
+                                 "keeps only batches Kafka's recovery keeps: run kseg-reindex --recover first",
+                                 s.path(FileKind::log), e->position.value, segment_end_name(check.fault()),
+                                 check.last_offset));
     c.end = next_offset(check.last_offset);
   }
   if (!found && scanner.end() != SegmentEnd::clean && !(si + 1 == p.segments.size()))
-    return Error{Errc::refused, scanner.valid_end(),
-                 fmt::format("{}:{}: {} before the cut point; run kseg-reindex --recover first", s.path(FileKind::log),
-                             scanner.valid_end().value, segment_end_name(scanner.end()))};
+    return refusal(Code::refuse_corrupt_before_cut, scanner.valid_end(),
+                   fmt::format("{}:{}: {} before the cut point; run kseg-reindex --recover first", s.path(FileKind::log),
+                               scanner.valid_end().value, segment_end_name(scanner.end())));
   if (!found) c.cut = scanner.valid_end().value;
   return c;
 }
@@ -434,7 +434,8 @@ Result<std::string> plan_mode(Input& p, Builder& b, const TruncateOptions& o, bo
         // UnifiedLog.truncateTo: no effect at or past the end but the epoch
         // cache cut at the end; so a cut an interruption finished re-runs.
         if (o.mode == TruncateMode::to_offset)
-          out.note = fmt::format("{}: offset {} is at or past the log end {}: nothing to cut", dir, target, p.log_end);
+          out.note = note(Code::note_nothing_to_cut, dir,
+                          fmt::format("offset {} is at or past the log end {}: nothing to cut", target, p.log_end));
         set_epochs(p, out, truncate_epochs_from_end(p.epochs, p.log_end));
         out.new_end = p.log_end;
         what += fmt::format("nothing to cut: the log ends at {}", p.log_end);
@@ -580,8 +581,9 @@ Result<TruncatePlan> plan_truncate(const std::string& dir, const TruncateOptions
   const auto rp_line = p.journal ? p.journal_recovery_point : p.line(RootCheckpoint::recovery_point).mine;
   const std::string mode = mode_text(o), identity = mode_text(o, false);
   if (p.journal && p.journal_args != identity)
-    return fail(Errc::refused, fmt::format("{}/{}: an interrupted `kseg-truncate {}` left this: run it again to finish it "
-                                           "before another cut", dir, kTruncateJournal, p.journal_args));
+    return refusal(Code::refuse_interrupted_truncate, std::nullopt,
+                   fmt::format("{}/{}: an interrupted `kseg-truncate {}` left this: run it again to finish it before "
+                               "another cut", dir, kTruncateJournal, p.journal_args));
   // A re-run after an interruption makes the cut the journal names: the end
   // and start it resolved (a time or the clock could resolve anew).
   const bool resume = p.journal && p.journal_end && p.journal_start;

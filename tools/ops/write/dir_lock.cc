@@ -6,6 +6,7 @@
 
 #include <filesystem>
 
+#include "tools/ops/common/problem.h"
 #include "tools/ops/common/sink.h"
 #include "tools/ops/partition/log_dir.h"
 #include "tools/ops/write/io_error.h"
@@ -31,12 +32,13 @@ Result<int> open_lock_file(const std::string& lock, bool create) {
   const int fd = ::open(lock.c_str(), (create ? O_RDWR | O_CREAT : O_RDONLY) | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
   if (fd < 0 && errno == ENOENT && !create) return -1;
   if (fd < 0 && errno == ELOOP)
-    return Error{Errc::io, std::nullopt, fmt::format("{}: a symbolic link, not the lock file a broker makes", lock)};
+    return coded_error(Code::refuse_lock_file, Errc::io, std::nullopt,
+                       fmt::format("{}: a symbolic link, not the lock file a broker makes", lock));
   if (fd < 0) return io_error("cannot open", lock, errno);
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
-    return Error{Errc::io, std::nullopt, fmt::format("{}: not a regular file", lock)};
+    return coded_error(Code::refuse_lock_file, Errc::io, std::nullopt, fmt::format("{}: not a regular file", lock));
   }
   return fd;
 }
@@ -56,8 +58,8 @@ Status check_unlocked(const std::string& log_dir) {
   if (rc != 0) return io_error("cannot query the lock on", lock, err);
   if (fl.l_type == F_UNLCK) return {};
   const std::string holder = fl.l_pid > 0 ? fmt::format("process {}", fl.l_pid) : std::string("another process");
-  return Status::fail(Errc::io, std::nullopt,
-                      fmt::format("{} is locked by {} (a running Kafka broker?): refusing to change the log "
+  return coded_error(Code::refuse_locked, Errc::io, std::nullopt,
+                     fmt::format("{} is locked by {} (a running Kafka broker?): refusing to change the log "
                                   "directory; stop the broker first",
                                   lock, holder));
 }
@@ -99,10 +101,14 @@ Result<std::map<std::string, DirLock>> lock_log_dirs(const std::vector<std::stri
       struct stat sb {};
       const std::string lock = dir + "/.lock";
       if (::lstat(lock.c_str(), &sb) == 0 && !S_ISREG(sb.st_mode))
-        return Error{Errc::io, std::nullopt,
-                     fmt::format("{}: {}", lock, S_ISLNK(sb.st_mode) ? "a symbolic link, not the lock file a broker makes"
-                                                                     : "not a regular file")};
-      if (Status st = check_unlocked(dir); !st.ok()) err.print("{}: warning: {}\n", tool, st.error().message);
+        return coded_error(Code::refuse_lock_file, Errc::io, std::nullopt,
+                           fmt::format("{}: {}", lock, S_ISLNK(sb.st_mode) ? "a symbolic link, not the lock file a broker makes"
+                                                                           : "not a regular file"));
+      if (Status st = check_unlocked(dir); !st.ok()) {
+        auto p = problem_of(st.error());
+        if (p) p->severity = Severity::warning;  // a dry run goes on beside the broker
+        err.print("{}: {}\n", tool, p ? problem_text(*p) : st.error().message);
+      }
       continue;
     }
     if (locks.count(dir)) continue;

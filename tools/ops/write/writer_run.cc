@@ -36,18 +36,21 @@ nlohmann::json space_json(const safe::Space& s) {
           {"bytes_kept_in_backup", s.kept_bytes}};
 }
 
+nlohmann::json error_json(const std::string& dir, const Error& e) {
+  nlohmann::json j{{"partition", dir}, {"status", "error"}, {"error", e.message}};
+  if (auto p = problem_of(e)) j["problems"].push_back(nlohmann::json(problem_json(*p)));
+  return j;
+}
+
 int run_partitions(const char* tool, const WriterOptions& o, Sink& out, Sink& err, const PartitionRun& one,
                    const RunShape& shape) {
   auto jobs = partition_jobs(o, shape.segment_files);
-  if (!jobs.ok()) {
-    err.print("{}: {}\n", tool, jobs.error().message);
-    return exit_code_for(jobs.error().code);
-  }
+  if (!jobs.ok()) return report_failure(tool, jobs.error(), err);
   std::vector<std::string> dirs;
   for (const auto& j : *jobs) dirs.push_back(j.dir);
   auto locks = safe::lock_log_dirs(dirs, o.dry_run, tool, err);
   if (!locks.ok()) {
-    err.print("{}: {}\n", tool, locks.error().message);
+    report_failure(tool, locks.error(), err);
     return kExitIo;
   }
   auto lock_of = [&](const PartitionJob& j) -> const safe::DirLock* {

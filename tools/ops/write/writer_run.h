@@ -37,6 +37,11 @@ std::string space_text(const safe::Space& s, const std::string& backup);
 // The same as JSON: bytes freed now, once the originals go, and kept.
 nlohmann::json space_json(const safe::Space& s);
 
+// A failed partition's entry in the JSON report: {"partition", "status":
+// "error", "error": the message, "problems": [the error, when it carries a
+// problem code]}.
+nlohmann::json error_json(const std::string& dir, const Error& e);
+
 // One partition: its job, the lock of its log dir (none in a dry run),
 // where its text goes and, with --json, the array its report goes into;
 // its exit status.
