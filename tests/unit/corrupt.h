@@ -5,13 +5,11 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "tests/unit/support/dirs.h"
+#include "tests/unit/support/scratch.h"
 #include "formats/batch_v2.h"
 #include "formats/legacy.h"
 #include "formats/log_entry.h"
@@ -22,17 +20,11 @@ namespace kseg::corrupt {
 
 using Buf = std::vector<uint8_t>;
 
-inline Buf read_file(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot open " + p.string());
-  return Buf((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
 // The first segment of a Kafka-written corpus case (testdata/kafka/<name>/orders-0).
 inline std::filesystem::path corpus_log_path(const std::string& name) {
   return std::filesystem::path(KSEG_SOURCE_DIR) / "testdata/kafka" / name / "orders-0/00000000000000000000.log";
 }
-inline Buf corpus_log(const std::string& name) { return read_file(corpus_log_path(name)); }
+inline Buf corpus_log(const std::string& name) { return test::read_bytes(corpus_log_path(name)); }
 
 inline Bytes view(const Buf& b) { return Bytes(b.data(), b.size()); }
 

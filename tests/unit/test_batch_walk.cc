@@ -219,7 +219,7 @@ namespace {
 // guesses them.
 std::vector<uint8_t> repeated(const std::vector<std::string>& cases, size_t min_bytes) {
   std::vector<std::vector<uint8_t>> logs;
-  for (const auto& c : cases) logs.push_back(corrupt::read_file(std::filesystem::path(KSEG_SOURCE_DIR) / "testdata/kafka" / c));
+  for (const auto& c : cases) logs.push_back(test::read_bytes(std::filesystem::path(KSEG_SOURCE_DIR) / "testdata/kafka" / c));
   std::vector<uint8_t> out;
   int64_t next = 0;  // the offset the next copy starts at
   while (out.size() < min_bytes) {

@@ -34,7 +34,7 @@ Buf first_entries(const std::string& dir, size_t n) {
   for (const auto& sub : std::filesystem::directory_iterator(root)) {
     const auto log = sub.path() / "00000000000000000000.log";
     if (std::filesystem::exists(log)) {
-      const Buf file = corrupt::read_file(log);
+      const Buf file = test::read_bytes(log);
       return corrupt::first_entries(corrupt::view(file), n);
     }
   }

@@ -8,6 +8,7 @@
 
 #include "tests/unit/support/dirs.h"
 #include "tests/unit/support/run_tool.h"
+#include "tests/unit/support/scratch.h"
 
 using kseg::test::run_tool;
 
@@ -80,9 +81,8 @@ TEST_CASE("--max-decompressed-bytes sets the cap, and the error names it", "[cli
 // Kafka's end-of-run summary (offsets, no position); kseg's line names the slot.
 TEST_CASE("a mismatched .index entry is named with its byte position as well as in Kafka's summary", "[cli]") {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("kseg-dump-ix-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  kseg::test::TempDir tmp("dump-ix");
+  const fs::path dir = tmp.root;
   fs::copy(kCorpus + "v2-none/orders-0", dir / "orders-0", fs::copy_options::recursive);
   {
     // Entry 1 (bytes 8-15): relative offset 7 instead of 10, at the same position.
@@ -94,7 +94,6 @@ TEST_CASE("a mismatched .index entry is named with its byte position as well as 
   CHECK(r.exit_code == 1);
   CHECK(r.err.find("kseg-dump: orders-0/00000000000000000000.index: position 8: entry 1 maps offset 7") != std::string::npos);
   CHECK(r.err.find("Mismatches in :") != std::string::npos);  // Kafka's summary, still printed
-  fs::remove_all(dir);
 }
 
 // Issue 20: "no complete batch ... partial_tail" where the limit was what failed.

@@ -23,6 +23,7 @@
 
 #include "tests/unit/support/dirs.h"
 #include "tests/unit/support/run_tool.h"
+#include "tests/unit/support/scratch.h"
 
 namespace fs = std::filesystem;
 using kseg::test::read_lines;
@@ -247,8 +248,8 @@ TEST_CASE("kseg-dump --key keeps Kafka's records of that key", "[golden][filter]
 // followed: stderr says so and the .log is read from the start.
 TEST_CASE("kseg-dump seeks with the .index and distrusts a bad one", "[filter]") {
   const fs::path src = fs::path(KSEG_SOURCE_DIR) / "testdata" / "kafka" / "v2-none" / "orders-0";
-  const fs::path dir = fs::temp_directory_path() / ("kseg-filter-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
+  kseg::test::TempDir tmp("filter");
+  const fs::path dir = tmp.root;
   fs::create_directories(dir / "orders-0");
   for (const char* f : {"00000000000000000000.log", "00000000000000000000.index", "00000000000000000000.timeindex"})
     fs::copy_file(src / f, dir / "orders-0" / f);
@@ -290,7 +291,6 @@ TEST_CASE("kseg-dump seeks with the .index and distrusts a bad one", "[filter]")
   const auto distrust = run_tool(bin(), {"--deep-iteration", "--from-offset", from, log}, dir.string());
   CHECK(distrust.err.find("not seeking") != std::string::npos);
   CHECK(distrust.exit_code != 0);  // read from the start, so the zeroed size is found
-  fs::remove_all(dir);
 }
 
 TEST_CASE("kseg-dump filter options refuse what they cannot read", "[filter]") {

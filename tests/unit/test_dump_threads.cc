@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "tests/unit/support/dirs.h"
+#include "tests/unit/support/scratch.h"
 #include "corrupt.h"
 #include "tools/ops/dump/dump.h"
 #include "tools/ops/common/sink.h"
@@ -120,13 +121,10 @@ TEST_CASE("threads print a damaged segment as one thread does", "[dump]") {
     if (!compressed && copy % 7 == 1) part[bounds[2] + v2::kCrcOffset] ^= 0x40;  // CRC mismatch
     file.insert(file.end(), part.begin(), part.end());
   }
-  const fs::path dir = fs::temp_directory_path() / fmt::format("kseg-dump-threads-{}", getpid());
-  fs::create_directories(dir);
+  kseg::test::TempDir tmp("dump-threads");
+  const fs::path dir = tmp.root;
   const std::string path = (dir / "00000000000000000000.log").string();
-  auto write = [&](const corrupt::Buf& b) {
-    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(b.data()),
-                                                static_cast<std::streamsize>(b.size()));
-  };
+  auto write = [&](const corrupt::Buf& b) { kseg::test::write_bytes(path, b); };
   SECTION("offsets going back, CRC mismatches") {
     write(file);
     const Dumped one = same_in_runs_every_mode({path});
@@ -166,5 +164,4 @@ TEST_CASE("threads print a damaged segment as one thread does", "[dump]") {
     cut.max_bytes = static_cast<int32_t>(copy_at[6] + 100);
     same_in_runs_every_mode({path, second}, cut);
   }
-  fs::remove_all(dir);
 }

@@ -23,7 +23,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using corrupt::read_file;
+using test::read_bytes;
 
 std::vector<fs::path> corpus_segments() {
   std::vector<fs::path> out;
@@ -88,7 +88,7 @@ TEST_CASE("every corpus batch re-encodes: uncompressed byte-identical, compresse
   test::ReencodeStats total;
   for (const auto& path : segments) {
     INFO(path.string());
-    const auto log = read_file(path);
+    const auto log = read_bytes(path);
     std::vector<uint8_t> out;
     test::ReencodeStats st;
     REQUIRE(test::reencode_log(log, std::nullopt, out, st).ok());
@@ -114,7 +114,7 @@ TEST_CASE("every corpus batch re-encoded with each codec decodes to the same rec
   for (const Codec codec : {Codec::none, Codec::gzip, Codec::snappy, Codec::lz4, Codec::zstd}) {
     for (const auto& path : corpus_segments()) {
       INFO(path.string() << " as " << codec_name(static_cast<int>(codec)));
-      const auto log = read_file(path);
+      const auto log = read_bytes(path);
       std::vector<uint8_t> out;
       test::ReencodeStats st;
       REQUIRE(test::reencode_log(log, codec, out, st).ok());

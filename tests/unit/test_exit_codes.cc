@@ -11,6 +11,7 @@
 
 #include "tests/unit/support/dirs.h"
 #include "tests/unit/support/run_tool.h"
+#include "tests/unit/support/scratch.h"
 #include "tools/ops/common/exit_codes.h"
 
 using namespace kseg;
@@ -40,8 +41,8 @@ TEST_CASE("exit_code_for: data problems are 1, never the usage code", "[exit]") 
 TEST_CASE("exit status contract: every tool over good, damaged, empty and wrong inputs", "[exit]") {
   namespace fs = std::filesystem;
   using kseg::test::run_tool;
-  const fs::path root = fs::temp_directory_path() / ("kseg-exit-" + std::to_string(::getpid()));
-  fs::remove_all(root);
+  kseg::test::TempDir tmp("exit");
+  const fs::path root = tmp.root;
   fs::create_directories(root / "empty");
   fs::create_directories(root / "good");
   fs::create_directories(root / "damaged");
@@ -113,5 +114,4 @@ TEST_CASE("exit status contract: every tool over good, damaged, empty and wrong 
   }
   // The damaged copy is still as it was: the dry run wrote nothing.
   CHECK(run_tool(bin + "kseg-verify", {"damaged/orders-0"}, root.string()).exit_code == 1);
-  fs::remove_all(root);
 }

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "lib/mapped_file.h"
+#include "tests/unit/support/scratch.h"
 
 namespace {
 
@@ -77,7 +78,8 @@ uint64_t scan(const std::string& path) {
 }  // namespace
 
 TEST_CASE("a dropping scan leaves a cached file cached", "[mapped_file]") {
-  const std::string path = (fs::temp_directory_path() / fmt::format("kseg-mf-{}", getpid())).string();
+  kseg::test::TempDir tmp("mf");
+  const std::string path = tmp.file("f");
   {
     std::ofstream out(path, std::ios::binary);
     std::vector<char> chunk(1 << 20, 'x');
@@ -125,13 +127,13 @@ TEST_CASE("a dropping scan leaves a cached file cached", "[mapped_file]") {
   } else {
     WARN("partly cached case skipped: " << before << " of " << pages << " pages cached");
   }
-  fs::remove(path);
 }
 
 // Files of up to 512 KiB are read whole, not mapped: what was read stays, and
 // a later shrink is not the reader's (the 1 MiB files below are mapped).
 TEST_CASE("a small file is read whole: its bytes stay when it shrinks", "[mapped_file]") {
-  const std::string path = (fs::temp_directory_path() / fmt::format("kseg-small-{}", getpid())).string();
+  kseg::test::TempDir tmp("small");
+  const std::string path = tmp.file("f");
   {
     std::ofstream f(path, std::ios::binary);
     const std::vector<char> block(100000, '\xab');
@@ -144,7 +146,6 @@ TEST_CASE("a small file is read whole: its bytes stay when it shrinks", "[mapped
   CHECK(mf->bytes()[99999] == 0xab);
   CHECK(!mf->shrunk_at());
   mf->set_drop_page_cache(true);  // the cached-before count of a read file: no crash, nothing to check here
-  fs::remove(path);
 }
 
 // Files read whole (up to 512 KiB, not mapped) are dropped after the read
@@ -154,7 +155,8 @@ TEST_CASE("a small file is read whole: its bytes stay when it shrinks", "[mapped
 // read in, or on XFS under a writer's inode lock), and it starts readahead.
 TEST_CASE("a dropping read of a small file leaves the cache as it found it", "[mapped_file]") {
   for (const size_t size : {size_t{96}, size_t{100000}}) {
-    const std::string path = (fs::temp_directory_path() / fmt::format("kseg-small-drop-{}-{}", getpid(), size)).string();
+    kseg::test::TempDir tmp("small-drop");
+    const std::string path = tmp.file("f");
     {
       std::ofstream f(path, std::ios::binary);
       const std::vector<char> block(size, '\x5a');
@@ -187,7 +189,6 @@ TEST_CASE("a dropping read of a small file leaves the cache as it found it", "[m
       read_dropping();
       CHECK(cached_pages(path) == 0);
     }
-    fs::remove(path);
   }
 }
 
@@ -196,7 +197,8 @@ TEST_CASE("a dropping read of a small file leaves the cache as it found it", "[m
 // zeros and the shrink is recorded, per mapping and for the run. In a child
 // process: the record is the run's, and the test must not leave one behind.
 TEST_CASE("a file that shrinks while mapped reads as zeros past its end, recorded, not SIGBUS", "[mapped_file]") {
-  const std::string path = (fs::temp_directory_path() / fmt::format("kseg-shrink-{}", getpid())).string();
+  kseg::test::TempDir tmp("shrink");
+  const std::string path = tmp.file("f");
   {
     std::ofstream f(path, std::ios::binary);
     const std::vector<char> block(1 << 20, '\xab');
@@ -243,7 +245,6 @@ TEST_CASE("a file that shrinks while mapped reads as zeros past its end, recorde
     _exit(0);
   }
   REQUIRE(waitpid(child2, &status, 0) == child2);
-  fs::remove(path);
   INFO("second child status " << status);
   REQUIRE(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 0);

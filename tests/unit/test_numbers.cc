@@ -241,8 +241,8 @@ TEST_CASE("properties: parse_number and read_file", "[issue44][properties]") {
   CHECK(parse_number("-1", 0, 2147483647).error().message ==
         "-1 is out of range: give a decimal whole number from 0 to 2147483647");
 
-  const fs::path dir = fs::temp_directory_path() / fmt::format("kseg-properties-test-{}", ::getpid());
-  fs::create_directories(dir);
+  kseg::test::TempDir tmp("properties");
+  const fs::path dir = tmp.root;
   const std::string fifo = (dir / "fifo").string();
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
   const auto f = kseg::properties::read_file(fifo);  // returns at once: never waits for a writer
@@ -269,5 +269,4 @@ TEST_CASE("properties: parse_number and read_file", "[issue44][properties]") {
     REQUIRE_FALSE(denied.ok());
     CHECK(denied.error().message.find("Permission denied") != std::string::npos);
   }
-  fs::remove_all(dir);
 }

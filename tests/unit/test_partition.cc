@@ -5,12 +5,15 @@
 
 #include <catch2/catch.hpp>
 
+#include "tests/unit/corrupt.h"
+#include "tests/unit/support/partition_builder.h"
 #include "tests/unit/support/scratch.h"
 #include "tools/ops/partition/partition.h"
 
 namespace fs = std::filesystem;
 using namespace kseg;
 using kseg::test::LogDirSetup;
+using kseg::test::PartitionBuilder;
 using kseg::test::ScratchLogDir;
 using kseg::test::write_text;
 
@@ -83,4 +86,64 @@ TEST_CASE("largest_timestamp reads a zero tail as 0, as Kafka's loaded index doe
   ts = largest_timestamp(p->segments[0]);
   REQUIRE(ts.ok());
   CHECK(*ts == 0);  // KAFKA-10207: retention deletes such a segment
+}
+
+// Layouts no corpus case has, built on the encoders: the loader's log end is
+// where the builder's offsets end (the next offset it would write).
+TEST_CASE("load_partition on built layouts: the log end is the end of what was written", "[partition][builder]") {
+  kseg::test::TempDir t("built");
+  const fs::path dir = t.root / "built-0";
+  PartitionBuilder b(dir);
+  size_t segments = 0;
+  int64_t last_base = 0;
+  SECTION("an empty active segment after two with batches") {
+    b.batches(5, {.records = 3}).roll().batches(2, {.codec = Codec::zstd}).roll();
+    segments = 3, last_base = 17;
+  }
+  SECTION("a gap before the active segment") {
+    b.batch({.records = 4}).skip(100).roll().batch();
+    segments = 2, last_base = 104;
+  }
+  SECTION("legacy messages: a v1 wrapper, then v0 messages") {
+    b.batch({.records = 5, .codec = Codec::gzip, .magic = 1}).roll().batch({.records = 3, .magic = 0});
+    segments = 2, last_base = 5;
+  }
+  SECTION("a torn batch at the end of the active segment") {
+    b.batches(3, {.records = 2});
+    const auto kafka_batch = corrupt::first_entries(corrupt::view(corrupt::corpus_log("v2-none")), 1);
+    b.raw(std::span(kafka_batch).first(30));
+    segments = 1, last_base = 0;
+  }
+  b.write();
+  auto p = load_partition(dir.string());
+  REQUIRE(p.ok());
+  REQUIRE(p->segments.size() == segments);
+  CHECK(p->segments.back().base == last_base);
+  CHECK(p->log_end == b.next_offset());
+}
+
+TEST_CASE("load_producers on a built transaction: open until its marker", "[partition][builder]") {
+  kseg::test::TempDir t("built-txn");
+  const fs::path dir = t.root / "txn-0";
+  PartitionBuilder b(dir);
+  const PartitionBuilder::Batch txn{.records = 2, .producer_id = 7, .producer_epoch = 3, .transactional = true};
+  b.batch({.records = 4}).batch(txn).roll().batch(txn).batch({.records = 1, .producer_id = 9});
+  b.write();
+  auto open = load_partition(dir.string());
+  REQUIRE(open.ok());
+  auto state = load_producers(*open);
+  REQUIRE(state.ok());
+  auto entries = state->state.entries();
+  REQUIRE(entries.size() == 2);
+  CHECK(entries[0].producer_id == 7);
+  CHECK(entries[0].current_txn_first_offset == 4);
+  CHECK(entries[0].last_sequence == 3);
+  CHECK_FALSE(entries[1].has_open_txn());
+  b.marker(true, 7, 3).write();
+  auto closed = load_partition(dir.string());
+  REQUIRE(closed.ok());
+  state = load_producers(*closed);
+  REQUIRE(state.ok());
+  CHECK_FALSE(state->state.entries()[0].has_open_txn());
+  CHECK(closed->log_end == 10);
 }

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "tests/unit/support/dirs.h"
+#include "tests/unit/support/scratch.h"
 #include "corrupt.h"
 #include "formats/segment_recover.h"
 #include "lib/mapped_file.h"
@@ -94,23 +95,19 @@ TEST_CASE("recover_clean gives up where every 73rd byte looks like a batch", "[r
   const uint32_t claim = (3u << 20) / 73 * 73 - kLogOverhead;  // 12 + claim is a multiple of 73
   corrupt::set_be32(fake, kOffsetFieldBytes, claim);
   while (file.size() < (8u << 20)) file.insert(file.end(), fake.begin(), fake.end());
-  const fs::path path = fs::temp_directory_path() / fmt::format("kseg-fakes-{}", getpid()) / "00000000000000000000.log";
-  fs::create_directories(path.parent_path());
-  std::ofstream(path, std::ios::binary)
-      .write(reinterpret_cast<const char*>(file.data()), static_cast<std::streamsize>(file.size()));
+  kseg::test::TempDir tmp("fakes");
+  const fs::path path = tmp.root / "00000000000000000000.log";
+  kseg::test::write_bytes(path, file);
   CHECK_FALSE(agrees(path.string(), 2u << 20));
-  fs::remove_all(path.parent_path());
 }
 
 TEST_CASE("recover_clean equals recover_segment across many blocks, and gives up on damage", "[reindex]") {
   // Kafka-written batches repeated to 3 MiB, offsets moved up per copy.
   std::vector<size_t> starts;
   const corrupt::Buf file = corrupt::repeated_log("v2-none", 3u << 20, starts);
-  const fs::path path = fs::temp_directory_path() / fmt::format("kseg-clean-{}", getpid()) / "00000000000000000000.log";
-  fs::create_directories(path.parent_path());
-  auto write = [&](const corrupt::Buf& b) {
-    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
-  };
+  kseg::test::TempDir tmp("clean");
+  const fs::path path = tmp.root / "00000000000000000000.log";
+  auto write = [&](const corrupt::Buf& b) { kseg::test::write_bytes(path, b); };
   write(file);
   for (size_t block : {size_t{509}, size_t{4096}, size_t{65537}, size_t{1} << 20}) CHECK(agrees(path.string(), block));
   const size_t mid = starts[starts.size() / 2];
@@ -145,5 +142,4 @@ TEST_CASE("recover_clean equals recover_segment across many blocks, and gives up
   }
   CHECK(clean_flips > 10);  // 24 of 60 runs: both outcomes are exercised
   CHECK(clean_flips < 50);
-  fs::remove_all(path.parent_path());
 }

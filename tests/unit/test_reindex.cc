@@ -325,7 +325,7 @@ std::vector<std::string> salvage_args(const std::string& dir, std::vector<std::s
 }  // namespace
 
 TEST_CASE("salvage keeps every batch after a CRC failure and reports the gap", "[reindex][salvage]") {
-  const auto orig = kseg::corrupt::read_file(kCorpus + "crc-mismatch/orders-0/" + kSeg0 + ".log");
+  const auto orig = kseg::test::read_bytes(kCorpus + "crc-mismatch/orders-0/" + kSeg0 + ".log");
   auto sv = kseg::recover::salvage_segment(kseg::corrupt::view(orig), kseg::Offset{0}, corpus_config());
   REQUIRE(sv.ok());
   REQUIRE(sv->gaps.size() == 1);
@@ -388,7 +388,7 @@ TEST_CASE("salvage keeps every batch after a CRC failure and reports the gap", "
 }
 
 TEST_CASE("salvage resyncs after a corrupt size field and skips batches whose offsets go back", "[reindex][salvage]") {
-  const auto orig = kseg::corrupt::read_file(kCorpus + "v2-none/orders-0/" + kSeg0 + ".log");
+  const auto orig = kseg::test::read_bytes(kCorpus + "v2-none/orders-0/" + kSeg0 + ".log");
   const auto bounds = kseg::corrupt::entry_bounds(kseg::corrupt::view(orig));
   REQUIRE(bounds.size() > 12);
   auto slice = [&](size_t i) { return kseg::corrupt::Buf(orig.begin() + bounds[i], orig.begin() + bounds[i + 1]); };
@@ -473,7 +473,7 @@ TEST_CASE("salvage after any single bit flip in a batch's checked bytes keeps ev
   // Bytes 0..16 (base offset, length, partition leader epoch, magic) are not under the v2
   // CRC (Kafka's recovery takes magic 3 as v2 too); the length is attacked above. From the CRC
   // on, every flip invalidates the batch alone.
-  const auto orig = kseg::corrupt::read_file(kCorpus + "v2-none/orders-0/" + kSeg0 + ".log");
+  const auto orig = kseg::test::read_bytes(kCorpus + "v2-none/orders-0/" + kSeg0 + ".log");
   const auto bounds = kseg::corrupt::entry_bounds(kseg::corrupt::view(orig));
   const size_t k = 4;
   const auto want = without_entry(kseg::corrupt::view(orig), bounds[k]);
@@ -618,10 +618,8 @@ TEST_CASE("--producer-state: the .txnindex files the broker wrote, rebuilt from 
 
 TEST_CASE("a log dir: partitions reindexed several at once, each as if alone, reported in order", "[reindex]") {
   // More partitions than kseg-reindex's eight workers; a torn tail in every third.
-  const fs::path root = fs::temp_directory_path() / fmt::format("kseg-reindex-test-{}-logdir", ::getpid());
-  const fs::path alone = root.string() + "-alone";
-  fs::remove_all(root);
-  fs::remove_all(alone);
+  kseg::test::TempDir tmp("reindex-logdir");
+  const fs::path root = tmp.root / "logdir", alone = tmp.root / "alone";
   std::vector<std::string> names;
   for (int i = 0; i < 24; ++i) {
     names.push_back(fmt::format("t{:02}-0", i));
@@ -661,6 +659,4 @@ TEST_CASE("a log dir: partitions reindexed several at once, each as if alone, re
   auto alone_files = kseg::test::tree_digest(alone.string());
   for (auto& f : alone_files) f = same_paths(f);
   CHECK(kseg::test::tree_digest(root.string()) == alone_files);
-  fs::remove_all(root);
-  fs::remove_all(alone);
 }

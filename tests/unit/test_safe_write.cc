@@ -40,18 +40,14 @@ const std::string kOldLog(5000, 'o'), kNewLog = std::string(3000, 'n') + std::st
 const std::string kOldCheckpoint = "0\n1\norders 0 90\n", kNewCheckpoint = "0\n1\norders 0 42\n";
 const std::string kOldStart = "0\n1\norders 0 7\n";
 
-struct LogDir {
-  fs::path root;
-  explicit LogDir(const std::string& tag) {
-    root = fs::temp_directory_path() / fmt::format("kseg-safe-write-{}-{}", ::getpid(), tag);
-    fs::remove_all(root);
+struct LogDir : kseg::test::TempDir {
+  explicit LogDir(const std::string& tag) : TempDir("safe-write-" + tag) {
     fs::create_directories(root / "orders-0");
     put(part() / "00000000000000000000.log", kOldLog);
     put(part() / "00000000000000000000.index", "old index");
     put(root / "recovery-point-offset-checkpoint", kOldCheckpoint);
     put(root / "log-start-offset-checkpoint", kOldStart);
   }
-  ~LogDir() { fs::remove_all(root); }
   fs::path part() const { return root / "orders-0"; }
 };
 
@@ -220,9 +216,8 @@ TEST_CASE("a failed write of the new files leaves no tmp file and changes nothin
 // fsync_together from many threads at once shares one pool: each call hears
 // of its own files' failures (here a closed descriptor) and of no other call's.
 TEST_CASE("fsync_together: concurrent calls each get their own files' results", "[safe_write]") {
-  const fs::path dir = fs::temp_directory_path() / fmt::format("kseg-fsync-together-{}", ::getpid());
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  kseg::test::TempDir tmp("fsync-together");
+  const fs::path dir = tmp.root;
   std::vector<int> fds;
   for (int i = 0; i < 20; ++i) {
     put(dir / fmt::format("f{}", i), "x");
@@ -258,5 +253,4 @@ TEST_CASE("fsync_together: concurrent calls each get their own files' results", 
   }
   for (int fd : fds) ::close(fd);
   for (int c = 0; c < kCallers; ++c) CHECK(wrong[c] == 0);
-  fs::remove_all(dir);
 }

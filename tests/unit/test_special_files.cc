@@ -20,20 +20,15 @@
 #include "lib/mapped_file.h"
 #include "tests/unit/corrupt.h"
 #include "tests/unit/support/run_tool.h"
+#include "tests/unit/support/scratch.h"
 
 namespace fs = std::filesystem;
 using kseg::test::run_tool;
 
 namespace {
 
-struct Dir {
-  fs::path root;
-  Dir() {
-    root = fs::temp_directory_path() / ("kseg-special-" + std::to_string(::getpid()));
-    fs::remove_all(root);
-    fs::create_directories(root);
-  }
-  ~Dir() { fs::remove_all(root); }
+struct Dir : kseg::test::TempDir {
+  Dir() : TempDir("special") {}
 };
 
 const std::string kBin = std::string(KSEG_BINARY_DIR) + "/";

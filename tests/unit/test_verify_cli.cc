@@ -150,7 +150,7 @@ TEST_CASE("verify reports a log dir as it goes: order kept, JSON problems past m
   }
   // The root checkpoint is checked against the partitions' ends: one entry past t-9's.
   const std::string checkpoint = "0\n2\nt 7 0\nt 9 9999\n";
-  write_bytes(log_dir + "/recovery-point-offset-checkpoint", {checkpoint.begin(), checkpoint.end()});
+  write_text(log_dir + "/recovery-point-offset-checkpoint", checkpoint);
   const auto one = verify_json({"orders-0"}, copy.dir());
   const auto raw = run_tool(kVerifyBin, {"--format", "json", "--threads", "100", "logdir"}, copy.dir());
   CHECK(raw.exit_code == 1);

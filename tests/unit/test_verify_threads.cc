@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
+#include "tests/unit/support/scratch.h"
 #include "corrupt.h"
 #include "tools/ops/verify/verify_log.h"
 
@@ -50,9 +51,9 @@ TEST_CASE("threads examine a segment with the findings of one thread", "[verify]
     if (!compressed && copy % 11 == 2) part[bounds[2] + v2::kRecordBatchOverhead + 5] ^= 0x40;  // CRC mismatch
     file.insert(file.end(), part.begin(), part.end());
   }
-  const std::string path = (fs::temp_directory_path() / fmt::format("kseg-threads-{}.log", getpid())).string();
-  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(file.data()),
-                                              static_cast<std::streamsize>(file.size()));
+  kseg::test::TempDir tmp("verify-threads");
+  const std::string path = tmp.file("00000000000000000000.log");
+  kseg::test::write_bytes(path, file);
   const auto one = scan(path, 1);
   CHECK(one.size() > 2000);
   for (unsigned threads : {2u, 3u}) {
@@ -71,5 +72,4 @@ TEST_CASE("threads examine a segment with the findings of one thread", "[verify]
   CHECK(count("log.record_decode") > 100);
   CHECK(count("log.crc_mismatch") > 100);
   CHECK(count("log.offset_order") > 1000);
-  fs::remove(path);
 }

@@ -114,7 +114,8 @@ std::vector<Writer> writers() {
 }  // namespace
 
 TEST_CASE("writers never write through a symlink planted at a name they create", "[issue44][symlink]") {
-  const fs::path base = fs::temp_directory_path() / fmt::format("kseg-symlink-test-{}", ::getpid());
+  kseg::test::TempDir tmp("symlink");
+  const fs::path base = tmp.root;
   const fs::path outside = base / "outside";
   for (const Writer& w : writers()) {
     SECTION(w.name) {
@@ -168,5 +169,4 @@ TEST_CASE("writers never write through a symlink planted at a name they create",
     CHECK(kseg::test::tree_digest(outside.string()) == before);
     CHECK(fs::is_symlink(part / "truncate.kseg-journal"));
   }
-  fs::remove_all(base);
 }

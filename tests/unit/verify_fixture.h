@@ -1,6 +1,6 @@
-// Shared helpers of the kseg-verify tests: copies of corpus cases in a temp
-// dir (without the goldens), a run of kseg-verify --format json, and the
-// batch table Kafka's own DumpLogSegments printed for a segment.
+// Shared helpers of the kseg-verify tests: a run of kseg-verify --format
+// json, and the batch table Kafka's own DumpLogSegments printed for a
+// segment (copies of corpus cases: support/scratch.h, CaseCopy).
 #pragma once
 
 #include <string>
@@ -8,22 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/unit/support/scratch.h"
+
 namespace kseg::test {
-
-// A fresh copy of testdata/kafka/<name> (minus dump/ and case.json), removed
-// on destruction.
-class CaseCopy {
- public:
-  explicit CaseCopy(const std::string& name);
-  ~CaseCopy();
-  CaseCopy(const CaseCopy&) = delete;
-  CaseCopy& operator=(const CaseCopy&) = delete;
-  const std::string& dir() const { return dir_; }
-  std::string path(const std::string& rel) const { return dir_ + "/" + rel; }
-
- private:
-  std::string dir_;
-};
 
 struct VerifyRun {
   int exit_code = -1;
@@ -39,9 +26,5 @@ struct GoldenBatch {
 };
 std::vector<GoldenBatch> golden_batches(const std::string& case_name, const std::string& partition,
                                         const std::string& segment);
-
-// Reads and writes whole files.
-std::vector<uint8_t> read_bytes(const std::string& path);
-void write_bytes(const std::string& path, const std::vector<uint8_t>& data);
 
 }  // namespace kseg::test

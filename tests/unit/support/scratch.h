@@ -1,11 +1,14 @@
-// A private log dir for a test: copies of corpus partitions (testdata/kafka)
-// and the root files a broker leaves, under the system temp dir, removed
-// when the object goes. Every test that changes a partition starts here.
+// A test's private files: a temp dir of its own (TempDir), a log dir with
+// copies of corpus partitions (testdata/kafka) and the root files a broker
+// leaves (ScratchLogDir), a copy of a whole corpus case (CaseCopy), all
+// removed when the object goes; and the one file reader and writer of the
+// tests. Every test that writes a file starts here.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -33,26 +36,46 @@ struct LogDirSetup {
   LogDirSetup& no_lock() { lock_file = false; return *this; }
 };
 
-class ScratchLogDir {
+// An empty directory of this test's own under the system temp dir
+// (kseg-test-<pid>-<n>-<tag>), removed with everything in it when it goes.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& tag);
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  std::filesystem::path root;
+  std::string file(const std::string& name) const { return (root / name).string(); }
+};
+
+class ScratchLogDir : public TempDir {
  public:
   // testdata/kafka/<case_name>/<partition> copied into a new log dir.
   ScratchLogDir(const std::string& case_name, const std::string& partition, const LogDirSetup& setup = {});
-  ~ScratchLogDir();
-  ScratchLogDir(const ScratchLogDir&) = delete;
-  ScratchLogDir& operator=(const ScratchLogDir&) = delete;
 
   // Another corpus partition into the same log dir.
   void add(const std::string& case_name, const std::string& partition);
-  std::filesystem::path root;  // the log dir
   std::filesystem::path part;  // the first partition's directory
   std::string dir() const { return part.string(); }
   std::string dir(const std::string& partition) const { return (root / partition).string(); }
-  std::string file(const std::string& name) const { return (root / name).string(); }
+};
+
+// A copy of testdata/kafka/<name> (its log dirs and partitions, without the
+// goldens: dump/ and case.json) at <temp dir>/<name>.
+class CaseCopy : public TempDir {
+ public:
+  explicit CaseCopy(const std::string& name);
+  std::string dir() const { return dir_; }
+  std::string path(const std::string& rel) const { return dir_ + "/" + rel; }
+
+ private:
+  std::string dir_;
 };
 
 // A file's bytes (empty when it cannot be read).
 std::vector<uint8_t> read_bytes(const std::filesystem::path& path);
-// Writes `text` as the whole file.
+// Writes `bytes` (or `text`) as the whole file.
+void write_bytes(const std::filesystem::path& path, std::span<const uint8_t> bytes);
 void write_text(const std::filesystem::path& path, const std::string& text);
 
 }  // namespace kseg::test
