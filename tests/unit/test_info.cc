@@ -206,6 +206,13 @@ TEST_CASE("kseg-info on a log dir: partitions, then the totals", "[info]") {
     if (p["topic"] == "orders") CHECK(p["log_start_offset"] == 0);
   auto text = run_tool(kBin, {"broker-log-dir"}, kCorpus);
   CHECK(text.out.find("  total      ") != std::string::npos);
+  // A partition named before the log dir is not counted in the log dir's totals.
+  auto both = run_tool(kBin, {"--format", "json", "transactions/ledger-0", "broker-log-dir"}, kCorpus);
+  REQUIRE(both.exit_code == 0);
+  const auto two = nlohmann::json::parse(both.out);
+  CHECK(two["partitions"].size() == doc["partitions"].size() + 1);
+  REQUIRE(two["log_dirs"].size() == 1);
+  CHECK(two["log_dirs"][0] == doc["log_dirs"][0]);
 }
 
 TEST_CASE("kseg-info reports how a damaged log ends and a zero index tail", "[info]") {

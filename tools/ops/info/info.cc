@@ -554,33 +554,29 @@ void print_totals(const Totals& t, Sink& out) {
 int run_info(const InfoOptions& o, Sink& out, Sink& err) {
   // The same rules as every tool that takes partitions: a missing path or
   // one holding no partition is exit 3, a file exit 2.
-  auto dirs = partition_dirs_for(o);
-  if (!dirs.ok()) return report_failure("kseg-info", dirs.error(), err);
-  Targets targets = expand_targets(o.paths);
-  for (const auto& e : targets.errors) err.print("kseg-info: {}\n", e);
-  int rc = targets.errors.empty() ? kExitOk : kExitIo;
-  Progress progress("kseg-info", Progress::Unit::partitions, static_cast<int64_t>(dirs->size()),
-                    o.progress && dirs->size() > 1);
-  auto wanted = [&](const std::string& path) {
-    if (o.topic.empty()) return true;
-    auto tp = file_names::parse_partition_dir_name(fs::path(path).filename().string());
-    return tp.ok() && tp->topic == o.topic;
-  };
+  auto jobs = partition_jobs(o);
+  if (!jobs.ok()) return report_failure("kseg-info", jobs.error(), err);
+  int rc = kExitOk;
+  Progress progress("kseg-info", Progress::Unit::partitions, static_cast<int64_t>(jobs->size()),
+                    o.progress && jobs->size() > 1);
   std::vector<Totals> log_dirs;
-  Totals current;  // of the log dir whose partitions are being read
+  Totals current;  // of the log dir whose partitions are being read ("" path: partitions named themselves)
+  auto close_log_dir = [&] {
+    if (current.path.empty()) return;
+    log_dirs.push_back(current);
+    if (!o.json) print_totals(current, out);
+  };
   bool first = true;
   if (o.json) out.print("{{\"schema\":\"kseg-info/1\",\"partitions\":[");
-  for (const Target& t : targets.targets) {
-    if (t.kind == Target::log_dir) {
-      current.path = t.path;
-      log_dirs.push_back(current);
-      if (!o.json) print_totals(current, out);
+  for (size_t i = 0; i < jobs->size(); ++i) {
+    const PartitionJob& job = (*jobs)[i];
+    if (i == 0 || job.log_dir != (*jobs)[i - 1].log_dir) {
+      close_log_dir();
       current = Totals{};
-      continue;
+      current.path = job.log_dir;
     }
-    if (t.kind != Target::partition || !wanted(t.path)) continue;
     PartitionInfo p;
-    p.dir = t.path;
+    p.dir = job.dir;
     Status st = PartitionReader(o, p).read();
     progress.add(1);
     if (!st.ok()) {
@@ -597,6 +593,7 @@ int run_info(const InfoOptions& o, Sink& out, Sink& err) {
       print_text(p, o, out);
     }
   }
+  close_log_dir();
   if (o.json) {
     out.print("\n],\"log_dirs\":[");
     for (size_t i = 0; i < log_dirs.size(); ++i) out.print("{}\n{}", i ? "," : "", totals_json(log_dirs[i]).dump());

@@ -108,7 +108,7 @@ Result<PartitionJob> file_job(const std::string& path, bool segment_files) {
   if (!n.ok() || n->kind != file_names::FileKind::log)
     return Error{Errc::io, std::nullopt, fmt::format("{}: not a segment (.log) file", path)};
   const auto parent = fs::path(path).parent_path();
-  return PartitionJob{parent.empty() ? std::string(".") : parent.string(), n->offset};
+  return PartitionJob{parent.empty() ? std::string(".") : parent.string(), n->offset, ""};
 }
 
 }  // namespace
@@ -119,6 +119,10 @@ Result<std::vector<PartitionJob>> partition_jobs(const PartitionSelection& s, bo
     Targets t = expand_targets({p});
     if (!t.errors.empty()) return Error{Errc::io, std::nullopt, t.errors.front()};
     const size_t before = out.size();
+    // A log dir's partitions come before its own target: one path expands to one log dir at most.
+    std::string log_dir;
+    for (const Target& target : t.targets)
+      if (target.kind == Target::log_dir) log_dir = target.path;
     for (const Target& target : t.targets) {
       if (target.kind == Target::file) {
         auto job = file_job(target.path, segment_files);
@@ -132,7 +136,7 @@ Result<std::vector<PartitionJob>> partition_jobs(const PartitionSelection& s, bo
         if (!tp.ok() || (!s.topic.empty() && tp->topic != s.topic) || (s.partition && tp->partition != *s.partition))
           continue;
       }
-      out.push_back({target.path, std::nullopt});
+      out.push_back({target.path, std::nullopt, log_dir});
     }
     if (out.size() == before && !s.allow_empty)
       return Error{Errc::io, std::nullopt,

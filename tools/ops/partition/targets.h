@@ -53,6 +53,7 @@ struct PartitionSelection {
 struct PartitionJob {
   std::string dir;
   std::optional<Offset> only_base;
+  std::string log_dir;  // the log directory given that holds it ("" when it was named itself)
 };
 
 // The partitions of the paths, by the one rule above, filtered by --topic /
