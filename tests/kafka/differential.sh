@@ -80,6 +80,25 @@ for c in "${list[@]}"; do
             echo "FAIL $c: kseg-reindex's recovery differs from Kafka's at the restart"; cat "$tmp/reindex"
         fi
     fi
+    # A log dir the broker shut down cleanly: a plain kseg-reindex, with no option, has nothing
+    # to change; it finds idempotent's index.interval.bytes (1024) in the metadata log, and with
+    # Kafka's default in its place it would rewrite that partition's indexes.
+    if [[ "$c" == live-broker ]]; then
+        reindex="$(dirname "$kseg")/kseg-reindex"
+        rm -rf "$tmp/clean" && cp -a "$tmp/corpus/$c" "$tmp/clean" && rm -rf "$tmp/clean/dump"
+        rc=0
+        "$reindex" --dry-run "$tmp/clean" > "$tmp/reindex" 2>&1 || rc=$?
+        rc4096=0
+        "$reindex" --dry-run --index-interval-bytes 4096 "$tmp/clean/idempotent-0" > /dev/null 2>&1 || rc4096=$?
+        if [[ $rc -eq 0 && $rc4096 -eq 1 ]] \
+            && grep -q "idempotent-0: settings: index.interval.bytes = 1024 (KRaft metadata" "$tmp/reindex"; then
+            passed=$((passed + 1))
+        else
+            failed=$((failed + 1))
+            echo "FAIL $c: kseg-reindex --dry-run plans changes on a cleanly shut down log dir (exit $rc," \
+                 "$rc4096 with Kafka's default interval)"; cat "$tmp/reindex"
+        fi
+    fi
     # Every case but the damaged recipes is healthy by construction: kseg-verify must say so.
     # Segments the live cleaner replaced wait as .deleted files (file.delete.delay.ms); each
     # is what a partition held between cleaner passes, so each is checked on its own too.

@@ -71,7 +71,7 @@ keep "$data" live-broker
 out="$root/live-broker"
 # case.json: what LiveTraffic did, the broker's settings, and each partition's index settings
 # (for the reindex oracle: the broker defaults but log.index.size.max.bytes).
-parts="$(cd "$out" && for d in */; do echo "${d%/}"; done | jq -R . | jq -s 'map({dir: ., topic_config: {"index.interval.bytes": 4096, "segment.index.bytes": 4096}})')"
+parts="$(cd "$out" && for d in */; do echo "${d%/}"; done | jq -R . | jq -s 'map({dir: ., topic_config: {"index.interval.bytes": (if . == "idempotent-0" then 1024 else 4096 end), "segment.index.bytes": 4096}})')"
 jq --argjson parts "$parts" --arg props "$(grep -v '^log.dirs\|127.0.0.1' "$tmp/server.properties")" \
    --arg kcat "$(kcat -V 2>&1 | head -1)" \
    '. + {broker_properties: ($props | split("\n")), kcat: $kcat,

@@ -174,7 +174,8 @@ TEST_CASE("config files: one reader, decimal values within Kafka's ranges, unrea
     std::ofstream(cfg) << "segment.index.bytes=-1\n";
     auto r = run_tool(reindex, {"--dry-run", "--topic-config", cfg, d.dir()}, ".");
     CHECK(r.exit_code == 2);
-    CHECK(r.err.find("segment.index.bytes: -1 is out of range: give a decimal whole number from 4 to 2147483647") !=
+    CHECK(r.err.find("segment.index.bytes = '-1' (topic config " + cfg +
+                     "): -1 is out of range: give a decimal whole number from 4 to 2147483647") !=
           std::string::npos);  // was "not a valid int: '-1'"
     std::ofstream(cfg) << "delete.retention.ms=-1\n";
     r = run_tool(compact, {"--dry-run", "--topic-config", cfg, d.dir()}, ".");
@@ -188,7 +189,9 @@ TEST_CASE("config files: one reader, decimal values within Kafka's ranges, unrea
   SECTION("Java properties syntax, leading zeros decimal, the last of a repeated key") {
     std::ofstream(cfg) << "# topic\nindex.interval.bytes 0000256\nsegment.index.bytes: 99\nsegment.index.bytes=\\\n  016\n";
     kseg::recover::Config c;
-    REQUIRE(kseg::read_topic_config(cfg, c).ok());
+    auto settings = kseg::TopicSettings::open({cfg, "", {}});
+    REQUIRE(settings.ok());
+    REQUIRE(kseg::index_settings(**settings, d.dir(), c).ok());
     CHECK(c.index_interval_bytes == 256);
     CHECK(c.segment_index_bytes == 16);
   }

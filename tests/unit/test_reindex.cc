@@ -151,6 +151,39 @@ int64_t declared_offsets(const std::string& dir) {
 
 // Issue 47, item 2: a plain run on a log with invalid bytes changes no file
 // and says what each repair removes; each repair then removes just that.
+// Issue 47, item 1: a log dir a real 4.4.0 broker shut down cleanly has nothing for a plain
+// run to change, with no option: the active segments' indexes stay preallocated, as Kafka
+// loads them. The same partition as a SIGKILL left it is what Kafka's recovery rewrites at
+// the restart (the differential tier compares that rewrite with the restart's files).
+TEST_CASE("plain reindex on broker-written log dirs: nothing to change after a clean shutdown", "[reindex]") {
+  for (const auto& [c, want] : {std::pair{"live-broker", 0}, {"live-crash-after", 0}, {"live-crash-before", 1}}) {
+    INFO(c);
+    kseg::test::TempDir tmp(c);
+    for (const auto& e : fs::directory_iterator(kCorpus + c))
+      if (e.path().filename() != "dump" && e.path().filename() != "case.json")
+        fs::copy(e.path(), tmp.root / e.path().filename(), fs::copy_options::recursive);
+    auto r = run_tool(kReindex, {"--dry-run", tmp.root.string()}, ".");
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == want);
+    CHECK(r.out.find("settings: index.interval.bytes = 4096 (default); segment.index.bytes = 10485760 (default)") !=
+          std::string::npos);
+  }
+  // The preallocated index of live-broker's metadata log stays: Kafka trims it at the roll.
+  kseg::test::TempDir tmp("prealloc");
+  fs::copy(kCorpus + "live-broker/__cluster_metadata-0", tmp.root / "__cluster_metadata-0", fs::copy_options::recursive);
+  const std::string index = (tmp.root / "__cluster_metadata-0" / (kSeg0 + ".index")).string();
+  REQUIRE(fs::file_size(index) == 10485760);
+  auto unclean = run_tool(kReindex, {"--no-backup", tmp.root.string()}, ".");
+  CHECK(unclean.exit_code == 0);
+  CHECK(fs::file_size(index) < 10485760);  // no clean-shutdown marker: rebuilt, as Kafka's recovery does
+  fs::remove_all(tmp.root / "__cluster_metadata-0");
+  fs::copy(kCorpus + "live-broker/__cluster_metadata-0", tmp.root / "__cluster_metadata-0", fs::copy_options::recursive);
+  kseg::test::write_text(tmp.root / ".kafka_cleanshutdown", "{\"version\":0,\"brokerEpoch\":5}");
+  auto clean = run_tool(kReindex, {"--no-backup", tmp.root.string()}, ".");
+  CHECK(clean.exit_code == 0);
+  CHECK(fs::file_size(index) == 10485760);
+}
+
 TEST_CASE("plain reindex of a damaged log writes nothing and prices both repairs", "[reindex]") {
   Scratch s("crc-mismatch");
   const auto before = tree(s.dir());
@@ -279,11 +312,22 @@ TEST_CASE("topic config file and capacity refusal", "[reindex]") {
   const auto path = fs::temp_directory_path() / fmt::format("kseg-reindex-{}.properties", ::getpid());
   std::ofstream(path) << "# topic\nindex.interval.bytes = 100\nsegment.index.bytes=16\ncleanup.policy=compact\n";
   kseg::recover::Config c;
-  REQUIRE(kseg::read_topic_config(path.string(), c).ok());
+  auto settings = kseg::TopicSettings::open({path.string(), "", {}});
+  REQUIRE(settings.ok());
+  std::vector<std::string> used;
+  REQUIRE(kseg::index_settings(**settings, kCorpus + "v2-none/orders-0", c, &used).ok());
   CHECK(c.index_interval_bytes == 100);
   CHECK(c.segment_index_bytes == 16);
+  CHECK(used.at(0) == "index.interval.bytes = 100 (topic config " + path.string() + ")");
+  // The command line wins over the file.
+  settings = kseg::TopicSettings::open({path.string(), "", {{"index.interval.bytes", "300"}}});
+  REQUIRE(settings.ok());
+  REQUIRE(kseg::index_settings(**settings, kCorpus + "v2-none/orders-0", c).ok());
+  CHECK(c.index_interval_bytes == 300);
   std::ofstream(path) << "index.interval.bytes=lots\n";
-  CHECK_FALSE(kseg::read_topic_config(path.string(), c).ok());
+  settings = kseg::TopicSettings::open({path.string(), "", {}});
+  REQUIRE(settings.ok());
+  CHECK(kseg::index_settings(**settings, kCorpus + "v2-none/orders-0", c).error().code == kseg::Errc::usage);
   fs::remove(path);
   // Two offset-index slots cannot hold v2-none's first segment at interval 100: Kafka fails, so kseg refuses.
   auto log = kseg::MappedFile::open(kCorpus + "v2-none/orders-0/" + kSeg0 + ".log");

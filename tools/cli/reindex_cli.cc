@@ -41,7 +41,10 @@ int reindex_main(int argc, char** argv) {
       size_option(app.add_option("--segment-index-bytes", index_bytes, "The topic's segment.index.bytes (default 10M)"),
                   4, INT32_MAX);
   not_empty(app.add_option("--topic-config", o.topic_config,
-                           "Java properties file with the topic's index.interval.bytes / segment.index.bytes"));
+                           "Java properties file with the topic's index.interval.bytes / segment.index.bytes "
+                           "(default: the log dir's __cluster_metadata-0, then Kafka's defaults)"));
+  not_empty(app.add_option("--broker-config", o.broker_config,
+                           "The broker's server.properties: log.index.interval.bytes, log.index.size.max.bytes"));
   bool recover = false, salvage = false;
   auto* recover_flag = app.add_flag(
       "--recover", recover, "Truncate at the first invalid batch and remove later segments, as Kafka's recovery does");

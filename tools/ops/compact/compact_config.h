@@ -12,13 +12,9 @@
 
 #include "lib/status.h"
 #include "tools/ops/compact/compact.h"
+#include "tools/ops/partition/topic_settings.h"
 
 namespace kseg::compact {
-
-struct Setting {
-  std::string value;
-  std::string source;  // "default", "--config", "topic config <file>", "server.properties <file> (log.x)", ...
-};
 
 struct Settings {
   std::map<std::string, Setting> all;  // every key the round uses, by its topic (or broker) name

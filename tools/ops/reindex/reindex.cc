@@ -16,15 +16,13 @@ namespace kseg {
 
 namespace {
 
-Result<recover::Config> resolve_config(const ReindexOptions& o) {
-  recover::Config c;
-  if (!o.topic_config.empty()) KSEG_RETURN_IF_ERROR(read_topic_config(o.topic_config, c));
-  if (o.index_interval_bytes) c.index_interval_bytes = *o.index_interval_bytes;
-  if (o.segment_index_bytes) c.segment_index_bytes = *o.segment_index_bytes;
-  c.threads = o.threads ? o.threads : usable_cpus();
-  if (c.index_interval_bytes < 0 || c.segment_index_bytes < 4)
-    return Error{Errc::usage, std::nullopt, "index.interval.bytes must be >= 0 and segment.index.bytes >= 4"};
-  return c;
+// Where each partition's index settings come from: the files and options
+// given, then its log dir's metadata (index_settings).
+Result<std::shared_ptr<TopicSettings>> open_settings(const ReindexOptions& o) {
+  SettingsFiles files{o.topic_config, o.broker_config, {}};
+  if (o.index_interval_bytes) files.overrides.emplace_back("index.interval.bytes", std::to_string(*o.index_interval_bytes));
+  if (o.segment_index_bytes) files.overrides.emplace_back("segment.index.bytes", std::to_string(*o.segment_index_bytes));
+  return TopicSettings::open(std::move(files));
 }
 
 // A plain run on a log with invalid bytes writes nothing: rebuilt indexes
@@ -46,8 +44,18 @@ int offer_repairs(const PartitionJob& t, const recover::Config& config, const Pr
 }
 
 // Plans, prints and applies one partition; returns its exit code.
-int reindex_partition(const PartitionJob& t, const recover::Config& config, const ReindexOptions& o, const safe::DirLock* lock,
-                      Sink& out, Sink& err) {
+int reindex_partition(const PartitionJob& t, const TopicSettings& settings, const ReindexOptions& o,
+                      const safe::DirLock* lock, Sink& out, Sink& err) {
+  recover::Config config;
+  config.threads = o.threads ? o.threads : usable_cpus();
+  std::vector<std::string> used;
+  if (Status st = index_settings(settings, t.dir, config, &used); !st.ok())
+    return report_failure("kseg-reindex", st.error().in(t.dir), err);
+  if (o.dry_run) {
+    std::string line;
+    for (const auto& u : used) line += (line.empty() ? "" : "; ") + u;
+    out.print("{}: settings: {}\n", t.dir, line);
+  }
   ProducerStateOptions producers{o.producer_state, clock_ms(o.now_ms), o.producer_id_expiration_ms};
   auto plan = plan_partition(t.dir, config, o.repair, t.only_base, producers);
   // A file that shrank while read was read as zeros: exit_after_run names it, and a data
@@ -103,14 +111,14 @@ int reindex_partition(const PartitionJob& t, const recover::Config& config, cons
 int run_reindex(const ReindexOptions& options, Sink& out, Sink& err) {
   ReindexOptions o = options;
   o.now_ms = clock_ms(o.now_ms);  // once: every partition's producers expire at the same time
-  auto config = resolve_config(o);
-  if (!config.ok()) return report_failure("kseg-reindex", config.error(), err);
+  auto settings = open_settings(o);
+  if (!settings.ok()) return report_failure("kseg-reindex", settings.error(), err);
   // Several partitions (a log dir) are repaired kWorkers at a time, so that
   // their fsyncs overlap (a log dir's repair takes a third of the time:
   // tests/bench/README.md, "Measurements behind the code").
   constexpr size_t kWorkers = 8;
   auto one = [&](const PartitionJob& job, const safe::DirLock* lock, Sink& job_out, Sink& job_err, nlohmann::json*) {
-    return reindex_partition(job, *config, o, lock, job_out, job_err);
+    return reindex_partition(job, **settings, o, lock, job_out, job_err);
   };
   return run_partitions("kseg-reindex", o, out, err, one, RunShape{.segment_files = true, .threads = kWorkers});
 }

@@ -14,6 +14,7 @@
 #include "formats/segment_recover.h"
 #include "lib/mapped_file.h"
 #include "tools/ops/common/problem.h"
+#include "tools/ops/partition/topic_settings.h"
 #include "tools/ops/write/safe_write.h"
 #include "tools/ops/write/writer_run.h"
 
@@ -39,7 +40,8 @@ struct ProducerStateOptions {
 struct ReindexOptions : WriterOptions {
   std::optional<int32_t> index_interval_bytes;
   std::optional<int32_t> segment_index_bytes;
-  std::string topic_config;  // a properties file (index.interval.bytes, segment.index.bytes)
+  std::string topic_config;   // a properties file (index.interval.bytes, segment.index.bytes)
+  std::string broker_config;  // a server.properties (log.index.interval.bytes, log.index.size.max.bytes)
   Repair repair = Repair::none;
   unsigned threads = 0;  // batches judged in parallel; 0: usable_cpus()
   bool producer_state = false;           // also rebuild .txnindex and producer snapshots
@@ -95,11 +97,13 @@ struct KeptLog {
 Status plan_producer_state(const std::string& dir, const std::vector<KeptLog>& logs, int64_t log_end,
                            const ProducerStateOptions& o, safe::Plan& plan);
 
-// Reads index.interval.bytes and segment.index.bytes from a Java properties
-// file into `config` (keys absent: unchanged), through formats/properties.h:
-// Errc::io when the file cannot be read, Errc::usage for a value that is not
-// a decimal whole number within Kafka's range for the key.
-Status read_topic_config(const std::string& path, recover::Config& config);
+// The index.interval.bytes and segment.index.bytes of the topic of the
+// partition at `dir`, as its broker has them (partition/topic_settings.h:
+// the log dir's metadata log, the files and command line given), into
+// `config`; Errc::usage for a value that is not a decimal whole number
+// within Kafka's range for the key. `used`: "key = value (source)" lines.
+Status index_settings(const TopicSettings& settings, const std::string& dir, recover::Config& config,
+                      std::vector<std::string>* used = nullptr);
 
 // Runs a whole reindex; returns the exit code.
 int run_reindex(const ReindexOptions& options, Sink& out, Sink& err);

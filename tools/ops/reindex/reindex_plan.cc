@@ -5,11 +5,11 @@
 
 #include "formats/checkpoint_file.h"
 #include "formats/file_names.h"
-#include "formats/properties.h"
 #include "formats/segment_salvage.h"
 #include "formats/txn_index.h"
 #include "lib/mapped_file.h"
 #include "lib/units.h"
+#include "tools/ops/partition/log_dir.h"
 #include "tools/ops/partition/partition_dir.h"
 #include "tools/ops/partition/segment_end_code.h"
 #include "tools/ops/partition/state_files.h"
@@ -26,6 +26,10 @@ struct Segment {
   std::string log_name;
   recover::SegmentRecovery recovery;
   bool active = false;  // the partition's last segment
+  // A preallocated index of its own may stay: the active segment of a log dir
+  // the broker shut down cleanly, under a plain run (Kafka loads it as it is;
+  // after an unclean shutdown its recovery rebuilds it).
+  bool preallocated_ok = false;
 };
 
 // Where Kafka's own recovery throws: nothing of the partition is changed.
@@ -42,8 +46,29 @@ std::vector<Offset> segment_bases(const PartitionLayout& layout) {
   return bases;
 }
 
+// Whether `have` is the first `n` bytes of `want` followed by zero bytes
+// only (the pages read are released as it goes: a preallocated index is
+// 10 MiB by default).
+bool want_then_zeros(MappedFile& have, const std::vector<uint8_t>& want, size_t n) {
+  const Bytes b = have.bytes();
+  if (b.size() < n || !std::equal(want.begin(), want.begin() + n, b.begin())) return false;
+  constexpr size_t kChunk = 2 << 20;
+  for (size_t from = n; from < b.size(); from += kChunk) {
+    const size_t to = std::min(b.size(), from + kChunk);
+    if (!std::all_of(b.begin() + from, b.begin() + to, [](uint8_t x) { return x == 0; })) return false;
+    have.release_range(Position{static_cast<int64_t>(from)}, Position{static_cast<int64_t>(to)});
+  }
+  return true;
+}
+
+// Plans `name` rewritten as `want` unless it holds that already. With
+// `zero_tail_ok` (Segment::preallocated_ok), `want` followed by
+// zeros holds it too: the broker's own preallocated index, which it trims
+// at the segment's roll or its clean shutdown (verify: index.preallocated);
+// a time index without the last entry of `want` as well: recovery appends
+// the segment's largest timestamp at its end, the broker at the roll.
 Status plan_index(const std::string& dir, const std::string& name, const std::vector<uint8_t>& want,
-                  int64_t entry_size, safe::Plan& plan) {
+                  int64_t entry_size, safe::Plan& plan, bool zero_tail_ok = false) {
   const std::string path = dir + "/" + name;
   std::error_code ec;
   const auto st = fs::status(path, ec);  // a dangling link: missing
@@ -52,11 +77,14 @@ Status plan_index(const std::string& dir, const std::string& name, const std::ve
     const bool regular = fs::is_regular_file(st);
     const auto size = regular ? fs::file_size(path, ec) : 0;
     was = fmt::format("was {} bytes", size);
-    // A size that differs settles it: a preallocated index is not read at all.
-    if (!regular || ec || size == want.size()) {
+    // A size that differs settles it: a preallocated index is read only when it may stay.
+    const bool zero_tail = zero_tail_ok && regular && !ec && size > want.size() && size % entry_size == 0;
+    if (!regular || ec || size == want.size() || zero_tail) {
       auto have = MappedFile::open(path);  // what is not a file is refused here, named
       if (!have.ok()) return have.error().in(path);
       if (std::equal(want.begin(), want.end(), have->bytes().begin(), have->bytes().end())) return {};
+      if (zero_tail && want_then_zeros(*have, want, want.size())) return {};
+      if (zero_tail && entry_size == 12 && !want.empty() && want_then_zeros(*have, want, want.size() - 12)) return {};
     }
   }
   plan.actions.push_back(safe::Action::write(name, want,
@@ -188,9 +216,10 @@ Status plan_kept(const std::string& dir, Segment& s, Bytes log, Repair repair, c
     out.plan.actions.push_back(
         safe::Action::hide(index_name, "so that a crash from here on makes Kafka recover this segment"));
   } else {
-    KSEG_RETURN_IF_ERROR(plan_index(dir, index_name, r.offset_index, 8, out.plan));
+    KSEG_RETURN_IF_ERROR(plan_index(dir, index_name, r.offset_index, 8, out.plan, s.preallocated_ok));
   }
-  KSEG_RETURN_IF_ERROR(plan_index(dir, file_name(s.base, file_names::FileKind::timeindex), r.time_index, 12, out.plan));
+  KSEG_RETURN_IF_ERROR(
+      plan_index(dir, file_name(s.base, file_names::FileKind::timeindex), r.time_index, 12, out.plan, s.preallocated_ok));
   if (rewrite) {
     if (sv) {
       plan_salvage(s, *sv, r, old_size, out.plan, out.removed);
@@ -282,6 +311,7 @@ Result<PartitionPlan> plan_partition(const std::string& dir, const recover::Conf
   auto layout = read_partition_layout(dir);
   if (!layout.ok()) return Error{Errc::io, std::nullopt, fmt::format("cannot list {}: {}", dir, layout.error().message)};
   const std::vector<Offset> all_bases = segment_bases(*layout);
+  const bool clean_shutdown = log_dir_files(log_dir_of(dir)).clean_shutdown;
   const auto* bases = &all_bases;
   // --producer-state rewrites the snapshots; the other state files are never this tool's to fix.
   out.left_as_is = unchanged_state_problems(dir, *layout, !producers.rebuild);
@@ -293,6 +323,7 @@ Result<PartitionPlan> plan_partition(const std::string& dir, const recover::Conf
   for (Offset base : *bases) {
     if (only_base && base != *only_base) continue;
     Segment s{base, file_name(base, file_names::FileKind::log), {}, base == bases->back()};
+    s.preallocated_ok = s.active && repair == Repair::none && clean_shutdown;
     auto log = MappedFile::open(dir + "/" + s.log_name);
     if (!log.ok()) return log.error().in(dir + "/" + s.log_name);
     auto clean = recover_clean(*log, base, config);
@@ -376,23 +407,22 @@ std::string Removed::text() const {
   return fmt::format("{}, {} offset{} ({}..{})", human_bytes(bytes), offsets, offsets == 1 ? "" : "s", *first, *last);
 }
 
-Status read_topic_config(const std::string& path, recover::Config& config) {
-  auto props = properties::read_file(path);
-  if (!props.ok()) return Status::fail(props.error().code, std::nullopt, "--topic-config " + props.error().message);
-  // Kafka's LogConfig: both INT, atLeast(0) and atLeast(4); the last of a repeated key wins.
-  struct Key {
-    const char* name;
-    int32_t* field;
-    int64_t min;
-  };
-  for (const Key& k : {Key{"index.interval.bytes", &config.index_interval_bytes, 0},
-                       Key{"segment.index.bytes", &config.segment_index_bytes, 4}}) {
-    const std::string* value = props->get(k.name);
-    if (value == nullptr) continue;
-    auto n = properties::parse_number(properties::trim(*value), k.min, INT32_MAX);
-    if (!n.ok()) return Status::fail(Errc::usage, std::nullopt, fmt::format("{}: {}: {}", path, k.name, n.error().message));
-    *k.field = static_cast<int32_t>(*n);
-  }
+Status index_settings(const TopicSettings& settings, const std::string& dir, recover::Config& config,
+                      std::vector<std::string>* used) {
+  const fs::path path(dir);
+  auto tp = file_names::parse_partition_dir_name(path.filename().string());
+  const std::string log_dir = path.has_parent_path() ? path.parent_path().string() : std::string(".");
+  auto found = settings.lookup(tp.ok() ? tp->topic : std::string(), log_dir,
+                               kIndexSettingKeys);
+  if (!found.ok()) return found.error();
+  // Kafka's LogConfig: both INT, atLeast(4) and atLeast(0).
+  auto index_bytes = setting_number(*found, "segment.index.bytes", 4, INT32_MAX);
+  if (!index_bytes.ok()) return index_bytes.error();
+  auto interval = setting_number(*found, "index.interval.bytes", 0, INT32_MAX);
+  if (!interval.ok()) return interval.error();
+  config.segment_index_bytes = static_cast<int32_t>(*index_bytes);
+  config.index_interval_bytes = static_cast<int32_t>(*interval);
+  if (used) *used = describe_settings(*found);
   return {};
 }
 

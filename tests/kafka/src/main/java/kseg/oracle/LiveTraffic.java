@@ -67,13 +67,15 @@ public final class LiveTraffic {
         try (Admin admin = Admin.create(ap)) {
             List<NewTopic> topics = new ArrayList<>();
             for (String codec : CODECS) topics.add(new NewTopic("codec-" + codec, 1, (short) 1));
-            topics.add(new NewTopic("idempotent", 1, (short) 1));
+            // A topic setting the broker keeps in its metadata log (kseg reads it there).
+            topics.add(new NewTopic("idempotent", 1, (short) 1).configs(Map.of("index.interval.bytes", "1024")));
             topics.add(new NewTopic("ledger", 1, (short) 1));
             // Rolls by time so the live cleaner has inactive segments to clean.
             topics.add(new NewTopic("accounts", 1, (short) 1).configs(Map.of("cleanup.policy", "compact",
                     "segment.ms", "1500", "min.cleanable.dirty.ratio", "0.01", "min.compaction.lag.ms", "0")));
             admin.createTopics(topics).all().get();
-            steps.add("created codec-{none,gzip,snappy,lz4,zstd}, idempotent, ledger, accounts (compact, segment.ms 1500)");
+            steps.add("created codec-{none,gzip,snappy,lz4,zstd}, idempotent (index.interval.bytes 1024), ledger, "
+                    + "accounts (compact, segment.ms 1500)");
 
             // Plain producers, one per codec, without idempotence (pid -1).
             for (String codec : CODECS) {
@@ -87,10 +89,13 @@ public final class LiveTraffic {
 
             // The default producer: idempotent, with headers.
             try (KafkaProducer<byte[], byte[]> p = producer(bootstrap, Map.of("linger.ms", "5"))) {
-                for (int i = 0; i < 300; i++) p.send(record(rnd, "idempotent", i, 40));
-                p.flush();
+                // A flush every 10 records: 30 batches, so that the topic's index interval shows.
+                for (int i = 0; i < 300; i++) {
+                    p.send(record(rnd, "idempotent", i, 40));
+                    if (i % 10 == 9) p.flush();
+                }
             }
-            steps.add("300 records to idempotent, default Java producer (idempotent)");
+            steps.add("300 records to idempotent, default Java producer (idempotent), a flush every 10");
 
             // Transactions (transaction.version 2, 4.4's default), with offsets sent to them.
             try (KafkaProducer<byte[], byte[]> p = producer(bootstrap, Map.of("transactional.id", "ledger-writer",
