@@ -92,7 +92,7 @@ TEST_CASE("kseg-compact: a topic that is not compacted is refused", "[compact]")
   CHECK(kseg::find_code(problem["code"].get<std::string>()) != nullptr);
   CHECK(tree(s.dir()) == before);
   std::ofstream(s.root / "topic.properties") << "# kafka-configs --describe\ncleanup.policy=compact,delete\n";
-  r = run_tool(kCompact, {s.dir(), "--now", "1700000000000", "--topic-config", (s.root / "topic.properties").string(), "--dry-run"},
+  r = run_tool(kCompact, {s.dir(), "--now", "1700000000000", "--topic-config", (s.root / "topic.properties").string(), "--dry-run", "-v"},
                s.root.string());
   CHECK(r.exit_code == 1);  // a dry run that would change something
   CHECK(r.out.find("cleanup.policy = compact,delete (topic config") != std::string::npos);
@@ -125,12 +125,19 @@ TEST_CASE("kseg-compact: refused while another run holds the log dir", "[compact
 
 TEST_CASE("kseg-compact: a round, then nothing left to do", "[compact]") {
   Scratch s("compacted", "accounts-0");
-  auto r = run_tool(kCompact, {s.dir(), "--now", "1700000000000", "--config", "cleanup.policy=compact", "--no-backup"},
+  // Issue 47, item 3: one line for the partition, the records removed as the plan counts them.
+  auto plan = run_tool(kCompact, {s.dir(), "--now", "1800000000000", "--config", "cleanup.policy=compact", "--json",
+                                  "--dry-run"}, s.root.string());
+  const auto round = nlohmann::json::parse(plan.out)["partitions"][0]["rounds"][0];
+  const int64_t removed = round["read"]["records"].get<int64_t>() - round["kept"]["records"].get<int64_t>();
+  CHECK(removed > 0);
+  auto r = run_tool(kCompact, {s.dir(), "--now", "1800000000000", "--config", "cleanup.policy=compact", "--no-backup"},
                     s.root.string());
   REQUIRE(r.exit_code == 0);
-  CHECK(r.out.find("compacted in 1 round") != std::string::npos);
+  CHECK(r.out.rfind(s.dir() + ": compacted in 1 round: removed " + std::to_string(removed) + " records (", 0) == 0);
+  CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 1);
   const auto after = tree(s.root);
-  r = run_tool(kCompact, {s.dir(), "--now", "1700000000000", "--config", "cleanup.policy=compact"}, s.root.string());
+  r = run_tool(kCompact, {s.dir(), "--now", "1800000000000", "--config", "cleanup.policy=compact"}, s.root.string());
   CHECK(r.exit_code == 0);
   CHECK(r.out.find("nothing to change") != std::string::npos);
   CHECK(tree(s.root) == after);
@@ -179,7 +186,7 @@ TEST_CASE("kseg-compact: the topic's configs from the KRaft metadata log beside 
   Scratch s("live-broker", "accounts-0");
   fs::copy(kCorpus + "live-broker/__cluster_metadata-0", s.root / "__cluster_metadata-0", fs::copy_options::recursive);
   const auto before = tree(s.dir());
-  auto r = run_tool(kCompact, {s.dir(), "--now", "1800000000000", "--dry-run"}, s.root.string());
+  auto r = run_tool(kCompact, {s.dir(), "--now", "1800000000000", "--dry-run", "-v"}, s.root.string());
   CHECK(r.exit_code != 2);
   CHECK(r.err.find("cleanup.policy is") == std::string::npos);
   CHECK(r.out.find("cleanup.policy = compact (KRaft metadata " + (s.root / "__cluster_metadata-0").string() + ")") !=
@@ -199,7 +206,7 @@ TEST_CASE("kseg-compact: a run of many rounds keeps the originals from before th
   // given: --until-clean refuses a map smaller than a segment's keys.)
   Scratch s("v2-none", "orders-0");
   const std::string original = kseg::test::read_text(s.dir() + "/00000000000000000000.log");
-  auto r = run_tool(kCompact, {s.dir(), "--now", "1700000000000", "--config", "cleanup.policy=compact", "--offset-map-bytes",
+  auto r = run_tool(kCompact, {s.dir(), "-v", "--now", "1700000000000", "--config", "cleanup.policy=compact", "--offset-map-bytes",
                                "240", "--rounds", "4"},
                     s.root.string());
   REQUIRE(r.exit_code == 0);

@@ -152,7 +152,7 @@ TEST_CASE("an .index entry with a negative position: truncate drops it and cuts,
   std::ofstream(d.dir() + "/" + kSeg0 + ".index", std::ios::binary | std::ios::trunc)
       << std::string("\0\0\0\012\377\360\275\300", 8);
   for (const char* mode : {"--to-offset", "--to-time"}) {
-    const auto dry = run_tool(truncate, {"--dry-run", mode, mode == std::string("--to-offset") ? "50" : "0", d.dir()}, ".");
+    const auto dry = run_tool(truncate, {"--dry-run", "-v", mode, mode == std::string("--to-offset") ? "50" : "0", d.dir()}, ".");
     INFO(mode << "\n" << dry.out << dry.err);
     CHECK(dry.exit_code == 1);  // SIGSEGV (139) before
     CHECK(dry.out.find("entry 0 and those after it dropped: index entry 0: position -1000000 is negative") !=

@@ -105,7 +105,7 @@ TEST_CASE("a CRC failure mid-segment stops recovery there", "[reindex]") {
 TEST_CASE("dry run changes nothing; a run fixes; a second run changes nothing", "[reindex]") {
   Scratch s("torn-tail");
   const auto before = tree(s.root);
-  auto dry = run_tool(kReindex, {"--recover", "--dry-run", "--index-interval-bytes", "256", "--segment-index-bytes", "4096", s.dir()}, ".");
+  auto dry = run_tool(kReindex, {"--recover", "--dry-run", "-v", "--index-interval-bytes", "256", "--segment-index-bytes", "4096", s.dir()}, ".");
   CHECK(dry.exit_code == 1);  // as diff(1): the plan would change something
   CHECK(dry.out.find("truncate: keep") != std::string::npos);
   CHECK(tree(s.root) == before);
@@ -227,7 +227,7 @@ TEST_CASE("--recover and --salvage cut leader-epoch-checkpoint at the new log en
     std::ofstream(s.dir() + "/leader-epoch-checkpoint") << "0\n3\n0 0\n2 280\n4 282\n";
     const std::vector<std::string> args = {mode, "--no-backup", "--index-interval-bytes", "256", "--segment-index-bytes",
                                            "4096", s.dir()};
-    auto dry = run_tool(kReindex, {"--dry-run", mode, s.dir()}, ".");
+    auto dry = run_tool(kReindex, {"--dry-run", "-v", mode, s.dir()}, ".");
     CHECK(dry.out.find("leader-epoch-checkpoint: write: 2 of 3 entries kept: those from the log end 282 on go") !=
           std::string::npos);
     auto fix = run_tool(kReindex, args, ".");
@@ -361,7 +361,7 @@ std::vector<uint8_t> without_entry(kseg::Bytes log, size_t drop) {
 }
 
 std::vector<std::string> salvage_args(const std::string& dir, std::vector<std::string> extra = {}) {
-  std::vector<std::string> a{"--salvage", "--index-interval-bytes", "256", "--segment-index-bytes", "4096"};
+  std::vector<std::string> a{"--salvage", "-v", "--index-interval-bytes", "256", "--segment-index-bytes", "4096"};
   a.insert(a.end(), extra.begin(), extra.end());
   a.push_back(dir);
   return a;

@@ -262,7 +262,7 @@ TEST_CASE("a corrupt batch before the cut point is refused; one after it is cut 
 TEST_CASE("dry run: the plan as text and JSON, nothing written, exit 1", "[truncate]") {
   Scratch s("transactions", "ledger-0", 240);
   const auto before = tree(s.root);
-  auto r = run_tool(kTruncate, {"--dry-run", "--to-offset", "150", s.dir()}, ".");
+  auto r = run_tool(kTruncate, {"--dry-run", "-v", "--to-offset", "150", s.dir()}, ".");
   CHECK(r.exit_code == 1);
   CHECK(r.out.find("00000000000000000178.log: remove:") != std::string::npos);
   CHECK(r.out.find("recovery-point-offset-checkpoint: write: ledger-0: 240 -> 91") != std::string::npos);
@@ -378,4 +378,27 @@ TEST_CASE("producer state replay: a data batch, then a marker of a bumped epoch"
   auto want = snap->entries;
   std::sort(want.begin(), want.end(), [](const auto& a, const auto& b) { return a.producer_id < b.producer_id; });
   CHECK(state.entries() == want);
+}
+
+// Issue 47, item 3: a line a partition, the offsets a cut removes, then one for the run;
+// the plan's steps under -v.
+TEST_CASE("truncate's summary: the offsets removed per partition and for the run", "[truncate]") {
+  Scratch s("v2-none", "orders-0", 272);
+  fs::copy(s.part, s.root / "orders-1", fs::copy_options::recursive);
+  kseg::test::write_text(s.root / "recovery-point-offset-checkpoint", "0\n2\norders 0 272\norders 1 272\n");
+  kseg::test::write_text(s.root / "replication-offset-checkpoint", "0\n2\norders 0 272\norders 1 272\n");
+  auto j = run_tool(kTruncate, {"--json", "--dry-run", "--to-offset", "100", s.root.string()}, ".");
+  const auto plan = nlohmann::json::parse(j.out)["partitions"][0];
+  const int64_t before = plan["log_end_offset"]["before"], after = plan["log_end_offset"]["after"];
+  REQUIRE(after < before);
+  auto r = run_tool(kTruncate, {"--dry-run", "--to-offset", "100", s.root.string()}, ".");
+  INFO(r.out);
+  CHECK(r.exit_code == 1);
+  CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 3);  // two partitions, the total
+  CHECK(r.out.find(fmt::format("removes offsets {}..{} ({})", after, before - 1, before - after)) != std::string::npos);
+  CHECK(r.out.find(fmt::format("total: 2 partitions would be cut: {} offsets", 2 * (before - after))) !=
+        std::string::npos);
+  CHECK(r.out.find(": write: ") == std::string::npos);
+  auto v = run_tool(kTruncate, {"--dry-run", "-v", "--to-offset", "100", s.root.string()}, ".");
+  CHECK(v.out.find(": write: ") != std::string::npos);
 }

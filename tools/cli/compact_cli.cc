@@ -59,7 +59,7 @@ int compact_main(int argc, char** argv) {
   app.add_flag("--until-clean", o.until_clean, "Run rounds until the dirty section is clean (when the map is too small for it)");
   app.add_flag("--force", o.force, "Compact a partition whose cleanup.policy has no 'compact'");
   add_partition_filter(app, o, flags);
-  add_dry_run_flag(app, o.dry_run);
+  add_plan_flags(app, o);
   app.add_flag("--stats", o.dry_run, "The same as --dry-run: what a round would find, keep and free");
   app.add_flag("--json", o.json, "Print the plan (and what was done) as JSON on stdout");
   add_allow_empty_flag(app, o, "no partition to compact");

@@ -63,7 +63,7 @@ int reindex_main(int argc, char** argv) {
   duration_option(app.add_option("--producer-id-expiration-ms", o.producer_id_expiration_ms,
                                   "The broker's producer.id.expiration.ms (ms, or 1d, 12h...; default 1d)"),
                   1, INT32_MAX);
-  add_dry_run_flag(app, o.dry_run);
+  add_plan_flags(app, o);
   add_allow_empty_flag(app, o, "nothing to reindex");
   int_range(app.add_option("--threads", o.threads, "Threads that check batches while one reads ahead (default: one per CPU)"),
             1, INT32_MAX);

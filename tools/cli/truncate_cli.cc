@@ -59,7 +59,7 @@ int truncate_main(int argc, char** argv) {
     for (CLI::Option* b : {m1, m2, m3, m4, r1, r2})
       if (a != b && !(a == r1 && b == r2)) a->excludes(b);
   add_partition_filter(app, o, flags);
-  add_dry_run_flag(app, o.dry_run);
+  add_plan_flags(app, o);
   app.add_flag("--json", o.json, "Print the plan (and what was done) as JSON on stdout");
   ProgressFlags progress;
   add_progress_flags(app, progress, "shown for a log dir when stderr is a terminal");

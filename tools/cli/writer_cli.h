@@ -38,9 +38,11 @@ inline void add_allow_empty_flag(CLI::App& app, WriterOptions& o, const char* wh
   app.add_flag("--allow-empty", o.allow_empty, std::string("Exit 0, not 3, for a path with ") + what);
 }
 
-inline void add_dry_run_flag(CLI::App& app, bool& dry_run) {
-  app.add_flag("--dry-run,-n", dry_run, "Print the plan; change nothing (exit 1 if it would change something)")
+inline void add_plan_flags(CLI::App& app, WriterOptions& o) {
+  app.add_flag("--dry-run,-n", o.dry_run, "Print the plan; change nothing (exit 1 if it would change something)")
       ->group(kGroupSafety);
+  app.add_flag("-v,--verbose", o.verbose,
+               "Also print each step of the plan, file by file, before each partition's summary");
 }
 
 // nullopt when the run goes on; else the exit code (0 after --help/--version).

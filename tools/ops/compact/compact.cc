@@ -1,5 +1,6 @@
 #include "tools/ops/compact/compact.h"
 
+#include <mutex>
 #include <algorithm>
 #include <optional>
 
@@ -59,6 +60,28 @@ nlohmann::json round_json(const RoundStats& r) {
   return j;
 }
 
+// What the rounds of one partition removed, for its summary line.
+struct Removed {
+  int64_t records = 0, superseded = 0, unkeyed = 0, aborted = 0, tombstones = 0, markers = 0;
+  bool first_round_only = false;  // a dry run plans one round
+  void add(const RoundStats& r) {
+    records += r.read.records - r.kept.records;
+    superseded += r.records_superseded;
+    unkeyed += r.records_unkeyed;
+    aborted += r.records_aborted;
+    tombstones += r.tombstones_removed;
+    markers += r.markers_removed;
+  }
+  // "12 records (8 superseded, 4 tombstones)"
+  std::string text() const {
+    std::string why;
+    for (const auto& [n, what] : {std::pair{superseded, "superseded"}, {unkeyed, "without key"}, {aborted, "aborted"},
+                                  {tombstones, "tombstones"}, {markers, "markers"}})
+      if (n > 0) why += fmt::format("{}{} {}", why.empty() ? "" : ", ", n, what);
+    return fmt::format("{} record{}{}", records, records == 1 ? "" : "s", why.empty() ? "" : " (" + why + ")");
+  }
+};
+
 void round_text(const std::string& dir, int n, const RoundStats& r, bool dry, Sink& out) {
   out.print("{}: round {}: dirty [{}, {}) of segments below {} (stopped by {}); last stable offset {}\n", dir, n,
             r.first_dirty, r.first_uncleanable, r.first_uncleanable, r.stopped_by, r.lso);
@@ -107,8 +130,14 @@ safe::Plan checkpoint_plan(const Input& p, int64_t end) {
   return plan;
 }
 
+// The run's total over its partitions.
+struct Tally {
+  std::mutex mu;
+  int64_t partitions = 0, records = 0, bytes = 0;
+};
+
 int compact_partition(const std::string& dir, const CompactOptions& o, int64_t now, const safe::DirLock* lock, Sink& out,
-                      Sink& err, nlohmann::json* report) {
+                      Sink& err, nlohmann::json* report, Tally& tally) {
   nlohmann::json j{{"partition", dir}};
   std::string backup;  // the run's backup directory, once a round has made it
   auto fail = [&](const Error& e) {
@@ -145,9 +174,11 @@ int compact_partition(const std::string& dir, const CompactOptions& o, int64_t n
     for (const auto& n : notes) j["problems"].push_back(nlohmann::json(problem_json(n)));
   } else {
     for (const auto& n : notes) out.print("{}\n", problem_text(n));
-    for (const auto& l : compact::describe(*settings)) out.print("{}: {}\n", dir, l);
-    out.print("{}: log [{}, {}), high watermark {}{}, now {}\n", dir, first->log_start(), first->log_end, first->hw,
-              first->hw_from_checkpoint ? "" : " (no checkpoint line: the log end)", now);
+    if (o.verbose) {
+      for (const auto& l : compact::describe(*settings)) out.print("{}: {}\n", dir, l);
+      out.print("{}: log [{}, {}), high watermark {}{}, now {}\n", dir, first->log_start(), first->log_end, first->hw,
+                first->hw_from_checkpoint ? "" : " (no checkpoint line: the log end)", now);
+    }
   }
   if (!settings->compacts() && !o.force)
     return fail(refusal(Code::refuse_not_compacted, std::nullopt,
@@ -166,6 +197,7 @@ int compact_partition(const std::string& dir, const CompactOptions& o, int64_t n
   if (!o.dry_run && !lock) return fail(Error{Errc::io, std::nullopt, fmt::format("{}: no lock held on its log dir", dir)});
   int changed = 0;
   int64_t freed = 0;
+  Removed removed;
   std::optional<Input> p = std::move(*first);
   j["rounds"] = nlohmann::json::array();
   const int rounds = o.until_clean ? INT32_MAX : std::max(1, o.rounds);
@@ -182,7 +214,8 @@ int compact_partition(const std::string& dir, const CompactOptions& o, int64_t n
     auto r = compact::clean_round(*p, *settings, ro);
     if (!r.ok()) return fail(r.error());
     if (report) j["rounds"].push_back(round_json(*r));
-    else round_text(dir, n, *r, o.dry_run, out);
+    else if (o.verbose) round_text(dir, n, *r, o.dry_run, out);
+    removed.add(*r);
     if (r->groups.empty()) break;
     if (o.progress && rounds > 1 && !o.dry_run) {
       if (!progress) {
@@ -196,8 +229,7 @@ int compact_partition(const std::string& dir, const CompactOptions& o, int64_t n
     ++changed;
     freed += r->read.bytes - r->kept.bytes;
     if (o.dry_run) {
-      if (!report && (r->map_full || rounds > 1))
-        out.print("{}: dry run: later rounds depend on this one's output; only the first is planned\n", dir);
+      if (!report && (r->map_full || rounds > 1)) removed.first_round_only = true;
       break;
     }
     auto applied = safe::apply(checkpoint_plan(*p, r->end_offset),
@@ -208,6 +240,12 @@ int compact_partition(const std::string& dir, const CompactOptions& o, int64_t n
     if (r->end_offset >= r->first_uncleanable && o.until_clean) break;
   }
   const char* status = changed == 0 ? "unchanged" : o.dry_run ? "planned" : "compacted";
+  if (changed) {
+    std::lock_guard hold(tally.mu);
+    ++tally.partitions;
+    tally.records += removed.records;
+    tally.bytes += freed;
+  }
   if (report) {
     j["status"] = status;
     if (!backup.empty()) j["backup"] = backup;
@@ -216,10 +254,13 @@ int compact_partition(const std::string& dir, const CompactOptions& o, int64_t n
   } else if (changed == 0) {
     out.print("{}: nothing to change\n", dir);
   } else if (o.dry_run) {
-    out.print("{}: dry run: {} would be freed ({} bytes; with a backup, once it is removed); nothing written\n", dir,
-              human_bytes(freed), freed);
+    out.print("{}: dry run: removes {}; {} would be freed ({} bytes; with a backup, once it is removed); nothing "
+              "written{}\n",
+              dir, removed.text(), human_bytes(freed), freed,
+              removed.first_round_only ? " (the first round only: later ones depend on its output)" : "");
   } else {
-    out.print("{}: compacted in {} round{}; {}\n", dir, changed, changed == 1 ? "" : "s", space_text(space, backup));
+    out.print("{}: compacted in {} round{}: removed {}; {}\n", dir, changed, changed == 1 ? "" : "s", removed.text(),
+              space_text(space, backup));
   }
   return o.dry_run && changed ? kExitProblems : kExitOk;
 }
@@ -228,11 +269,16 @@ int compact_partition(const std::string& dir, const CompactOptions& o, int64_t n
 
 int run_compact(const CompactOptions& o, Sink& out, Sink& err) {
   const int64_t now = clock_ms(o.now_ms);
+  Tally tally;
   auto one = [&](const PartitionJob& job, const safe::DirLock* lock, Sink& job_out, Sink& job_err,
                  nlohmann::json* report) {
-    return compact_partition(job.dir, o, now, lock, job_out, job_err, report);
+    return compact_partition(job.dir, o, now, lock, job_out, job_err, report, tally);
   };
-  return run_partitions("kseg-compact", o, out, err, one);
+  const int rc = run_partitions("kseg-compact", o, out, err, one);
+  if (!o.json && tally.partitions > 1)
+    out.print("total: {} partitions {}: {} records, {}{}\n", tally.partitions, o.dry_run ? "would be compacted" : "compacted",
+              tally.records, human_bytes(tally.bytes), o.dry_run ? " (first rounds); nothing written" : "");
+  return rc;
 }
 
 }  // namespace kseg

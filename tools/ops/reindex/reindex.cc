@@ -39,7 +39,7 @@ int offer_repairs(const PartitionJob& t, const recover::Config& config, const Pr
     else if (plan->refused) out.print("  {}: refused (above)\n", flag);
     else out.print("  {} removes {}, {}\n", flag, plan->removed.text(), how);
   }
-  out.print("  (each also rebuilds what it changes; add --dry-run to see its steps)\n");
+  out.print("  (each also rebuilds what it changes; add --dry-run -v to see its steps)\n");
   return kExitProblems;
 }
 
@@ -69,7 +69,7 @@ int reindex_partition(const PartitionJob& t, const TopicSettings& settings, cons
     for (const auto& p : plan->left_as_is) err.print("kseg-reindex: {}\n", problem_text(p));
   }
   if (plan->invalid_left) return offer_repairs(t, config, producers, out);
-  safe::print_plan(plan->plan, out);
+  if (o.verbose) safe::print_plan(plan->plan, out);
   if (plan->segments == 0 && !plan->refused && plan->problems.empty() && !o.allow_empty) {
     err.print("kseg-reindex: {}: nothing to reindex: no segment in it (--allow-empty accepts this)\n", t.dir);
     return kExitIo;
@@ -78,8 +78,8 @@ int reindex_partition(const PartitionJob& t, const TopicSettings& settings, cons
     out.print("{}: {} segment{} checked, nothing to change\n", t.dir, plan->segments,
               plan->segments == 1 ? "" : "s");
   } else if (o.dry_run) {
-    out.print("{}: dry run: {} change{} planned, nothing written\n", t.dir, plan->plan.actions.size(),
-              plan->plan.actions.size() == 1 ? "" : "s");
+    out.print("{}: dry run: {} change{} planned{}, nothing written\n", t.dir, plan->plan.actions.size(),
+              plan->plan.actions.size() == 1 ? "" : "s", o.verbose ? "" : " (-v lists them)");
     return kExitProblems;  // as diff(1): 1 when the run would change something
   } else {
     out.flush();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <mutex>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -56,8 +57,33 @@ nlohmann::json to_json(const TruncatePlan& plan, const std::string& status) {
   return j;
 }
 
+// The offsets a cut makes unreadable: "offsets 10..76 (67)", and those
+// below a new log start.
+std::string removed_text(const TruncatePlan& p) {
+  std::vector<std::string> parts;
+  if (p.new_end < p.old_end) parts.push_back(fmt::format("offsets {}..{} ({})", p.new_end, p.old_end - 1, p.old_end - p.new_end));
+  const int64_t below = std::min(p.new_start, p.old_end);
+  if (below > p.old_start)
+    parts.push_back(fmt::format("offsets {}..{} below the new log start ({})", p.old_start, below - 1, below - p.old_start));
+  if (parts.empty()) return "no offsets";
+  return parts.size() == 1 ? parts[0] : parts[0] + " and " + parts[1];
+}
+
+// The run's total over its partitions (they may run on several threads).
+struct Tally {
+  std::mutex mu;
+  int64_t partitions = 0, offsets = 0, bytes = 0;
+  void add(const TruncatePlan& p) {
+    std::lock_guard lock(mu);
+    ++partitions;
+    offsets += std::max<int64_t>(0, p.old_end - p.new_end) +
+               std::max<int64_t>(0, std::min(p.new_start, p.old_end) - p.old_start);
+    bytes += p.bytes_freed;
+  }
+};
+
 int truncate_partition(const std::string& dir, const TruncateOptions& o, const safe::DirLock* lock, Sink& out, Sink& err,
-                       nlohmann::json* report) {
+                       nlohmann::json* report, Tally* tally) {
   auto plan = plan_truncate(dir, o);
   if (!plan.ok()) {
     // Read as zeros past a shrink: exit_after_run names the file; the data error would mislead.
@@ -67,7 +93,7 @@ int truncate_partition(const std::string& dir, const TruncateOptions& o, const s
   }
   const bool text = report == nullptr;
   if (plan->note) err.print("kseg-truncate: {}\n", problem_text(*plan->note));
-  if (text) {
+  if (text && o.verbose) {
     if (!plan->journal_bytes.empty())
       out.print("{}/{}: write: what this run changes first, for a re-run after an interruption\n", dir, kTruncateJournal);
     safe::print_plan(plan->first, out);
@@ -76,19 +102,19 @@ int truncate_partition(const std::string& dir, const TruncateOptions& o, const s
       out.print("{}/{}: write back: the clean-shutdown marker, once the cut is durable\n", log_dir_of(dir),
                 kCleanShutdownFile);
     if (plan->journal) out.print("{}/{}: remove: at the end\n", dir, kTruncateJournal);
-    out.print("{}\n", plan->summary);
   }
   if (!plan->changes()) {
-    if (text) out.print("{}: nothing to change\n", dir);
+    if (text) out.print("{}; nothing to change\n", plan->summary);
     else report->push_back(to_json(*plan, "unchanged"));
     return kExitOk;
   }
   if (o.dry_run) {
+    if (tally) tally->add(*plan);
     if (text)
-      out.print("{}: dry run: log end {} -> {}, log start {} -> {}, frees {} ({} bytes; with a backup, once it is "
-                "removed); nothing written\n",
-                dir, plan->old_end, plan->new_end, plan->old_start, plan->new_start, human_bytes(plan->bytes_freed),
-                plan->bytes_freed);
+      out.print("{}: dry run: {}; log end {} -> {}, log start {} -> {}; removes {}; frees {} ({} bytes; with a "
+                "backup, once it is removed); nothing written\n",
+                dir, plan->what, plan->old_end, plan->new_end, plan->old_start, plan->new_start, removed_text(*plan),
+                human_bytes(plan->bytes_freed), plan->bytes_freed);
     else report->push_back(to_json(*plan, "planned"));
     return kExitProblems;  // as diff(1): 1 when the run would change something
   }
@@ -130,9 +156,10 @@ int truncate_partition(const std::string& dir, const TruncateOptions& o, const s
       return kExitIo;
     }
   }
+  if (tally) tally->add(*plan);
   if (text)
-    out.print("{}: applied: log end {} -> {}, log start {} -> {}; {}\n", dir, plan->old_end, plan->new_end,
-              plan->old_start, plan->new_start, space_text(space, backup));
+    out.print("{}: applied: {}; log end {} -> {}, log start {} -> {}; removed {}; {}\n", dir, plan->what, plan->old_end,
+              plan->new_end, plan->old_start, plan->new_start, removed_text(*plan), space_text(space, backup));
   else {
     auto j = to_json(*plan, "applied");
     if (!backup.empty()) j["backup"] = backup;
@@ -147,11 +174,16 @@ int truncate_partition(const std::string& dir, const TruncateOptions& o, const s
 int run_truncate(const TruncateOptions& options, Sink& out, Sink& err) {
   TruncateOptions o = options;
   o.now_ms = clock_ms(o.now_ms);
+  Tally tally;
   auto one = [&](const PartitionJob& job, const safe::DirLock* lock, Sink& job_out, Sink& job_err,
                  nlohmann::json* report) {
-    return truncate_partition(job.dir, o, lock, job_out, job_err, report);
+    return truncate_partition(job.dir, o, lock, job_out, job_err, report, &tally);
   };
-  return run_partitions("kseg-truncate", o, out, err, one);
+  const int rc = run_partitions("kseg-truncate", o, out, err, one);
+  if (!o.json && tally.partitions > 1)
+    out.print("total: {} partitions {}: {} offsets, {} of log{}\n", tally.partitions, o.dry_run ? "would be cut" : "cut",
+              tally.offsets, human_bytes(tally.bytes), o.dry_run ? "; nothing written" : "");
+  return rc;
 }
 
 }  // namespace kseg

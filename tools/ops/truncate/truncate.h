@@ -40,7 +40,8 @@ struct TruncateOptions : WriterOptions {  // now_ms: the clock of --retention-ms
 // What a cut of one partition comes to; also what --dry-run prints.
 struct TruncatePlan {
   std::string partition_dir;
-  std::string summary;     // one line: the cut and where the log now ends
+  std::string summary;     // one line: the cut and where the log now ends ("<dir>: <what>")
+  std::string what;        // the same without the directory
   std::optional<Problem> note;  // for stderr: a cut that has nothing to cut (note.nothing_to_cut)
   int64_t old_end = 0, new_end = 0;        // log end offsets
   int64_t old_start = 0, new_start = 0;    // log start offsets

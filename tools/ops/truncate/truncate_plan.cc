@@ -414,7 +414,8 @@ Result<std::string> plan_mode(Input& p, Builder& b, const TruncateOptions& o, bo
       if (!*found) {
         out.new_end = p.log_end;
         out.new_start = out.old_start;
-        out.summary = fmt::format("{}: no batch has a timestamp >= {}: nothing to cut (log ends at {})", dir, o.value, p.log_end);
+        out.what = fmt::format("no batch has a timestamp >= {}: nothing to cut (log ends at {})", o.value, p.log_end);
+        out.summary = fmt::format("{}: {}", dir, out.what);
         return std::string();
       }
       target = **found;
@@ -606,7 +607,8 @@ Result<TruncatePlan> plan_truncate(const std::string& dir, const TruncateOptions
                                                      : fmt::format("producer snapshot at or below the log start {} "
                                                                    "(Kafka's load deletes it)", b.loaded_start));
   plan_journal(p, b, rp_line, identity);
-  out.summary = fmt::format("{}: {}: {}", dir, mode, *what);
+  out.what = fmt::format("{}: {}", mode, *what);
+  out.summary = fmt::format("{}: {}", dir, out.what);
   return out;
 }
 

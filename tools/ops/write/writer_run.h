@@ -19,6 +19,7 @@ namespace kseg {
 
 struct WriterOptions : PartitionSelection {  // reindex's paths: .log files too
   bool dry_run = false;
+  bool verbose = false;              // text: each step of the plan too, before each partition's summary
   bool json = false;                 // the plan (and what was done) as JSON on stdout
   bool backup = true;
   std::string backup_dir;            // empty: <partition>/.kseg-backup-<time>
