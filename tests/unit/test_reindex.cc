@@ -158,11 +158,8 @@ int64_t declared_offsets(const std::string& dir) {
 TEST_CASE("plain reindex on broker-written log dirs: nothing to change after a clean shutdown", "[reindex]") {
   for (const auto& [c, want] : {std::pair{"live-broker", 0}, {"live-crash-after", 0}, {"live-crash-before", 1}}) {
     INFO(c);
-    kseg::test::TempDir tmp(c);
-    for (const auto& e : fs::directory_iterator(kCorpus + c))
-      if (e.path().filename() != "dump" && e.path().filename() != "case.json")
-        fs::copy(e.path(), tmp.root / e.path().filename(), fs::copy_options::recursive);
-    auto r = run_tool(kReindex, {"--dry-run", tmp.root.string()}, ".");
+    kseg::test::CaseCopy copy(c);
+    auto r = run_tool(kReindex, {"--dry-run", copy.dir()}, ".");
     INFO(r.out << r.err);
     CHECK(r.exit_code == want);
     CHECK(r.out.find("settings: index.interval.bytes = 4096 (default); segment.index.bytes = 10485760 (default)") !=
