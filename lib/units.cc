@@ -106,4 +106,24 @@ std::string human_bytes(double n) {
   return out;
 }
 
+std::string human_duration(int64_t ms) {
+  if (ms < 0) return "-" + human_duration(ms == INT64_MIN ? INT64_MAX : -ms);
+  if (ms < 1000) return std::to_string(ms) + "ms";
+  struct Unit {
+    int64_t ms;
+    const char* name;
+  };
+  static constexpr Unit kUnits[] = {{86400000, "d"}, {3600000, "h"}, {60000, "m"}, {1000, "s"}};
+  std::string out;
+  int shown = 0;
+  for (const Unit& u : kUnits) {
+    const int64_t n = ms / u.ms;
+    if (n == 0 && shown == 0) continue;
+    ms -= n * u.ms;
+    if (n > 0) out += (out.empty() ? "" : " ") + std::to_string(n) + u.name;
+    if (++shown == 2) break;
+  }
+  return out;
+}
+
 }  // namespace kseg

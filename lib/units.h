@@ -22,6 +22,10 @@ std::optional<int64_t> parse_size(std::string_view text);
 // nullopt if it is none of these or does not fit in an int64.
 std::optional<int64_t> parse_duration_ms(std::string_view text);
 
+// 349330000 -> "4d 1h", 5400000 -> "1h 30m", 42000 -> "42s", 350 -> "350ms":
+// the two largest units; negative durations with a '-'.
+std::string human_duration(int64_t ms);
+
 // 512 -> "512 B", 1536 -> "1.5 KiB", up to PiB.
 std::string human_bytes(double n);
 inline std::string human_bytes(int64_t n) { return human_bytes(static_cast<double>(n)); }

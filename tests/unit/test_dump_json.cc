@@ -108,4 +108,9 @@ TEST_CASE("json --time-format iso writes each timestamp as its ISO 8601 form", "
     }
     CHECK(strings > 0);
   }
+  // Text output is Kafka's byte for byte: --time-format iso is refused there, not ignored (issue 47, item 5).
+  const auto text = run_tool(kBin, {"--deep-iteration", "--time-format", "iso", "."}, kCorpus + "v2-zstd");
+  CHECK(text.exit_code == 2);
+  CHECK(text.err.find("--time-format iso applies to --format json or jsonl") != std::string::npos);
+  CHECK(text.out.empty());
 }

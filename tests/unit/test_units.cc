@@ -46,6 +46,17 @@ TEST_CASE("parse_duration_ms: ms and units, and sums of them", "[units]") {
   CHECK_FALSE(parse_duration_ms("99999999999999999d"));
 }
 
+TEST_CASE("human_duration: the two largest units", "[units]") {
+  CHECK(human_duration(0) == "0ms");
+  CHECK(human_duration(350) == "350ms");
+  CHECK(human_duration(42000) == "42s");
+  CHECK(human_duration(5400000) == "1h 30m");
+  CHECK(human_duration(349330000) == "4d 1h");  // 4d 1h 2m 10s
+  CHECK(human_duration(345720000) == "4d");     // 4d 0h 2m: the hours are the second unit, and zero
+  CHECK(human_duration(-60000) == "-1m");
+  CHECK(human_duration(INT64_MIN).front() == '-');
+}
+
 TEST_CASE("human_bytes", "[units]") {
   CHECK(human_bytes(int64_t{0}) == "0 B");
   CHECK(human_bytes(int64_t{1023}) == "1023 B");

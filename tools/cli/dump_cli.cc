@@ -186,7 +186,7 @@ int dump_main(int argc, char** argv) {
   FilterText filter_text;
   add_filter_options(app, filter, filter_text);
   std::string time_format = "ms";
-  app.add_option("--time-format", time_format, "Timestamps in JSON output: ms (default) or iso; text stays Kafka's")
+  app.add_option("--time-format", time_format, "Timestamps in JSON output: ms (default) or iso (refused with text, which stays Kafka's)")
       ->check(CLI::IsMember({"ms", "iso"}));
   ProgressFlags progress;
   add_progress_flags(app, progress, "shown only when stderr is a terminal");
@@ -197,6 +197,11 @@ int dump_main(int argc, char** argv) {
   o.progress = progress.wanted();
   o.threads = capped_threads("kseg-dump", o.threads);
   o.time_format = time_format == "iso" ? TimeFormat::iso : TimeFormat::ms;
+  if (o.time_format == TimeFormat::iso && format == "text") {
+    std::fprintf(stderr, "kseg-dump: --time-format iso applies to --format json or jsonl: the text output stays "
+                         "Kafka's, byte for byte\n");
+    return kExitUsage;
+  }
   if (!finish_filter(filter_text, filter)) return kExitUsage;
   o.files = kafka_file_list(files_csv);
   if (auto rc = add_path_files(paths, filter, allow_empty, o.files)) return *rc;

@@ -99,7 +99,8 @@ void round_text(const std::string& dir, int n, const RoundStats& r, bool dry, Si
             r.records_superseded, r.records_unkeyed, r.records_aborted, r.tombstones_removed, r.markers_removed);
   out.print("{}:   kept: {} tombstones ({} given a delete horizon), {} markers ({} given one), {} empty batches for producer state\n",
             dir, r.tombstones_kept, r.tombstones_stamped, r.markers_kept, r.markers_stamped, r.batches_emptied);
-  if (r.next_horizon) out.print("{}:   the next tombstone or marker expires at {} ms\n", dir, *r.next_horizon);
+  if (r.next_horizon)
+    out.print("{}:   the next tombstone or marker expires at {} ({})\n", dir, iso_ms(*r.next_horizon), *r.next_horizon);
   for (const auto& g : r.groups)
     out.print("{}:   {:020d}.log <- {} segment{} ({} -> {} bytes)\n", dir, g.bases.front(), g.bases.size(),
               g.bases.size() == 1 ? "" : "s", g.bytes_in, g.bytes_out);
@@ -176,8 +177,8 @@ int compact_partition(const std::string& dir, const CompactOptions& o, int64_t n
     for (const auto& n : notes) out.print("{}\n", problem_text(n));
     if (o.verbose) {
       for (const auto& l : compact::describe(*settings)) out.print("{}: {}\n", dir, l);
-      out.print("{}: log [{}, {}), high watermark {}{}, now {}\n", dir, first->log_start(), first->log_end, first->hw,
-                first->hw_from_checkpoint ? "" : " (no checkpoint line: the log end)", now);
+      out.print("{}: log [{}, {}), high watermark {}{}, now {} ({})\n", dir, first->log_start(), first->log_end,
+                first->hw, first->hw_from_checkpoint ? "" : " (no checkpoint line: the log end)", iso_ms(now), now);
     }
   }
   if (!settings->compacts() && !o.force)

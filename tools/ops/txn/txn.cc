@@ -16,6 +16,7 @@
 #include "formats/txn_index.h"
 #include "lib/byte_reader.h"
 #include "lib/mapped_file.h"
+#include "lib/units.h"
 #include "tools/ops/common/exit_codes.h"
 #include "tools/ops/common/progress.h"
 #include "tools/ops/common/sink.h"
@@ -331,10 +332,10 @@ void print_text(const Report& p, const TxnOptions& o, Sink& out) {
             p.producers.size() == 1 ? "" : "s", p.open.size(), p.open.size() == 1 ? "" : "s", p.aborted_total,
             p.aborted_total == 1 ? "" : "s");
   for (const auto& t : p.open) {
-    out.print("  {}: producer {} epoch {}: open from offset {}, last write {} ({} s before --now)\n",
+    out.print("  {}: producer {} epoch {}: open from offset {}, last write {} ({} before --now)\n",
               t.verdict == "hanging" ? "HANGING" : t.verdict, t.producer.producer_id, t.producer.producer_epoch,
               t.producer.current_txn_first_offset, iso(t.producer.timestamp_ms),
-              minus(o.now_ms, t.producer.timestamp_ms) / 1000);
+              human_duration(minus(o.now_ms, t.producer.timestamp_ms)));
     if (t.coordinator)
       out.print("    coordinator ({}): {} {} producer {} epoch {}, timeout {} ms, updated {}\n", t.coordinator->source,
                 t.coordinator->id, coordinator::transaction_state_name(t.coordinator->status),

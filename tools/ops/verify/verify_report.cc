@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lib/units.h"
 #include "tools/ops/common/sink.h"
 
 namespace kseg {
@@ -199,8 +200,8 @@ int VerifyReport::finish(const std::vector<std::string>& nothing) {
     return exit;
   }
   for (const auto& e : io_errors) err_.print("kseg-verify: {}\n", e);
-  out_.print("total: {} partition{}, {} files, {} bytes checked: {}: {}\n", partitions_, partitions_ == 1 ? "" : "s",
-             files_, bytes_, counts_text(total_), exit == kExitOk          ? "OK"
+  out_.print("total: {} partition{}, {} files, {} checked: {}: {}\n", partitions_, partitions_ == 1 ? "" : "s",
+             files_, human_bytes(bytes_), counts_text(total_), exit == kExitOk          ? "OK"
              : exit != kExitIo        ? "FAILED"
              : only_nothing && total_[1] + total_[2] == 0 ? "NOTHING CHECKED"
                                                                      : "I/O ERROR");
