@@ -61,7 +61,7 @@ int compact_main(int argc, char** argv) {
   add_partition_filter(app, o, flags);
   add_plan_flags(app, o);
   app.add_flag("--stats", o.dry_run, "The same as --dry-run: what a round would find, keep and free");
-  app.add_flag("--json", o.json, "Print the plan (and what was done) as JSON on stdout");
+  add_format_option(app, o);
   add_allow_empty_flag(app, o, "no partition to compact");
   ProgressFlags progress;
   add_progress_flags(app, progress, "shown over several rounds when stderr is a terminal");

@@ -60,7 +60,7 @@ int truncate_main(int argc, char** argv) {
       if (a != b && !(a == r1 && b == r2)) a->excludes(b);
   add_partition_filter(app, o, flags);
   add_plan_flags(app, o);
-  app.add_flag("--json", o.json, "Print the plan (and what was done) as JSON on stdout");
+  add_format_option(app, o);
   ProgressFlags progress;
   add_progress_flags(app, progress, "shown for a log dir when stderr is a terminal");
   add_allow_empty_flag(app, o, "no partition to truncate");

@@ -38,6 +38,16 @@ inline void add_allow_empty_flag(CLI::App& app, WriterOptions& o, const char* wh
   app.add_flag("--allow-empty", o.allow_empty, std::string("Exit 0, not 3, for a path with ") + what);
 }
 
+// --format text|json (the one convention of every tool; formats/kseg-<tool>.schema.json),
+// and --json, its older spelling.
+inline void add_format_option(CLI::App& app, WriterOptions& o) {
+  app.add_option_function<std::string>(
+         "--format", [&o](const std::string& f) { o.json = f == "json"; },
+         "Output: text (default) or json: the plan and what was done, on stdout")
+      ->check(CLI::IsMember({"text", "json"}));
+  app.add_flag("--json", o.json, "The same as --format json");
+}
+
 inline void add_plan_flags(CLI::App& app, WriterOptions& o) {
   app.add_flag("--dry-run,-n", o.dry_run, "Print the plan; change nothing (exit 1 if it would change something)")
       ->group(kGroupSafety);

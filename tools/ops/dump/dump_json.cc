@@ -1,6 +1,6 @@
 // --format json / jsonl: every field of every batch, record, index entry and
 // problem, with byte positions. One object per line (jsonl), or the same
-// objects in one document {"schema": "kseg-dump/1", "objects": [...]} (json).
+// objects in one document {"schema": "kseg-dump/1", "tool", "version", "objects": [...]} (json).
 // The schema is formats/kseg-dump.schema.json. Output is streamed: memory
 // does not grow with the file. A .log's objects are written straight into
 // text, no document tree, on the threads that print the text form
@@ -19,6 +19,7 @@
 #include "lib/time_text.h"
 #include "tools/ops/dump/dumper.h"
 #include "tools/ops/dump/log_printer.h"
+#include "tools/ops/common/envelope.h"
 #include "tools/ops/common/java_text.h"
 #include "tools/ops/common/text_out.h"
 #include "tools/ops/dump/record_text.h"
@@ -39,7 +40,7 @@ void Dumper::emit_object(std::string_view obj) {
     out_.put('\n');
     return;
   }
-  out_.write(emitted_ == 0 ? "{\"schema\":\"kseg-dump/1\",\"objects\":[\n" : ",\n");
+  out_.write(emitted_ == 0 ? json_envelope_open("kseg-dump") + "\"objects\":[\n" : std::string(",\n"));
   out_.write(obj);
   ++emitted_;
 }
@@ -57,7 +58,7 @@ void Dumper::emit_problem(const std::string& path, std::optional<Code> code, con
 
 void Dumper::close_json() {
   if (opts_.format != OutputFormat::json) return;
-  out_.write(emitted_ == 0 ? "{\"schema\":\"kseg-dump/1\",\"objects\":[]}\n" : "\n]}\n");
+  out_.write(emitted_ == 0 ? json_envelope_open("kseg-dump") + "\"objects\":[]}\n" : std::string("\n]}\n"));
 }
 
 void json_problem_fields(JsonObject& obj, const std::string& path, std::optional<Code> code, const Error& e) {

@@ -22,6 +22,7 @@
 #include "lib/mapped_file.h"
 #include "lib/time_text.h"
 #include "lib/units.h"
+#include "tools/ops/common/envelope.h"
 #include "tools/ops/common/exit_codes.h"
 #include "tools/ops/common/progress.h"
 #include "tools/ops/common/sink.h"
@@ -567,7 +568,7 @@ int run_info(const InfoOptions& o, Sink& out, Sink& err) {
     if (!o.json) print_totals(current, out);
   };
   bool first = true;
-  if (o.json) out.print("{{\"schema\":\"kseg-info/1\",\"partitions\":[");
+  if (o.json) out.print("{}\"partitions\":[", json_envelope_open("kseg-info"));
   for (size_t i = 0; i < jobs->size(); ++i) {
     const PartitionJob& job = (*jobs)[i];
     if (i == 0 || job.log_dir != (*jobs)[i - 1].log_dir) {

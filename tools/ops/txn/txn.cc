@@ -17,6 +17,7 @@
 #include "lib/byte_reader.h"
 #include "lib/mapped_file.h"
 #include "lib/units.h"
+#include "tools/ops/common/envelope.h"
 #include "tools/ops/common/exit_codes.h"
 #include "tools/ops/common/progress.h"
 #include "tools/ops/common/sink.h"
@@ -409,7 +410,11 @@ int run_txn(const TxnOptions& o, Sink& out, Sink& err) {
     else print_text(*p, o, out);
   }
   doc["hanging"] = hanging;
-  if (o.json) out.print("{}\n", doc.dump(2));
+  if (o.json) {
+    nlohmann::ordered_json report = json_envelope("kseg-txn");
+    for (const char* key : {"now_ms", "hanging", "partitions"}) report[key] = nlohmann::ordered_json(doc[key]);
+    out.print("{}\n", report.dump(2));
+  }
   else if (hanging > 0) out.print("{} hanging transaction{}\n", hanging, hanging == 1 ? "" : "s");
   return std::max(rc, static_cast<int>(hanging > 0 ? kExitProblems : kExitOk));
 }

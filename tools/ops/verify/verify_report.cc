@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lib/units.h"
+#include "tools/ops/common/envelope.h"
 #include "tools/ops/common/sink.h"
 
 namespace kseg {
@@ -111,8 +112,10 @@ bool Spill::copy_to(Sink& out) {
 VerifyReport::VerifyReport(const VerifyOptions& opts, Sink& out, Sink& err, const std::vector<std::string>& io_errors)
     : opts_(opts), out_(out), err_(err), path_errors_(io_errors) {
   if (opts_.format != VerifyFormat::json) return;
-  nlohmann::ordered_json head{{"tool", "kseg-verify"}, {"schema_version", 1}, {"depth", depth_name(opts_.depth)},
-                              {"fail_on", severity_name(opts_.fail_on)}};
+  nlohmann::ordered_json head = json_envelope("kseg-verify");
+  head["schema_version"] = 1;  // before the envelope's "schema"; kept for the readers of schema 1
+  head["depth"] = depth_name(opts_.depth);
+  head["fail_on"] = severity_name(opts_.fail_on);
   std::string text = nested(head, 0);
   text.resize(text.size() - 2);  // "\n}": the document goes on
   out_.write(text);

@@ -8,6 +8,7 @@
 
 #include "lib/ordered_pool.h"
 #include "lib/units.h"
+#include "tools/ops/common/envelope.h"
 #include "tools/ops/common/exit_codes.h"
 #include "tools/ops/common/progress.h"
 #include "tools/ops/partition/log_dir.h"
@@ -96,9 +97,11 @@ int run_partitions(const char* tool, const WriterOptions& o, Sink& out, Sink& er
         });
   }
   // Messages quote file bytes, which need not be UTF-8.
-  if (o.json)
-    out.print("{}\n", nlohmann::json{{"tool", tool}, {"partitions", report}}.dump(
-                          2, ' ', false, nlohmann::json::error_handler_t::replace));
+  if (o.json) {
+    nlohmann::ordered_json doc = json_envelope(tool);
+    doc["partitions"] = nlohmann::ordered_json(report);
+    out.print("{}\n", doc.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+  }
   return rc;
 }
 
