@@ -218,3 +218,22 @@ TEST_CASE("kseg-compact: a run of many rounds keeps the originals from before th
   CHECK(kseg::test::read_text(backup + "/00000000000000000000.log") == original);
   CHECK(kseg::test::read_text(s.dir() + "/00000000000000000000.log") != original);
 }
+
+// The records a line claims removed are the records the partition no longer holds, aborted
+// transactions' batches (removed whole) included (kseg-info counts them before and after).
+TEST_CASE("kseg-compact: the records removed, aborted batches included, as the partition shows", "[compact]") {
+  Scratch s("transactions", "ledger-0");
+  auto records = [&] {
+    auto r = run_tool(std::string(KSEG_BINARY_DIR) + "/kseg-info", {"--format", "json", s.dir()}, ".");
+    return nlohmann::json::parse(r.out)["partitions"][0]["records"].get<int64_t>();
+  };
+  const int64_t before = records();
+  auto r = run_tool(kCompact, {s.dir(), "--until-clean", "--no-backup", "--config", "cleanup.policy=compact", "--now",
+                               "1900000000000"}, s.root.string());
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find(" aborted") != std::string::npos);
+  const auto at = r.out.find("removed ");
+  REQUIRE(at != std::string::npos);
+  CHECK(std::stoll(r.out.substr(at + 8)) == before - records());
+}

@@ -87,6 +87,12 @@ TEST_CASE("kseg-txn, kseg-info, kseg-dump and kseg-verify reports open with the 
   report("info", {"--format", "json", part}, 0);
   report("dump", {"--format", "json", part + "/00000000000000000000.index"}, 0);
   report("verify", {"--format", "json", part}, 0);
+  // A hanging transaction (live-broker's last commit marker cut away): its coordinator entry.
+  kseg::test::CaseCopy live("live-broker");
+  CHECK(run_tool(kBin + "kseg-truncate", {"--no-backup", "--to-offset", "146", live.path("ledger-0")}, ".").exit_code == 0);
+  auto hanging = report("txn", {"--format", "json", live.path("ledger-0")}, 1);
+  CHECK(hanging["hanging"] == 1);
+  CHECK(hanging["partitions"][0]["open_transactions"][0]["coordinator"].is_object());
   // --format is checked: a writer takes text or json.
   CHECK(run_tool(kBin + "kseg-truncate", {"--format", "yaml", "--to-offset", "1", part}, ".").exit_code == 2);
 }

@@ -149,8 +149,6 @@ int64_t declared_offsets(const std::string& dir) {
   return n;
 }
 
-// Issue 47, item 2: a plain run on a log with invalid bytes changes no file
-// and says what each repair removes; each repair then removes just that.
 // Issue 47, item 1: a log dir a real 4.4.0 broker shut down cleanly has nothing for a plain
 // run to change, with no option: the active segments' indexes stay preallocated, as Kafka
 // loads them. The same partition as a SIGKILL left it is what Kafka's recovery rewrites at
@@ -179,8 +177,25 @@ TEST_CASE("plain reindex on broker-written log dirs: nothing to change after a c
   auto clean = run_tool(kReindex, {"--no-backup", tmp.root.string()}, ".");
   CHECK(clean.exit_code == 0);
   CHECK(fs::file_size(index) == 10485760);
+  // An entry that is not the rebuilt one: rewritten, marker or not.
+  {
+    std::fstream f(index, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(3);
+    f.put(static_cast<char>(0x7f));  // the first entry's relative offset
+  }
+  auto wrong = run_tool(kReindex, {"--no-backup", tmp.root.string()}, ".");
+  CHECK(wrong.exit_code == 0);
+  CHECK(fs::file_size(index) < 10485760);
+  // The metadata log's own settings are Kafka's defaults, whatever the broker's are; a
+  // partition named "." from inside it is named by its directory.
+  kseg::test::write_text(tmp.root / "server.properties", "log.index.interval.bytes=1024\n");
+  auto dot = run_tool(kReindex, {"--dry-run", "--broker-config", (tmp.root / "server.properties").string(), "."},
+                      (tmp.root / "__cluster_metadata-0").string());
+  CHECK(dot.out.find(".: settings: index.interval.bytes = 4096 (default)") != std::string::npos);
 }
 
+// Issue 47, item 2: a plain run on a log with invalid bytes changes no file
+// and says what each repair removes; each repair then removes just that.
 TEST_CASE("plain reindex of a damaged log writes nothing and prices both repairs", "[reindex]") {
   Scratch s("crc-mismatch");
   const auto before = tree(s.dir());

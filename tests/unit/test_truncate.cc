@@ -401,4 +401,9 @@ TEST_CASE("truncate's summary: the offsets removed per partition and for the run
   CHECK(r.out.find(": write: ") == std::string::npos);
   auto v = run_tool(kTruncate, {"--dry-run", "-v", "--to-offset", "100", s.root.string()}, ".");
   CHECK(v.out.find(": write: ") != std::string::npos);
+  // Offsets below the log start were not readable: a cut below it removes the rest only.
+  kseg::test::write_text(s.root / "log-start-offset-checkpoint", "0\n1\norders 0 150\n");
+  auto below = run_tool(kTruncate, {"--dry-run", "--to-offset", "100", s.dir()}, ".");
+  INFO(below.out << below.err);
+  CHECK(below.out.find(fmt::format("removes offsets 150..{} ({})", before - 1, before - 150)) != std::string::npos);
 }

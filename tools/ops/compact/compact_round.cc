@@ -342,6 +342,8 @@ Status Round::clean_segment(size_t seg, Dest& dest, Tracker& tracker) {
                                       : remove_empty;
     const bool marker_for_empty_txn = can_discard && b.control;
     if (retention == remove) {
+      // Read as a whole and dropped: its records count as read (and not kept), as the cleaner's stats count them.
+      st_.read.records += b.check.v2() ? b.check.header.records_count : 1;
       if (b.control) ++st_.markers_removed;
       else {
         if (b.txn && can_discard) st_.records_aborted += b.check.v2() ? b.check.header.records_count : 1;

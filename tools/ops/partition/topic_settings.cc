@@ -148,9 +148,25 @@ Result<std::shared_ptr<const TopicSettings::Kraft>> TopicSettings::kraft(const s
 
 Result<std::map<std::string, Setting>> TopicSettings::lookup(const std::string& topic, const std::string& log_dir,
                                                                std::span<const SettingKey> keys) const {
-  auto kraft_r = kraft(log_dir);
-  if (!kraft_r.ok()) return kraft_r.error();
-  const Kraft& k = **kraft_r;
+  // The KRaft metadata log's own LogConfig is built from its properties alone
+  // (KafkaMetadataLog): no broker default, no ConfigRecord reaches it.
+  const bool metadata_log = topic == "__cluster_metadata";
+  // The metadata log is read only when a key is left to it: with every key on
+  // the command line, a log dir whose metadata log cannot be read still runs.
+  bool all_given = true;
+  for (const SettingKey& key : keys) {
+    bool given = false;
+    for (const auto& [o, value] : files_.overrides) given = given || o == key.topic;
+    all_given = all_given && given;
+  }
+  static const Kraft kNoKraft;
+  std::shared_ptr<const Kraft> kraft_p;
+  if (!all_given && !metadata_log) {
+    auto kraft_r = kraft(log_dir);
+    if (!kraft_r.ok()) return kraft_r.error();
+    kraft_p = *kraft_r;
+  }
+  const Kraft& k = kraft_p ? *kraft_p : kNoKraft;
   static const std::map<std::string, std::string> kNone;
   const auto topic_it = k.topics.find(topic);
   const auto& kraft_topic = topic_it == k.topics.end() ? kNone : topic_it->second;
@@ -162,7 +178,7 @@ Result<std::map<std::string, Setting>> TopicSettings::lookup(const std::string& 
   for (const SettingKey& key : keys) {
     const std::string name = key.topic;
     Setting v{key.fallback, "default"};
-    if (key.broker && broker_file_.count(key.broker))
+    if (key.broker && !metadata_log && broker_file_.count(key.broker))
       v = {broker_file_.at(key.broker), fmt::format("{} ({})", broker_file_name, key.broker)};
     if (key.broker && k.broker_defaults.count(key.broker))
       v = {k.broker_defaults.at(key.broker), fmt::format("KRaft metadata {} (cluster default {})", k.source, key.broker)};
@@ -174,7 +190,8 @@ Result<std::map<std::string, Setting>> TopicSettings::lookup(const std::string& 
           v = {broker_file_.at(internal->segment_key), fmt::format("{} ({})", broker_file_name, internal->segment_key)};
       }
       if (kraft_topic.count(name)) v = {kraft_topic.at(name), fmt::format("KRaft metadata {}", k.source)};
-      if (topic_file_.count(name)) v = {topic_file_.at(name), fmt::format("topic config {}", files_.topic_config_file)};
+      if (!metadata_log && topic_file_.count(name))
+        v = {topic_file_.at(name), fmt::format("topic config {}", files_.topic_config_file)};
     }
     for (const auto& [o, value] : files_.overrides)
       if (o == name) v = {value, "command line"};

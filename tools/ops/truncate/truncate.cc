@@ -57,14 +57,26 @@ nlohmann::json to_json(const TruncatePlan& plan, const std::string& status) {
   return j;
 }
 
-// The offsets a cut makes unreadable: "offsets 10..76 (67)", and those
-// below a new log start.
+// The readable offsets a cut takes away: [old_start, old_end) less
+// [new_start, new_end), as the part below the new log start and the part
+// past the new end (none below the old log start: they were not readable).
+struct RemovedOffsets {
+  int64_t below_from = 0, below_to = 0;  // [from, to): below the new log start
+  int64_t end_from = 0, end_to = 0;      // [from, to): past the new end
+  explicit RemovedOffsets(const TruncatePlan& p)
+      : below_from(p.old_start), below_to(std::max(p.old_start, std::min(p.new_start, p.old_end))),
+        end_from(std::max(p.new_end, below_to)), end_to(std::max(end_from, p.old_end)) {}
+  int64_t count() const { return (below_to - below_from) + (end_to - end_from); }
+};
+
+// "offsets 10..76 (67)", "offsets 0..49 below the new log start (50)", both, or "no offsets".
 std::string removed_text(const TruncatePlan& p) {
+  const RemovedOffsets r(p);
   std::vector<std::string> parts;
-  if (p.new_end < p.old_end) parts.push_back(fmt::format("offsets {}..{} ({})", p.new_end, p.old_end - 1, p.old_end - p.new_end));
-  const int64_t below = std::min(p.new_start, p.old_end);
-  if (below > p.old_start)
-    parts.push_back(fmt::format("offsets {}..{} below the new log start ({})", p.old_start, below - 1, below - p.old_start));
+  if (r.end_to > r.end_from) parts.push_back(fmt::format("offsets {}..{} ({})", r.end_from, r.end_to - 1, r.end_to - r.end_from));
+  if (r.below_to > r.below_from)
+    parts.push_back(fmt::format("offsets {}..{} below the new log start ({})", r.below_from, r.below_to - 1,
+                                r.below_to - r.below_from));
   if (parts.empty()) return "no offsets";
   return parts.size() == 1 ? parts[0] : parts[0] + " and " + parts[1];
 }
@@ -76,8 +88,7 @@ struct Tally {
   void add(const TruncatePlan& p) {
     std::lock_guard lock(mu);
     ++partitions;
-    offsets += std::max<int64_t>(0, p.old_end - p.new_end) +
-               std::max<int64_t>(0, std::min(p.new_start, p.old_end) - p.old_start);
+    offsets += RemovedOffsets(p).count();
     bytes += p.bytes_freed;
   }
 };
