@@ -39,7 +39,7 @@ apt-get install --simulate -qq "$deb" >/dev/null 2>&1 || fail "apt-get install -
 contents="$(dpkg-deb -c "$deb" | awk '{print $6}')"
 for f in ./usr/bin/kseg ./usr/bin/kseg-{dump,verify,reindex,truncate,compact,txn,info} \
          ./usr/share/man/man1/kseg{,-dump,-verify,-reindex,-truncate,-compact,-txn,-info}.1.gz \
-         ./usr/share/kseg/kseg-{dump,verify,info,txn,truncate,compact}.schema.json ./usr/share/bash-completion/completions/kseg \
+         ./usr/share/kseg/kseg-{dump,verify,info,txn,truncate,compact,reindex}.schema.json ./usr/share/bash-completion/completions/kseg \
          ./usr/share/bash-completion/completions/kseg-dump ./usr/share/zsh/vendor-completions/_kseg \
          ./usr/share/doc/kseg/copyright ./usr/share/doc/kseg/changelog.gz; do
   grep -qxF "$f" <<<"$contents" || fail "$(basename "$deb") lacks $f"

@@ -80,6 +80,26 @@ TEST_CASE("kseg-truncate and kseg-compact reports: the envelope and their schema
   CHECK(again["partitions"][0]["status"] == "unchanged");
 }
 
+TEST_CASE("kseg-reindex's report: refused with both repairs priced, planned, applied, unchanged", "[json]") {
+  kseg::test::ScratchLogDir s("crc-mismatch", "orders-0");
+  auto refused = report("reindex", {"--format", "json", s.dir()}, 1);
+  const auto& p = refused["partitions"][0];
+  CHECK(p["status"] == "refused");
+  CHECK(p["problems"][0]["code"] == "log.crc_mismatch");
+  REQUIRE(p["repairs"].size() == 2);
+  CHECK(p["repairs"][1]["repair"] == "--salvage");
+  const int64_t salvage = p["repairs"][1]["removes"]["offsets"];
+  auto planned = report("reindex", {"--json", "--salvage", "--dry-run", s.dir()}, 1);
+  CHECK(planned["partitions"][0]["status"] == "planned");
+  CHECK(planned["partitions"][0]["removed"]["offsets"] == salvage);  // what the refusal priced
+  CHECK(!planned["partitions"][0]["actions"].empty());
+  auto applied = report("reindex", {"--json", "--salvage", "--no-backup", s.dir()}, 0);
+  CHECK(applied["partitions"][0]["status"] == "applied");
+  auto again = report("reindex", {"--json", "--salvage", s.dir()}, 0);
+  CHECK(again["partitions"][0]["status"] == "unchanged");
+  CHECK(again["partitions"][0]["settings"]["index.interval.bytes"]["source"] == "default");
+}
+
 TEST_CASE("kseg-txn, kseg-info, kseg-dump and kseg-verify reports open with the same envelope", "[json]") {
   const std::string part = std::string(KSEG_SOURCE_DIR) + "/testdata/kafka/transactions/ledger-0";
   auto txn = report("txn", {"--format", "json", part}, 0);

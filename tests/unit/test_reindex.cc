@@ -326,11 +326,12 @@ TEST_CASE("topic config file and capacity refusal", "[reindex]") {
   kseg::recover::Config c;
   auto settings = kseg::TopicSettings::open({path.string(), "", {}});
   REQUIRE(settings.ok());
-  std::vector<std::string> used;
+  std::map<std::string, kseg::Setting> used;
   REQUIRE(kseg::index_settings(**settings, kCorpus + "v2-none/orders-0", c, &used).ok());
   CHECK(c.index_interval_bytes == 100);
   CHECK(c.segment_index_bytes == 16);
-  CHECK(used.at(0) == "index.interval.bytes = 100 (topic config " + path.string() + ")");
+  CHECK(used.at("index.interval.bytes").value == "100");
+  CHECK(used.at("index.interval.bytes").source == "topic config " + path.string());
   // The command line wins over the file.
   settings = kseg::TopicSettings::open({path.string(), "", {{"index.interval.bytes", "300"}}});
   REQUIRE(settings.ok());

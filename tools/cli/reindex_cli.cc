@@ -64,6 +64,7 @@ int reindex_main(int argc, char** argv) {
                                   "The broker's producer.id.expiration.ms (ms, or 1d, 12h...; default 1d)"),
                   1, INT32_MAX);
   add_plan_flags(app, o);
+  add_format_option(app, o);
   add_allow_empty_flag(app, o, "nothing to reindex");
   int_range(app.add_option("--threads", o.threads, "Threads that check batches while one reads ahead (default: one per CPU)"),
             1, INT32_MAX);

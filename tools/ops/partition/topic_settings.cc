@@ -149,7 +149,8 @@ Result<std::shared_ptr<const TopicSettings::Kraft>> TopicSettings::kraft(const s
 Result<std::map<std::string, Setting>> TopicSettings::lookup(const std::string& topic, const std::string& log_dir,
                                                                std::span<const SettingKey> keys) const {
   // The KRaft metadata log's own LogConfig is built from its properties alone
-  // (KafkaMetadataLog): no broker default, no ConfigRecord reaches it.
+  // (KafkaMetadataLog): no broker default, no ConfigRecord reaches it (a
+  // --topic-config given for it still does).
   const bool metadata_log = topic == "__cluster_metadata";
   // The metadata log is read only when a key is left to it: with every key on
   // the command line, a log dir whose metadata log cannot be read still runs.
@@ -190,8 +191,7 @@ Result<std::map<std::string, Setting>> TopicSettings::lookup(const std::string& 
           v = {broker_file_.at(internal->segment_key), fmt::format("{} ({})", broker_file_name, internal->segment_key)};
       }
       if (kraft_topic.count(name)) v = {kraft_topic.at(name), fmt::format("KRaft metadata {}", k.source)};
-      if (!metadata_log && topic_file_.count(name))
-        v = {topic_file_.at(name), fmt::format("topic config {}", files_.topic_config_file)};
+      if (topic_file_.count(name)) v = {topic_file_.at(name), fmt::format("topic config {}", files_.topic_config_file)};
     }
     for (const auto& [o, value] : files_.overrides)
       if (o == name) v = {value, "command line"};

@@ -62,7 +62,8 @@ class TopicSettings {
   // `keys` for `topic` of log dir `log_dir` (each log dir's metadata log is
   // read once, whoever asks, and not at all when the command line sets every
   // key; safe from several threads). The metadata log's own partition
-  // (__cluster_metadata) takes Kafka's defaults and the command line only.
+  // (__cluster_metadata) takes Kafka's defaults, --topic-config and the
+  // command line only.
   Result<std::map<std::string, Setting>> lookup(const std::string& topic, const std::string& log_dir,
                                                 std::span<const SettingKey> keys) const;
 

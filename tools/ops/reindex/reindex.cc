@@ -1,6 +1,7 @@
 #include "tools/ops/reindex/reindex.h"
 
 #include <algorithm>
+#include <map>
 #include <tuple>
 
 #include "formats/file_names.h"
@@ -25,35 +26,64 @@ Result<std::shared_ptr<TopicSettings>> open_settings(const ReindexOptions& o) {
   return TopicSettings::open(std::move(files));
 }
 
+nlohmann::json removed_json(const Removed& r) {
+  nlohmann::json j{{"bytes", r.bytes}, {"offsets", r.offsets}};
+  j["first_offset"] = r.first ? nlohmann::json(*r.first) : nlohmann::json(nullptr);
+  j["last_offset"] = r.last ? nlohmann::json(*r.last) : nlohmann::json(nullptr);
+  return j;
+}
+
 // A plain run on a log with invalid bytes writes nothing: rebuilt indexes
-// would leave the partition changed but not repaired. It prints what each
+// would leave the partition changed but not repaired. It says what each
 // repair would remove instead, for the operator to choose.
 int offer_repairs(const PartitionJob& t, const recover::Config& config, const ProducerStateOptions& producers,
-                  Sink& out) {
-  out.print("{}: nothing written: its log holds invalid bytes; each repair removes some of it:\n", t.dir);
+                  Sink& out, nlohmann::json* j) {
+  if (!j) out.print("{}: nothing written: its log holds invalid bytes; each repair removes some of it:\n", t.dir);
   for (const auto& [repair, flag, how] :
        {std::tuple{Repair::recover, "--recover", "as Kafka's unclean recovery does: the log ends at the first invalid batch"},
         std::tuple{Repair::salvage, "--salvage", "only the invalid bytes: every valid batch stays"}}) {
     auto plan = plan_partition(t.dir, config, repair, t.only_base, producers);
-    if (!plan.ok()) out.print("  {}: cannot plan: {}\n", flag, plan.error().message);
-    else if (plan->refused) out.print("  {}: refused (above)\n", flag);
-    else out.print("  {} removes {}, {}\n", flag, plan->removed.text(), how);
+    if (j) {
+      nlohmann::json r{{"repair", flag}};
+      if (!plan.ok()) r["error"] = plan.error().message;
+      else if (plan->refused) r["refused"] = true;
+      else r["removes"] = removed_json(plan->removed);
+      (*j)["repairs"].push_back(std::move(r));
+    } else if (!plan.ok()) {
+      out.print("  {}: cannot plan: {}\n", flag, plan.error().message);
+    } else if (plan->refused) {
+      out.print("  {}: refused (above)\n", flag);
+    } else {
+      out.print("  {} removes {}, {}\n", flag, plan->removed.text(), how);
+    }
   }
-  out.print("  (each also rebuilds what it changes; add --dry-run -v to see its steps)\n");
+  if (!j) out.print("  (each also rebuilds what it changes; add --dry-run -v to see its steps)\n");
   return kExitProblems;
 }
 
-// Plans, prints and applies one partition; returns its exit code.
+// Plans, prints (or reports in `report`) and applies one partition; returns its exit code.
 int reindex_partition(const PartitionJob& t, const TopicSettings& settings, const ReindexOptions& o,
-                      const safe::DirLock* lock, Sink& out, Sink& err) {
+                      const safe::DirLock* lock, Sink& out, Sink& err, nlohmann::json* report) {
+  nlohmann::json j{{"partition", t.dir}};
+  auto done = [&](const char* status, int rc) {
+    if (report) {
+      j["status"] = status;
+      report->push_back(std::move(j));
+    }
+    return rc;
+  };
   recover::Config config;
   config.threads = o.threads ? o.threads : usable_cpus();
-  std::vector<std::string> used;
-  if (Status st = index_settings(settings, t.dir, config, &used); !st.ok())
+  std::map<std::string, Setting> used;
+  if (Status st = index_settings(settings, t.dir, config, &used); !st.ok()) {
+    if (report) report->push_back(error_json(t.dir, st.error().in(t.dir)));
     return report_failure("kseg-reindex", st.error().in(t.dir), err);
-  if (o.dry_run) {
+  }
+  if (report) {
+    for (const auto& [k, v] : used) j["settings"][k] = {{"value", v.value}, {"source", v.source}};
+  } else if (o.dry_run) {
     std::string line;
-    for (const auto& u : used) line += (line.empty() ? "" : "; ") + u;
+    for (const auto& u : describe_settings(used)) line += (line.empty() ? "" : "; ") + u;
     out.print("{}: settings: {}\n", t.dir, line);
   }
   ProducerStateOptions producers{o.producer_state, clock_ms(o.now_ms), o.producer_id_expiration_ms};
@@ -62,48 +92,64 @@ int reindex_partition(const PartitionJob& t, const TopicSettings& settings, cons
   // error found in those zeros, with its advice, would only mislead.
   if (!plan.ok()) {
     if (!file_shrink()) err.print("kseg-reindex: {}\n", error_text(plan.error()));
+    if (report) report->push_back(error_json(t.dir, plan.error()));
     return file_shrink() ? kExitIo : exit_code_for(plan.error().code);
   }
   if (!file_shrink()) {
     for (const auto& p : plan->problems) err.print("kseg-reindex: {}\n", problem_text(p));
     for (const auto& p : plan->left_as_is) err.print("kseg-reindex: {}\n", problem_text(p));
   }
-  if (plan->invalid_left) return offer_repairs(t, config, producers, out);
-  if (o.verbose) safe::print_plan(plan->plan, out);
+  for (const auto* list : {&plan->problems, &plan->left_as_is})
+    for (const auto& p : *list) j["problems"].push_back(nlohmann::json(problem_json(p)));
+  j["segments"] = plan->segments;
+  if (plan->invalid_left) return done("refused", offer_repairs(t, config, producers, out, report ? &j : nullptr));
+  if (o.verbose && !report) safe::print_plan(plan->plan, out);
+  j["actions"] = nlohmann::json::array();
+  append_actions_json(plan->plan, j["actions"]);
+  if (o.repair != Repair::none) j["removed"] = removed_json(plan->removed);
   if (plan->segments == 0 && !plan->refused && plan->problems.empty() && !o.allow_empty) {
     err.print("kseg-reindex: {}: nothing to reindex: no segment in it (--allow-empty accepts this)\n", t.dir);
+    return done("error", kExitIo);
+  }
+  // Warnings (what a repair leaves for the broker) are said, not failed on.
+  const bool errors = std::any_of(plan->problems.begin(), plan->problems.end(),
+                                  [](const Problem& p) { return p.severity == Severity::error; });
+  const int rc = errors ? kExitProblems : kExitOk;
+  if (plan->plan.empty()) {
+    if (!report)
+      out.print("{}: {} segment{} checked, nothing to change\n", t.dir, plan->segments, plan->segments == 1 ? "" : "s");
+    return done(plan->refused ? "refused" : "unchanged", rc);
+  }
+  if (o.dry_run) {
+    if (!report)
+      out.print("{}: dry run: {} change{} planned{}, nothing written\n", t.dir, plan->plan.actions.size(),
+                plan->plan.actions.size() == 1 ? "" : "s", o.verbose ? "" : " (-v lists them)");
+    return done("planned", kExitProblems);  // as diff(1): 1 when the run would change something
+  }
+  out.flush();
+  if (lock == nullptr) {
+    err.print("kseg-reindex: {}: no lock held on its log dir\n", t.dir);
+    return done("error", kExitIo);
+  }
+  safe::Space space;
+  auto applied = safe::apply(plan->plan, {false, o.backup, o.backup_dir, "", &space}, *lock);
+  if (!applied.ok()) {
+    err.print("kseg-reindex: {}: {}\n", t.dir, applied.error().message);
+    if (report) report->push_back(error_json(t.dir, applied.error()));
     return kExitIo;
   }
-  if (plan->plan.empty()) {
-    out.print("{}: {} segment{} checked, nothing to change\n", t.dir, plan->segments,
-              plan->segments == 1 ? "" : "s");
-  } else if (o.dry_run) {
-    out.print("{}: dry run: {} change{} planned{}, nothing written\n", t.dir, plan->plan.actions.size(),
-              plan->plan.actions.size() == 1 ? "" : "s", o.verbose ? "" : " (-v lists them)");
-    return kExitProblems;  // as diff(1): 1 when the run would change something
+  const bool replaced = space.old_bytes > 0 || !applied->empty();
+  if (report) {
+    j["space"] = space_json(space);
+    if (!applied->empty()) j["backup"] = *applied;
   } else {
-    out.flush();
-    if (lock == nullptr) {
-      err.print("kseg-reindex: {}: no lock held on its log dir\n", t.dir);
-      return kExitIo;
-    }
-    safe::Space space;
-    auto applied = safe::apply(plan->plan, {false, o.backup, o.backup_dir, "", &space}, *lock);
-    if (!applied.ok()) {
-      err.print("kseg-reindex: {}: {}\n", t.dir, applied.error().message);
-      return kExitIo;
-    }
-    const bool replaced = space.old_bytes > 0 || !applied->empty();
     const std::string tail = o.backup && !replaced ? fmt::format(" (no file replaced: nothing to back up); {} more on disk",
                                                                  human_bytes(space.new_bytes))
                                                    : "; " + space_text(space, *applied);
     out.print("{}: {} change{} applied{}\n", t.dir, plan->plan.actions.size(), plan->plan.actions.size() == 1 ? "" : "s",
               tail);
   }
-  // Warnings (what a repair leaves for the broker) are said, not failed on.
-  const bool errors = std::any_of(plan->problems.begin(), plan->problems.end(),
-                                  [](const Problem& p) { return p.severity == Severity::error; });
-  return errors ? kExitProblems : kExitOk;
+  return done("applied", rc);
 }
 
 }  // namespace
@@ -117,8 +163,9 @@ int run_reindex(const ReindexOptions& options, Sink& out, Sink& err) {
   // their fsyncs overlap (a log dir's repair takes a third of the time:
   // tests/bench/README.md, "Measurements behind the code").
   constexpr size_t kWorkers = 8;
-  auto one = [&](const PartitionJob& job, const safe::DirLock* lock, Sink& job_out, Sink& job_err, nlohmann::json*) {
-    return reindex_partition(job, **settings, o, lock, job_out, job_err);
+  auto one = [&](const PartitionJob& job, const safe::DirLock* lock, Sink& job_out, Sink& job_err,
+                 nlohmann::json* report) {
+    return reindex_partition(job, **settings, o, lock, job_out, job_err, report);
   };
   return run_partitions("kseg-reindex", o, out, err, one, RunShape{.segment_files = true, .threads = kWorkers});
 }

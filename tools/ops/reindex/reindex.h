@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,7 +37,7 @@ struct ProducerStateOptions {
   int64_t expiration_ms = 86400000;    // producer.id.expiration.ms
 };
 
-// paths: .log files too; topic, partition and json are not read (yet).
+// paths: .log files too (a segment alone).
 struct ReindexOptions : WriterOptions {
   std::optional<int32_t> index_interval_bytes;
   std::optional<int32_t> segment_index_bytes;
@@ -101,9 +102,9 @@ Status plan_producer_state(const std::string& dir, const std::vector<KeptLog>& l
 // partition at `dir`, as its broker has them (partition/topic_settings.h:
 // the log dir's metadata log, the files and command line given), into
 // `config`; Errc::usage for a value that is not a decimal whole number
-// within Kafka's range for the key. `used`: "key = value (source)" lines.
+// within Kafka's range for the key. `used`: the values and their sources.
 Status index_settings(const TopicSettings& settings, const std::string& dir, recover::Config& config,
-                      std::vector<std::string>* used = nullptr);
+                      std::map<std::string, Setting>* used = nullptr);
 
 // Runs a whole reindex; returns the exit code.
 int run_reindex(const ReindexOptions& options, Sink& out, Sink& err);

@@ -408,7 +408,7 @@ std::string Removed::text() const {
 }
 
 Status index_settings(const TopicSettings& settings, const std::string& dir, recover::Config& config,
-                      std::vector<std::string>* used) {
+                      std::map<std::string, Setting>* used) {
   std::error_code ec;
   const fs::path given(dir), canonical = fs::weakly_canonical(given, ec);
   const fs::path path = ec ? given : canonical;  // "." inside a partition names it
@@ -424,7 +424,7 @@ Status index_settings(const TopicSettings& settings, const std::string& dir, rec
   if (!interval.ok()) return interval.error();
   config.segment_index_bytes = static_cast<int32_t>(*index_bytes);
   config.index_interval_bytes = static_cast<int32_t>(*interval);
-  if (used) *used = describe_settings(*found);
+  if (used) *used = *found;
   return {};
 }
 

@@ -38,12 +38,7 @@ nlohmann::json to_json(const TruncatePlan& plan, const std::string& status) {
     j["checkpoints"].push_back(std::move(l));
   }
   j["actions"] = nlohmann::json::array();
-  for (const safe::Plan* p : {&plan.first, &plan.main})
-    for (const auto& a : p->actions) {
-      nlohmann::json x{{"path", p->path_of(a)}, {"action", safe::verb(a)}, {"why", a.why}};
-      if (a.kind == safe::Action::Kind::copy_ranges && a.ranges.size() == 1) x["keep_bytes"] = a.ranges[0].size.bytes;
-      j["actions"].push_back(std::move(x));
-    }
+  for (const safe::Plan* p : {&plan.first, &plan.main}) append_actions_json(*p, j["actions"]);
   if (!plan.journal_bytes.empty())
     j["actions"].insert(j["actions"].begin(), nlohmann::json{{"path", plan.partition_dir + "/" + kTruncateJournal},
                                                               {"action", "write"},

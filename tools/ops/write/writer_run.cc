@@ -37,6 +37,14 @@ nlohmann::json space_json(const safe::Space& s) {
           {"bytes_kept_in_backup", s.kept_bytes}};
 }
 
+void append_actions_json(const safe::Plan& plan, nlohmann::json& actions) {
+  for (const auto& a : plan.actions) {
+    nlohmann::json x{{"path", plan.path_of(a)}, {"action", safe::verb(a)}, {"why", a.why}};
+    if (a.kind == safe::Action::Kind::copy_ranges && a.ranges.size() == 1) x["keep_bytes"] = a.ranges[0].size.bytes;
+    actions.push_back(std::move(x));
+  }
+}
+
 nlohmann::json error_json(const std::string& dir, const Error& e) {
   nlohmann::json j{{"partition", dir}, {"status", "error"}, {"error", e.message}};
   if (auto p = problem_of(e)) j["problems"].push_back(nlohmann::json(problem_json(*p)));

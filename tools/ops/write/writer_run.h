@@ -38,6 +38,10 @@ std::string space_text(const safe::Space& s, const std::string& backup);
 // The same as JSON: bytes freed now, once the originals go, and kept.
 nlohmann::json space_json(const safe::Space& s);
 
+// A plan's steps as the JSON reports list them: {"path", "action" (safe::verb),
+// "why"}, and "keep_bytes" for a cut that keeps one range.
+void append_actions_json(const safe::Plan& plan, nlohmann::json& actions);
+
 // A failed partition's entry in the JSON report: {"partition", "status":
 // "error", "error": the message, "problems": [the error, when it carries a
 // problem code]}.
