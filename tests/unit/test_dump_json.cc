@@ -65,6 +65,37 @@ TEST_CASE("v2 records carry their batch's producer fields", "[json]") {
   CHECK(transactional > 0);  // the corpus case is Kafka's transactional producer's
 }
 
+// Legacy batches carry base_offset too: the message's own offset, or a
+// wrapper's first inner message's, which is the first record the deep walk
+// (checked against Kafka's own dump elsewhere) prints after it.
+TEST_CASE("legacy batches carry the offset of their first record", "[json]") {
+  for (const char* c : {"v1-gzip", "v0-lz4", "v1-snappy", "v0-none", "mixed-magic", "legacy-broker"}) {
+    INFO("case " << c);
+    auto lines = run_tool(kBin, {"--format", "jsonl", "--deep-iteration", "."}, kCorpus + c);
+    REQUIRE(lines.exit_code == 0);
+    std::istringstream in(lines.out);
+    nlohmann::json batch;
+    bool first = false;
+    size_t legacy = 0, wrappers = 0;
+    for (std::string line; std::getline(in, line);) {
+      const auto j = nlohmann::json::parse(line);
+      if (j["type"] == "batch") {
+        batch = j;
+        first = true;
+        REQUIRE(j["base_offset"].is_number_integer());
+        CHECK(j["base_offset"].get<int64_t>() <= j["last_offset"].get<int64_t>());
+        if (j["magic"].get<int>() < 2) ++legacy;
+        if (j["magic"].get<int>() < 2 && j["codec"] != "none") ++wrappers;
+      } else if (j["type"] == "record" && first) {
+        CHECK(j["offset"] == batch["base_offset"]);
+        first = false;
+      }
+    }
+    CHECK(legacy > 0);
+    if (std::string(c) != "mixed-magic" && std::string(c) != "v0-none") CHECK(wrappers > 0);
+  }
+}
+
 TEST_CASE("json output reports damage as problem objects with positions", "[json]") {
   auto run = run_tool(kBin, {"--format", "jsonl", "."}, kCorpus + "crc-mismatch");
   CHECK(run.exit_code == 1);

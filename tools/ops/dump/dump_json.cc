@@ -264,10 +264,17 @@ bool LogPrinter::json_legacy(const EntryRef& e, const EntryCheck& c) {
   if (filtering && !entry_selected(e, c)) return true;
   const legacy::Message& m = *c.message;
   const uint32_t crc = c.crc_computed;
+  // A wrapper's base offset is its first inner message's: one decompression,
+  // which the deep walk below reuses. Null when the set does not read (the
+  // walk reports why) or is empty.
+  const auto base = walker.legacy_base_offset(m);
   {
     JsonObject b = begin_object();
     b.field("type", "batch").literal("file", path_json).field("position", e.position.value).field("size_bytes", e.bytes.size())
-        .field("magic", m.magic).field("last_offset", m.offset).field("attributes", m.attributes)
+        .field("magic", m.magic);
+    if (base.ok() && *base) b.field("base_offset", **base);
+    else b.null("base_offset");
+    b.field("last_offset", m.offset).field("attributes", m.attributes)
         .field("codec", codec_name(m.codec_id())).field("timestamp_type", v2::timestamp_type_name(m.timestamp_type()));
     json_time(b, "max_timestamp", m.timestamp, o.time_format);
     b.field("crc", m.crc).field("crc_computed", crc).field("crc_valid", crc == m.crc);
