@@ -204,6 +204,19 @@ int64_t cached_page_count(int fd, int64_t at, int64_t len) {
 
 std::string errno_text(int err) { return std::strerror(err); }
 
+int write_all(int fd, const void* data, size_t n) {
+  const auto* p = static_cast<const uint8_t*>(data);
+  while (n > 0) {
+    const ssize_t w = ::write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) return errno;
+    if (w == 0) return EIO;
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+  return 0;
+}
+
 const char* file_type_name(unsigned mode) {
   return S_ISDIR(mode)    ? "directory"
          : S_ISFIFO(mode) ? "FIFO"

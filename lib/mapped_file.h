@@ -89,4 +89,8 @@ const char* file_type_name(unsigned mode);
 // errno as text, for I/O error messages.
 std::string errno_text(int err);
 
+// Writes all `n` bytes to `fd`, retrying short writes and EINTR: 0, or the
+// errno of the write that failed (EIO for a write of 0 bytes).
+int write_all(int fd, const void* data, size_t n);
+
 }  // namespace kseg

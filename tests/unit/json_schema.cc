@@ -60,6 +60,9 @@ std::string schema_violation(const nlohmann::json& root, const nlohmann::json& s
         if (!why.empty()) return why;
       } else if (s.contains("additionalProperties") && s["additionalProperties"] == false) {
         return where + ": unexpected property " + k;
+      } else if (s.contains("additionalProperties") && s["additionalProperties"].is_object()) {
+        std::string why = schema_violation(root, s["additionalProperties"], val, where + "." + k);
+        if (!why.empty()) return why;
       }
     }
   }

@@ -1,5 +1,5 @@
 // A small JSON Schema validator for the subset our schemas use: type,
-// const, enum, required, properties, additionalProperties: false, items,
+// const, enum, required, properties, additionalProperties (false or a schema), items,
 // oneOf and local $ref. Returns the first violation found, or "".
 #pragma once
 

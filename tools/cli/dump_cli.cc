@@ -63,9 +63,11 @@ std::optional<int> add_path_files(const std::vector<std::string>& paths, const D
     const size_t before = files.size();
     for (const Target& t : expanded.targets) {
       if (t.kind == Target::file) files.push_back(t.path);
-      if (t.kind != Target::partition) continue;
       // Filters select records: of a directory, only the segments are read.
-      for (const auto& f : partition_files(t.path))
+      if (t.kind == Target::log_dir && !filter.any())
+        for (auto& f : log_dir_state_files(t.path)) files.push_back(std::move(f));
+      if (t.kind != Target::partition) continue;
+      for (const auto& f : partition_files(t.path, !filter.any()))
         if (!filter.any() || f.ends_with(".log")) files.push_back(f);
     }
     if (files.size() == before && !allow_empty) {
@@ -136,7 +138,9 @@ int dump_main(int argc, char** argv) {
   CLI::App app{
       "Print the files of a Kafka partition directory: segments (.log), indexes (.index, .timeindex, .txnindex),\n"
       "producer snapshots (.snapshot) and KRaft snapshots (.checkpoint). Text output is byte-identical to\n"
-      "kafka-dump-log.sh; --format json/jsonl gives every field with byte positions.",
+      "kafka-dump-log.sh; --format json/jsonl gives every field with byte positions. Beyond it, a directory\n"
+      "or file named as a path also prints the checkpoints, partition.metadata, meta.properties and\n"
+      "quorum-state; '-' reads a segment from standard input.",
       "kseg-dump"};
   setup_help(app, "kseg-dump",
              {"kseg-dump --files 00000000000000000000.log  # as kafka-dump-log prints it",
@@ -204,6 +208,7 @@ int dump_main(int argc, char** argv) {
   }
   if (!finish_filter(filter_text, filter)) return kExitUsage;
   o.files = kafka_file_list(files_csv);
+  o.kafka_form_files = o.files.size();
   if (auto rc = add_path_files(paths, filter, allow_empty, o.files)) return *rc;
   if (o.files.empty()) {
     if (!paths.empty()) return kExitOk;  // --allow-empty

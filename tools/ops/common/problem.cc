@@ -73,6 +73,7 @@ constexpr CodeInfo kCodes[] = {
     {Code::checkpoint_corrupt, "checkpoint.corrupt", S::error, "root offset checkpoint unreadable (the broker marks the log dir failed)", "no kseg repair yet: move the file away; the broker starts without it (without recovery-point-offset-checkpoint it recovers every segment)"},
     {Code::checkpoint_past_log_end, "checkpoint.past_log_end", S::error, "root checkpoint offset above the partition's log end offset", "no kseg repair of the line alone yet (kseg truncate writes the lines of a partition it cuts)"},
     {Code::meta_corrupt, "meta.corrupt", S::error, "meta.properties unreadable by Kafka", "no kseg repair yet: restore meta.properties (cluster.id, node.id, directory.id)"},
+    {Code::quorum_corrupt, "quorum.corrupt", S::error, "quorum-state unreadable: the KRaft node does not start", "no kseg repair: restore it from a backup; moved away, the node forgets its vote (safe only if the other voters hold the quorum)"},
     {Code::dir_bad_name, "dir.bad_name", S::error, "directory name not <topic>-<partition> (the broker refuses to start)", "rename or move the directory out of the log dir"},
     {Code::dir_file_name, "dir.file_name", S::error, "segment file name prefix is not a 20-digit offset", "move the file out of the partition directory"},
     {Code::dir_not_a_file, "dir.not_a_file", S::error, "a Kafka file name on a directory, a dangling or looping link or a special file: the broker cannot open it", "move it out of the partition directory"},

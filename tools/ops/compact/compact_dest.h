@@ -18,6 +18,7 @@
 #include "formats/time_index.h"
 #include "lib/byte_reader.h"
 #include "lib/status.h"
+#include "lib/mapped_file.h"
 #include "tools/ops/compact/compact_round.h"
 
 namespace kseg::compact {
@@ -112,12 +113,9 @@ class Dest {
     return fail(Errc::io, fmt::format("{} {}: {}", what, path, std::strerror(errno)));
   }
   Status flush() {
-    size_t done = 0;
-    while (done < buf_.size()) {
-      const ssize_t n = ::write(fd_, buf_.data() + done, buf_.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return io(p_.path(base_, ".log.cleaned"), "cannot write");
-      done += static_cast<size_t>(n);
+    if (const int err = write_all(fd_, buf_.data(), buf_.size())) {
+      errno = err;
+      return io(p_.path(base_, ".log.cleaned"), "cannot write");
     }
     buf_.clear();
     return {};
@@ -127,15 +125,10 @@ class Dest {
     auto created = dir_->create(name(suffix));
     if (!created.ok()) return created.error();
     const int fd = *created;
-    size_t done = 0;
-    while (done < bytes.size()) {
-      const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        ::close(fd);
-        return io(path, "cannot write");
-      }
-      done += static_cast<size_t>(n);
+    if (const int err = write_all(fd, bytes.data(), bytes.size())) {
+      ::close(fd);
+      errno = err;
+      return io(path, "cannot write");
     }
     const bool synced = ::fsync(fd) == 0;
     ::close(fd);

@@ -6,6 +6,13 @@
 #include <map>
 #include <optional>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+
 #include <fmt/format.h>
 
 #include "formats/file_names.h"
@@ -112,11 +119,25 @@ Dumper::Pairs& Dumper::pairs_for(std::vector<Pairs>& list, const std::string& ab
 // The one dispatch on a file's type, for both formats, by its suffix as
 // DumpLogSegments matches it; files named by a base offset are parsed as
 // Kafka's offsetFromFileName (formats/file_names.h) once, here.
-void Dumper::dump_file(const std::string& arg) {
-  const std::string path = java_file_path(arg);
+void Dumper::dump_file(const std::string& arg, bool kafka_form) {
+  if (arg == "-" && !stdin_as_file()) return;
+  const std::string path = arg == "-" ? std::string(kStdinPath) : java_file_path(arg);
   const bool text = opts_.format == OutputFormat::text;
   if (text) out_.print("Dumping {}\n", path);
   const std::string name = base_name(path);
+  if (arg == "-") {  // a segment of unknown base offset
+    ++read_;
+    return log_file(path, "-.log", Offset{-1});
+  }
+  if (auto kind = state_file_kind(name)) {
+    ++read_;
+    if (!text || !kafka_form) return state_file(path, *kind);
+    // --files is kafka-dump-log's form, whose text output is Kafka's byte for byte.
+    err_.print("Ignoring unknown file {}\n", path);
+    err_.print("kseg-dump: WARNING {}: not printed under --files, as Kafka's tool does not: name it as a path, "
+               "or use --format json\n", path);
+    return;
+  }
   const auto dot = name.rfind('.');
   const std::string suffix = dot == std::string::npos ? std::string() : name.substr(dot);
   const bool by_offset = suffix == ".log" || suffix == ".index" || suffix == ".timeindex" || suffix == ".txnindex";
@@ -134,14 +155,50 @@ void Dumper::dump_file(const std::string& arg) {
   else {
     if (text) err_.print("Ignoring unknown file {}\n", path);  // DumpLogSegments' line, for drop-in use
     else emit({{"type", "file"}, {"file", path}, {"kind", "unknown"}});
-    // ... but a file named that kseg-dump does not read, or a mistyped path, is not a clean run.
+    // A file of no known kind among others is skipped with a warning; a
+    // mistyped path, or a run that read nothing, is not a clean run.
     std::error_code ec;
-    err_.print("kseg-dump: {}: {}\n", path,
-               std::filesystem::exists(path, ec)
-                   ? "not a file kseg-dump reads (.log, .index, .timeindex, .txnindex, .snapshot, .checkpoint)"
-                   : "no such file or directory");
+    if (std::filesystem::exists(path, ec)) {
+      err_.print("kseg-dump: WARNING {}: skipped: not a file kseg-dump reads\n", path);
+      ++skipped_;
+      return;
+    }
+    err_.print("kseg-dump: {}: no such file or directory\n", path);
     exit_ = std::max<int>(exit_, kExitIo);
   }
+  ++read_;
+}
+
+bool Dumper::stdin_as_file() {
+  // A segment piped in is copied to an unlinked temporary file, which then
+  // stands in for standard input: the dump maps files, and memory does not
+  // grow with the segment. A file redirected in is mapped as it is.
+  struct stat sb {};
+  if (::fstat(0, &sb) == 0 && S_ISREG(sb.st_mode)) return true;
+  const char* dir = std::getenv("TMPDIR");
+  std::string templ = fmt::format("{}/kseg-dump-stdin-XXXXXX", dir && *dir ? dir : "/tmp");
+  const int fd = ::mkstemp(templ.data());
+  if (fd < 0) {
+    io_problem("-", fmt::format("cannot copy standard input to {}: {}", templ, errno_text(errno)));
+    return false;
+  }
+  ::unlink(templ.c_str());
+  std::vector<char> buf(1 << 20);
+  for (;;) {
+    const ssize_t n = ::read(0, buf.data(), buf.size());
+    if (n == 0) break;
+    if (n < 0 && errno == EINTR) continue;
+    const int err = n < 0 ? errno : write_all(fd, buf.data(), static_cast<size_t>(n));
+    if (err != 0) {
+      io_problem("-", fmt::format("cannot copy standard input to {}: {}", templ, errno_text(err)));
+      ::close(fd);
+      return false;
+    }
+  }
+  const bool ok = ::dup2(fd, 0) == 0;
+  ::close(fd);
+  if (!ok) io_problem("-", fmt::format("dup2: {}", errno_text(errno)));
+  return ok;
 }
 
 int Dumper::finish() {
@@ -174,6 +231,10 @@ int Dumper::finish() {
     for (const auto& [a, b] : ordered) err_.print("  {} is followed by {}\n", a, b);
   }
   if (index_failed_ && exit_ == kExitOk) exit_ = kExitProblems;
+  if (skipped_ > 0 && read_ == 0) {
+    err_.print("kseg-dump: nothing read: {} file{} of no kind kseg-dump reads\n", skipped_, skipped_ == 1 ? "" : "s");
+    exit_ = std::max<int>(exit_, kExitIo);
+  }
   out_.flush();
   err_.flush();
   return exit_;
@@ -208,9 +269,13 @@ bool segment_outside(const DumpFilter& f, const std::string& path,
 int run_dump(const DumpOptions& opts, Sink& out, Sink& err) {
   Dumper d(opts, out, err);
   std::vector<std::string> files;
+  std::vector<bool> kafka_form;
   std::map<std::string, std::optional<PartitionLayout>> layouts;
-  for (const auto& f : opts.files)
-    if (!segment_outside(opts.filter, f, layouts)) files.push_back(f);
+  for (size_t i = 0; i < opts.files.size(); ++i)
+    if (!segment_outside(opts.filter, opts.files[i], layouts)) {
+      files.push_back(opts.files[i]);
+      kafka_form.push_back(i < opts.kafka_form_files);
+    }
   // The .log bytes to print: what the progress line counts.
   int64_t total = 0;
   if (opts.progress)
@@ -222,7 +287,7 @@ int run_dump(const DumpOptions& opts, Sink& out, Sink& err) {
     }
   Progress progress("kseg-dump", Progress::Unit::bytes, total, opts.progress && total > 0);
   d.set_progress(&progress);
-  for (const auto& f : files) d.dump_file(f);
+  for (size_t i = 0; i < files.size(); ++i) d.dump_file(files[i], kafka_form[i]);
   return d.finish();
 }
 

@@ -41,6 +41,9 @@ enum class TimeFormat { ms, iso };
 
 struct DumpOptions {
   std::vector<std::string> files;  // as given; directories are expanded
+  // How many of `files`, at the front, came from --files (Kafka's form):
+  // there a state file is skipped as Kafka's tool skips it, in text.
+  size_t kafka_form_files = 0;
   bool print_data_log = false;     // implies deep_iteration
   bool deep_iteration = false;
   bool verify_index_only = false;

@@ -31,11 +31,19 @@ struct DumpProblem {
 // A producer snapshot that does not read: its checksum, or anything else.
 inline Code snapshot_code(const Error& e) { return e.code == Errc::bad_crc ? Code::snapshot_crc : Code::snapshot_corrupt; }
 
+// The state files kseg-dump prints beyond Kafka's tool (dump_state_files.cc).
+enum class StateFile { leader_epochs, offset_checkpoint, partition_metadata, meta_properties, quorum_state };
+// Which one a file name is: the names Kafka gives them (a root checkpoint's
+// copy, "…-checkpoint.tmp", too).
+std::optional<StateFile> state_file_kind(const std::string& name);
+
 class Dumper {
  public:
   Dumper(const DumpOptions& o, Sink& out, Sink& err) : opts_(o), out_(out), err_(err) {}
 
-  void dump_file(const std::string& path);
+  // `path` "-": standard input, a segment (of unknown base offset).
+  // `kafka_form`: named in --files, kafka-dump-log's form.
+  void dump_file(const std::string& path, bool kafka_form);
   void set_progress(Progress* p) { progress_ = p; }
   // Prints the end-of-run summaries and returns the exit code.
   int finish();
@@ -54,6 +62,8 @@ class Dumper {
   // The text form of the other file types (dump_text_*.cc).
   void snapshot_text(const std::string& path);
   void txn_index_text(const std::string& path);
+  // A state file, text or JSON.
+  void state_file(const std::string& path, StateFile kind);
 
   // The JSON form (dump_json.cc; a .log's objects in dump_log.cc).
   void state_json(const std::string& path, bool snapshot);
@@ -110,7 +120,11 @@ class Dumper {
   Sink& out_;
   Sink& err_;
   Progress* progress_ = nullptr;  // told the .log bytes printed
+  // Makes standard input a file kStdinPath maps; false when it cannot be.
+  bool stdin_as_file();
+  static constexpr const char* kStdinPath = "/dev/stdin";
   int exit_ = kExitOk;
+  int64_t read_ = 0, skipped_ = 0;  // files dumped (or tried), files of no known kind skipped
   bool index_failed_ = false;  // an index finding with an error code
   int64_t emitted_ = 0;  // JSON objects written so far
   struct Pairs {

@@ -84,7 +84,7 @@ Result<PartitionLayout> read_partition_layout(const std::string& dir, Unreadable
     } else {
       st.st_mode = type;
     }
-    if ((name == "leader-epoch-checkpoint" || name == "partition.metadata") && stat_ok)
+    if ((name == "leader-epoch-checkpoint" || name == "partition.metadata" || name == "quorum-state") && stat_ok)
       state_files.emplace(name);
     if (unreadable == Unreadable::refuse && kafka_file_name(name)) {
       if (!S_ISREG(type))

@@ -78,7 +78,7 @@ Targets expand_targets(const std::vector<std::string>& paths) {
   return out;
 }
 
-std::vector<std::string> partition_files(const std::string& dir) {
+std::vector<std::string> partition_files(const std::string& dir, bool state_files) {
   std::vector<std::tuple<std::string, int, std::string>> keyed;  // (stem, rank, path)
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
@@ -90,6 +90,19 @@ std::vector<std::string> partition_files(const std::string& dir) {
   std::sort(keyed.begin(), keyed.end());  // 20-digit stems sort as offsets do
   std::vector<std::string> out;
   for (auto& k : keyed) out.push_back(std::get<2>(k));
+  if (!state_files) return out;
+  for (const char* name : {"leader-epoch-checkpoint", "partition.metadata", "quorum-state"}) {
+    const std::string path = (fs::path(dir) / name).string();
+    if (fs::is_regular_file(path, ec)) out.push_back(path);
+  }
+  return out;
+}
+
+std::vector<std::string> log_dir_state_files(const std::string& dir) {
+  const LogDirFiles files = log_dir_files(dir);
+  std::vector<std::string> out;
+  for (const auto& c : files.checkpoints) out.push_back(c.path);
+  if (files.meta_properties) out.push_back(*files.meta_properties);
   return out;
 }
 

@@ -35,8 +35,13 @@ struct Targets {
 Targets expand_targets(const std::vector<std::string>& paths);
 
 // The files of a partition directory that kseg-dump prints, in offset order
-// and, within a segment, .log, .index, .timeindex, .txnindex, .snapshot.
-std::vector<std::string> partition_files(const std::string& dir);
+// and, within a segment, .log, .index, .timeindex, .txnindex, .snapshot;
+// then, with `state_files`, leader-epoch-checkpoint, partition.metadata and
+// quorum-state, those present.
+std::vector<std::string> partition_files(const std::string& dir, bool state_files);
+// A log dir's own files kseg-dump prints: the root checkpoints present, in
+// kRootCheckpoints order, then meta.properties.
+std::vector<std::string> log_dir_state_files(const std::string& dir);
 
 // What every tool that takes partitions (not single files) is given: the
 // paths, and --topic, --partition and --allow-empty. The writers' options

@@ -73,6 +73,7 @@ void verify_single_file(const LogCheckOptions& opts, TargetResult& r) {
   if (name == "leader-epoch-checkpoint") return check_leader_epoch_checkpoint(path, EpochTracker{}, -1, f);
   if (name == "partition.metadata") return check_partition_metadata(path, f);
   if (name == kMetaPropertiesFile) return check_meta_properties(path, f);
+  if (name == "quorum-state") return check_quorum_state(path, f);
   if (root_checkpoint_of(name)) return check_root_checkpoint(path, {}, f);
   if (file_names::parse_kraft_snapshot_name(name).ok()) {
     SegmentScan s;

@@ -177,6 +177,7 @@ void verify_partition(const LogCheckOptions& opts, TargetResult& r) {
   if (has("leader-epoch-checkpoint"))
     check_leader_epoch_checkpoint(dir + "/leader-epoch-checkpoint", epochs, r.log_end, f);
   if (has("partition.metadata")) check_partition_metadata(dir + "/partition.metadata", f);
+  if (has("quorum-state")) check_quorum_state(dir + "/quorum-state", f);
 }
 
 }  // namespace kseg

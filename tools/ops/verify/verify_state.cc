@@ -5,6 +5,7 @@
 #include "formats/checkpoint_file.h"
 #include "formats/meta_properties.h"
 #include "formats/partition_metadata.h"
+#include "formats/quorum_state.h"
 #include "lib/mapped_file.h"
 
 namespace kseg {
@@ -134,6 +135,14 @@ void check_meta_properties(const std::string& path, Findings& f) {
   if (!fr) return;
   auto m = meta_properties::parse(text);
   if (!m.ok()) f.add(Code::meta_corrupt, path, m.error().position, m.error().message);
+}
+
+void check_quorum_state(const std::string& path, Findings& f) {
+  std::string text;
+  auto* fr = read_small_file(path, "quorum-state", text, f);
+  if (!fr) return;
+  auto q = quorum_state::parse(text);
+  if (!q.ok()) f.add(Code::quorum_corrupt, path, q.error().position, q.error().message);
 }
 
 void check_root_checkpoint(const std::string& path, const std::map<std::string, PartitionRange>& partitions,

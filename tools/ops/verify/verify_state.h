@@ -41,6 +41,8 @@ void check_leader_epoch_checkpoint(const std::string& path, const EpochTracker& 
                                    Findings& f);
 void check_partition_metadata(const std::string& path, Findings& f);
 void check_meta_properties(const std::string& path, Findings& f);
+// A KRaft node's quorum-state (formats/quorum_state.h).
+void check_quorum_state(const std::string& path, Findings& f);
 
 // What the root checkpoints are compared with, per "<topic>-<partition>".
 struct PartitionRange {

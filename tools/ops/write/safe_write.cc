@@ -28,13 +28,7 @@ namespace {
 
 
 Status write_all(int fd, const uint8_t* p, size_t n, const std::string& path) {
-  while (n > 0) {
-    const ssize_t w = ::write(fd, p, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w < 0) return io_error("cannot write", path, errno);
-    p += w;
-    n -= static_cast<size_t>(w);
-  }
+  if (const int err = kseg::write_all(fd, p, n)) return io_error("cannot write", path, err);
   return {};
 }
 
