@@ -25,10 +25,15 @@ class Progress {
 
   // From any thread.
   void add(int64_t done);
+  // More work found as the run goes (from any thread): the total grows.
+  void add_total(int64_t more);
   // stderr is a terminal, stdout is not a pipe (a pager would share the
   // terminal and the line would land on its screen) unless `force`
   // (--progress), and the run is not quiet.
   static bool wanted(bool quiet, bool force = false);
+  // For tests: lines made after this draw from their first update, not
+  // after a second.
+  static void draw_at_once();
 
  private:
   void draw(std::chrono::steady_clock::time_point now);
@@ -36,11 +41,23 @@ class Progress {
   const char* tool_;
   const char* noun_;
   const Unit unit_;
-  const int64_t total_;
+  std::atomic<int64_t> total_;
   const bool enabled_;
   const std::chrono::steady_clock::time_point start_;
   std::atomic<int64_t> done_{0};
   std::atomic<int64_t> next_draw_ns_;  // since start_
+};
+
+// Work deep in an operation (a writer's pass over a partition's segments),
+// told to the run's progress line in bytes, if one is drawn: `more` bytes of
+// work found, `done` bytes of it done. No-ops otherwise; from any thread.
+void progress_more(int64_t more);
+void progress_done(int64_t done);
+// Tells progress_done(bytes) when it goes: one segment of a pass, however
+// the pass leaves it.
+struct ProgressDoneAtEnd {
+  int64_t bytes;
+  ~ProgressDoneAtEnd() { progress_done(bytes); }
 };
 
 // Clears the progress line, if one is drawn, before text goes to `f` (stdout

@@ -11,7 +11,6 @@
 #include "lib/time_text.h"
 #include "lib/units.h"
 #include "tools/ops/common/exit_codes.h"
-#include "tools/ops/common/progress.h"
 #include "tools/ops/common/sink.h"
 #include "tools/ops/compact/compact_config.h"
 #include "tools/ops/compact/compact_round.h"
@@ -202,10 +201,6 @@ int compact_partition(const std::string& dir, const CompactOptions& o, int64_t n
   std::optional<Input> p = std::move(*first);
   j["rounds"] = nlohmann::json::array();
   const int rounds = o.until_clean ? INT32_MAX : std::max(1, o.rounds);
-  // Several rounds: the offsets of the first round's dirty section cleaned
-  // so far, redrawn as rounds end (Progress: on a terminal, after a second).
-  std::optional<Progress> progress;
-  int64_t progress_at = 0;
   for (int n = 1; n <= rounds; ++n) {
     if (n > 1) {
       auto again = compact::load(dir, lock, notes);
@@ -218,15 +213,6 @@ int compact_partition(const std::string& dir, const CompactOptions& o, int64_t n
     else if (o.verbose) round_text(dir, n, *r, o.dry_run, out);
     removed.add(*r);
     if (r->groups.empty()) break;
-    if (o.progress && rounds > 1 && !o.dry_run) {
-      if (!progress) {
-        progress.emplace("kseg-compact", Progress::Unit::partitions, r->first_uncleanable - r->first_dirty, true,
-                         "dirty offsets cleaned");
-        progress_at = r->first_dirty;
-      }
-      progress->add(std::max<int64_t>(0, r->end_offset - progress_at));
-      progress_at = std::max(progress_at, r->end_offset);
-    }
     ++changed;
     freed += r->read.bytes - r->kept.bytes;
     if (o.dry_run) {
@@ -275,7 +261,8 @@ int run_compact(const CompactOptions& o, Sink& out, Sink& err) {
                  nlohmann::json* report) {
     return compact_partition(job.dir, o, now, lock, job_out, job_err, report, tally);
   };
-  const int rc = run_partitions("kseg-compact", o, out, err, one);
+  // The progress line counts the bytes each round reads (compact_round.cc).
+  const int rc = run_partitions("kseg-compact", o, out, err, one, RunShape{.byte_progress = true});
   if (!o.json && tally.partitions > 1)
     out.print("total: {} partitions {}: {} records, {}{}\n", tally.partitions, o.dry_run ? "would be compacted" : "compacted",
               tally.records, human_bytes(tally.bytes), o.dry_run ? " (first rounds); nothing written" : "");

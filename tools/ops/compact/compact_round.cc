@@ -24,6 +24,7 @@
 #include "tools/ops/compact/compact_dest.h"
 #include "tools/ops/compact/compact_filter.h"
 #include "tools/ops/compact/compact_round.h"
+#include "tools/ops/common/progress.h"
 #include "tools/ops/partition/log_dir.h"
 
 namespace kseg::compact {
@@ -107,6 +108,7 @@ class Round {
   std::map<int64_t, LastRecord> last_records_;
   std::vector<uint8_t> scratch_, out_;
   std::vector<Rec> kept_;
+  int64_t cleaned_ = 0;  // bytes of segments the cleaning pass read
   unsigned threads_ = std::min(2u, usable_cpus());  // decode, hash and look up beside the caller
 };
 
@@ -309,6 +311,8 @@ Status Round::write_kept(const EntryRef& e, const Batch& b, bool original, bool 
 
 Status Round::clean_segment(size_t seg, Dest& dest, Tracker& tracker) {
   const Segment& s = p_.segments[seg];
+  const ProgressDoneAtEnd told{s.size};
+  cleaned_ += s.size;
   const std::string file = p_.path(s.base, ".log");
   auto f = open_log(seg);
   if (!f.ok()) return f.error();
@@ -561,13 +565,22 @@ Result<RoundStats> Round::run() {
   const int64_t first_dirty = st_.first_dirty;
   st_.end_offset = first_dirty;
   if (first_dirty >= first_uncleanable) return st_;
+  // The progress line's work: the validating pass (the map is built
+  // beside it) and the cleaning pass, each over the cleanable segments; what
+  // a full map leaves uncleaned is told done at the end.
+  int64_t work = 0;
+  for (size_t i = 0; i < segs.size() && segs[i].base < first_uncleanable; ++i) work += segs[i].size;
+  progress_more(2 * work);
   // Nothing is written before every batch the round reads is known good:
   // checked beside the building of the offset map (both only read), and
   // both are done before the first write.
   Status valid, built;
   WorkPool::shared().run(2, [&](size_t job) {
     if (job == 0) {
-      for (size_t i = 0; i < segs.size() && segs[i].base < first_uncleanable && valid.ok(); ++i) valid = validate(i);
+      for (size_t i = 0; i < segs.size() && segs[i].base < first_uncleanable && valid.ok(); ++i) {
+        const ProgressDoneAtEnd told{segs[i].size};
+        valid = validate(i);
+      }
       return;
     }
     // The legacy (v0/v1) tombstone horizon (log-cleaning.md: per batch).
@@ -586,6 +599,7 @@ Result<RoundStats> Round::run() {
     last_records_[pid] = {e.has_batch_metadata() ? std::optional<int64_t>(e.last_offset) : std::nullopt, e.producer_epoch};
   Tracker tracker;  // one for the whole round, across groups
   for (const auto& g : groups(first_uncleanable)) KSEG_RETURN_IF_ERROR(clean_group(g, tracker));
+  progress_done(std::max<int64_t>(0, work - cleaned_));
   return st_;
 }
 

@@ -167,7 +167,7 @@ int run_reindex(const ReindexOptions& options, Sink& out, Sink& err) {
                  nlohmann::json* report) {
     return reindex_partition(job, **settings, o, lock, job_out, job_err, report);
   };
-  return run_partitions("kseg-reindex", o, out, err, one, RunShape{.segment_files = true, .threads = kWorkers});
+  return run_partitions("kseg-reindex", o, out, err, one, RunShape{.segment_files = true, .threads = kWorkers, .byte_progress = true});
 }
 
 }  // namespace kseg

@@ -9,6 +9,7 @@
 #include "formats/txn_index.h"
 #include "lib/mapped_file.h"
 #include "lib/units.h"
+#include "tools/ops/common/progress.h"
 #include "tools/ops/partition/log_dir.h"
 #include "tools/ops/partition/partition_dir.h"
 #include "tools/ops/partition/segment_end_code.h"
@@ -320,12 +321,20 @@ Result<PartitionPlan> plan_partition(const std::string& dir, const recover::Conf
   int64_t log_end = 0;
   bool log_changed = false, invalid_left = false;
   std::vector<uint8_t> last_index;  // the last kept segment's rebuilt .index
+  int64_t work = 0;  // the .log bytes read, for the progress line
+  for (Offset base : *bases) {
+    std::error_code ec;
+    const auto size = fs::file_size(dir + "/" + file_name(base, file_names::FileKind::log), ec);
+    if (!ec && (!only_base || base == *only_base)) work += static_cast<int64_t>(size);
+  }
+  progress_more(work);
   for (Offset base : *bases) {
     if (only_base && base != *only_base) continue;
     Segment s{base, file_name(base, file_names::FileKind::log), {}, base == bases->back()};
     s.preallocated_ok = s.active && repair == Repair::none && clean_shutdown;
     auto log = MappedFile::open(dir + "/" + s.log_name);
     if (!log.ok()) return log.error().in(dir + "/" + s.log_name);
+    const ProgressDoneAtEnd told{log->size()};
     auto clean = recover_clean(*log, base, config);
     auto r = clean ? Result<recover::SegmentRecovery>(std::move(*clean))
                    : recover::recover_segment(log->bytes(), base, config, [&](Position p) { log->release_before(p); });

@@ -69,11 +69,13 @@ int run_partitions(const char* tool, const WriterOptions& o, Sink& out, Sink& er
   nlohmann::json report = nlohmann::json::array();
   int rc = kExitOk;
   const size_t n = jobs->size();
-  Progress progress(tool, Progress::Unit::partitions, static_cast<int64_t>(n), o.progress && n > 1);
+  Progress progress(tool, shape.byte_progress ? Progress::Unit::bytes : Progress::Unit::partitions,
+                    shape.byte_progress ? 0 : static_cast<int64_t>(n), o.progress && (n > 1 || shape.byte_progress));
+  const int64_t one_done = shape.byte_progress ? 0 : 1;
   if (shape.threads <= 1 || n <= 1 || std::getenv("KSEG_CRASH_AT") != nullptr) {
     for (const auto& j : *jobs) {
       rc = std::max(rc, one(j, lock_of(j), out, err, o.json ? &report : nullptr));
-      progress.add(1);
+      progress.add(one_done);
     }
   } else {
     struct Done {
@@ -101,7 +103,7 @@ int run_partitions(const char* tool, const WriterOptions& o, Sink& out, Sink& er
           out.flush();
           for (auto& r : d.report) report.push_back(std::move(r));
           rc = std::max(rc, d.rc);
-          progress.add(1);
+          progress.add(one_done);
         });
   }
   // Messages quote file bytes, which need not be UTF-8.

@@ -59,6 +59,10 @@ struct RunShape {
   // fsyncs of several partitions overlap; one at a time under a crash
   // injection (KSEG_CRASH_AT counts steps across plans).
   size_t threads = 1;
+  // The progress line counts bytes of segments read (progress_more/_done,
+  // told by the tool's passes), not partitions: a single large partition
+  // shows its progress too.
+  bool byte_progress = false;
 };
 
 // The partitions of o.paths (o.topic, o.partition, o.allow_empty), every
