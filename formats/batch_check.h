@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The checks of one segment entry that every reader makes, made once: the
 // v2 batch header or v0/v1 message decoded, its checksum stored against
 // computed, its codec id known for its magic, and the offsets and timestamp

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Magic v2 record batch (Kafka's DefaultRecordBatch).
 //
 //   off size field                  notes

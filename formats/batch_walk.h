@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one walk over a segment's entries that every reader makes: dump (text
 // and JSON), verify, recovery and salvage. EntryScanner finds the entries
 // (log_entry.h); each is handed to the reader (in the parallel form, to its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kafka's text checkpoint files (server-common CheckpointFile) and the two
 // entry formats kept in them.
 //

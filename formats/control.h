@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Control records (the records of a v2 batch with the control bit set).
 //
 // Key: int16 version (negative is invalid), int16 type:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Records of the coordinator topics (__consumer_offsets, __transaction_state,
 // __share_group_state)
 // as DumpLogSegments' CoordinatorRecordMessageParser prints them.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Names of the files and directories in a Kafka log dir (LogFileUtils,
 // UnifiedLog.parseTopicPartitionName, raft Snapshots).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Schemas of the __consumer_offsets records (GroupCoordinatorRecordSerde in
 // Kafka 4.4), written as our own compact tables. Field facts (names, order,
 // types, versions, tags and defaults) were checked against the 4.4 jars'

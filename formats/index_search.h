@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // AbstractIndex.largestLowerBoundSlotFor, the search both index files use.
 //
 // Kafka first tries the "warm" tail (the last 8192 / entrySize entries, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What Kafka's two segment indexes share (AbstractIndex): fixed-size slots
 // after a base offset that comes from the file name, with every slot
 // exposed (Kafka counts floor(size / entry size) entries when it opens a

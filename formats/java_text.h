@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Java's text-parsing rules as Kafka's text state files rely on them:
 // Integer.parseInt / Long.parseLong, Pattern.split("\\s+"), and
 // BufferedReader.readLine line splitting, with the byte position of each

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kafka's Uuid as written in text files: 16 bytes, URL-safe base64 without
 // padding (22 characters), e.g. topic ids in partition.metadata and
 // cluster.id / directory.id in meta.properties.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Magic v0 and v1 messages (Kafka's LegacyRecord / AbstractLegacyRecordBatch).
 //
 //   off size  field         v0 at / v1 at (from the entry start)

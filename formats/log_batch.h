@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Magic-independent questions about one entry of a segment file: its last
 // offset, and its records (Kafka's deep iteration). A legacy entry is a
 // "batch" of one message, or of a compressed wrapper's inner messages; a v2

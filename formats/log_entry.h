@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The entries of a segment file (.log, KRaft .checkpoint): a plain
 // concatenation with no file header, footer or padding. Every entry, of any
 // magic, starts the same way:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reading Kafka's generated-message encoding (the schema-described bodies of
 // control records, KRaft metadata records and coordinator records): fixed
 // ints, (compact) strings and arrays, UUIDs and tagged-field sections.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `meta.properties` (log-dir root): broker/cluster identity, a Java
 // Properties file (ISO-8859-1, `\uXXXX` escapes).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Schemas of the KRaft metadata records of Kafka 4.4 (all flexible from
 // version 0), written as our own compact tables and checked against the 4.4
 // jar's generated readers and JSON converters.

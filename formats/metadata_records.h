@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // KRaft metadata records (__cluster_metadata and its snapshots) as
 // DumpLogSegments' ClusterMetadataLogMessageParser prints them.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Offset index (`<base offset>.index`): a flat array of 8-byte entries, no
 // header, no checksum. The base offset comes from the file name.
 //

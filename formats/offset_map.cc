@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "formats/offset_map.h"
 
 #include <sys/mman.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The log cleaner's offset map (Kafka's SkimpyOffsetMap): MD5(key) -> the
 // latest offset of that key, in a fixed array of 24-byte slots (16 digest
 // bytes, 8 offset bytes) sized by log.cleaner.dedupe.buffer.size, so memory

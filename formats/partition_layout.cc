@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "formats/partition_layout.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the names in a partition directory are, as Kafka's LogLoader and the
 // raft snapshot code read them, without opening a file: segments by base
 // offset with the files each has, producer snapshots, KRaft snapshots, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `partition.metadata` (partition directory): the topic id.
 //
 //   version: 0\n

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Producer state snapshot (`<offset>.snapshot`), ProducerSnapshot schema v1.
 //
 //   off size field

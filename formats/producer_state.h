@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kafka's producer state as its log replay builds it (ProducerStateManager
 // with ProducerAppendInfo, origin replication: nothing is validated, every
 // batch is applied), so that a tool that cuts a log can write the snapshot

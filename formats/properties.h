@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Java properties files given on a command line (a topic's configs,
 // server.properties): the one reader kseg-compact and kseg-reindex use, and
 // the one rule for whole numbers, in those files and on every command line.

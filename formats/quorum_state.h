@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `quorum-state` (the __cluster_metadata-0 directory of a KRaft controller
 // or broker): the node's election state, one JSON object (Kafka's
 // QuorumStateData, written by FileQuorumStateStore), for example

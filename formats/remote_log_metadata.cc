@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "formats/remote_log_metadata.h"
 
 #include <climits>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Records of __remote_log_metadata, the topic TopicBasedRemoteLogMetadataManager
 // keeps tiered storage's segment metadata in, as DumpLogSegments'
 // --remote-log-metadata-decoder prints them: Kafka's RemoteLogMetadataSerde

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A compact, table-driven description of Kafka's generated-message schemas
 // and a decoder that turns a message body into the JSON that Kafka's
 // generated *JsonConverter.write(message, version) produces (compact Jackson

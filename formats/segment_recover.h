@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kafka's LogSegment.recover over the bytes of one .log file: which batches
 // are valid, where the valid data ends, and the .index / .timeindex images
 // the broker's recovery writes (trimmed, as it leaves them after

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kseg-reindex --salvage (beyond Kafka): where Kafka's recovery cuts a segment
 // at its first invalid entry, keep every later entry that recovery would
 // accept on its own, in file order, as long as offsets keep increasing

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Schemas of the __share_group_state records (ShareCoordinatorRecordSerde in
 // Kafka 4.4): a share partition's state snapshot and its updates, from the
 // 4.4 jar's common/message/Share{Snapshot,Update}{Key,Value}.json, checked

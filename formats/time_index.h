@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Time index (`<base offset>.timeindex`): a flat array of 12-byte entries,
 // no header, no checksum. The base offset comes from the file name.
 //

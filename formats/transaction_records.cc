@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Schemas of the __transaction_state records (TransactionCoordinatorRecordSerde
 // in Kafka 4.4), written as our own compact tables and checked against the
 // 4.4 jar's generated reader and JSON converter.

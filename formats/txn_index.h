@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Transaction index (`<base offset>.txnindex`): one 34-byte AbortedTxn per
 // aborted transaction whose ABORT marker is in the segment. Not
 // preallocated; absent when the segment saw no abort.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Standard base64 (RFC 4648's alphabet, padded): Java's Base64.getEncoder(),
 // and so what Jackson writes for a binary node. Kafka's Uuid text is the
 // URL-safe alphabet without padding (formats/kafka_uuid.h).

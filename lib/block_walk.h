@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The block walk: a byte range of entries chained by their size fields,
 // read by several threads at once in blocks, for the readers of segments of
 // small entries (verify's and dump's examine step, dump's printing, reindex's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A bounds-checked big-endian reader over contiguous bytes that always knows
 // the absolute file position of what it reads.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The mirror of ByteReader: big-endian fixed-width fields and Kafka's varints,
 // appended to a byte vector, plus in-place patches of fields whose value is
 // known only later (a length, a CRC). Field names match ByteReader's, so an

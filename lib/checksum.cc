@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CRC-32 via ISA-L when built with it, else zlib. CRC-32C via ISA-L, else the SSE4.2
 // crc32 instruction when the CPU has it, else slicing-by-8 tables; and below
 // 16 KiB by carry-less multiplication (PCLMULQDQ) where the CPU has it.

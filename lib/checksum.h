@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CRC-32 (IEEE, legacy v0/v1 messages) and CRC-32C (Castagnoli: v2 batches,
 // producer snapshots). Both take a running value so large inputs can be fed
 // in pieces: crc32c(b, crc32c(a)) == crc32c(a ++ b). The running value is the

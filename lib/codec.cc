@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Codec dispatch; the framings live in codec_gzip.cc, codec_snappy.cc,
 // codec_lz4.cc and codec_zstd.cc.
 #include "lib/codec.h"

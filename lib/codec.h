@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kafka's compression codecs, with Kafka's framings:
 //   gzip   RFC 1952 stream (Java's GZIPOutputStream)
 //   snappy snappy-java (xerial) stream framing on write; on read also raw

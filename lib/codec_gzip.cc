@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gzip (codec 1): RFC 1952 members through zlib's gzip wrapper, with
 // java.util.zip.GZIPInputStream's rules for what follows a member: another
 // member is decoded only if a complete, valid gzip header starts right after

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gzip decoding with ISA-L's isal_inflate (gzip wrapper: header parsed,
 // CRC-32 and ISIZE verified), same member/trailing-bytes rules as the zlib
 // decoder in codec_gzip.cc. Chosen when built with ISA-L because it measured

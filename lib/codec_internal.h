@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared plumbing of the codec implementations (codec_*.cc); not a public
 // interface. Each codec decompresses into an OutputBuffer, which enforces
 // CodecOptions::max_output as it grows, and reports errors through

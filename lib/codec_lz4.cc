@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // lz4 (codec 3): Kafka's own LZ4 frame (Lz4BlockInputStream /
 // Lz4BlockOutputStream) over liblz4's block API. compression.md §5.
 //

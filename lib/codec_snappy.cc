@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // snappy (codec 2): snappy-java's ("xerial") stream framing, and raw snappy
 // blocks as sent by non-Java clients. Read rules follow SnappyInputStream
 // 1.1.10.5 (compression.md §4.2):

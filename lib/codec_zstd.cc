@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // zstd (codec 4, magic 2 only): plain zstd frames, no Kafka framing. Reading
 // follows zstd-jni's ZstdInputStream: any number of concatenated frames,
 // skippable frames skipped, an input ending inside a frame is an error

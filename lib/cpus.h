@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How many CPUs this process may use, for default thread counts.
 // std::thread::hardware_concurrency() counts the machine's CPUs, ignoring
 // the affinity mask (taskset, cpusets) and a cgroup's CPU quota (docker

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "lib/mapped_file.h"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A read-only view of a whole file. Small files are read into memory; large
 // ones are memory-mapped so that a scan touches only the pages it reads; release_before() lets a sequential
 // reader drop pages it is done with, so resident memory does not grow with

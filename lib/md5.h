@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // MD5 (RFC 1321). Kafka's log cleaner keys its offset map by the MD5 of each
 // record key (SkimpyOffsetMap, log.cleaner hash algorithm "MD5"), so two keys
 // whose digests collide are one key to it; kseg uses the same digest to make

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ordered pool: items made on several threads and consumed one at a
 // time in their order, within a bounded window, for every reader whose
 // output must not depend on the thread count: verify's and reindex's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Status and Result<T>: corruption is data, not an exception.
 //
 // An Error carries a stable code, the absolute file position it concerns and

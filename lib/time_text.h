@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Timestamps as people type and read them: epoch milliseconds (Kafka's
 // unit) or ISO 8601 in UTC. Civil-date arithmetic is done here, not through
 // the C library's time zone machinery, so results do not depend on TZ.

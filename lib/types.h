@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Distinct value types for file positions, byte lengths and Kafka offsets.
 //
 // A position minus a position is a length; a position plus a length is a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sizes and durations as people type and read them. An option that takes
 // one accepts Kafka's unit (bytes, milliseconds) as a whole number, or a
 // whole number with a unit; text output says sizes in binary units.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The claim-and-drain pool: the process's worker threads, for every tool.
 // Callers hand in batches of items; the pool's threads and the caller claim
 // the items one at a time, and the caller returns once every item of its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // XXH32 written from the published algorithm description (xxHash spec,
 // "XXH32 algorithm"): four lanes over 16-byte stripes, then the tail in
 // 4-byte and 1-byte steps, then the avalanche.

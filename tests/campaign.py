@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The fault campaign (issue 20): every tool of a sanitizer build on mutated
 copies of each kind of file Kafka wrote, and on special files, with a time
 and a peak-RSS bound per run. A run fails the campaign if it crashes (a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs the Debian packages kseg builds and tests with (idempotent; quiet
 # when everything is there already). Java 17 and Maven come with the machine
 # image; the Kafka harness downloads Kafka itself from Maven Central.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Checks every tool's help and the front end's words (issue 25, item 3):
 #   - `kseg-X --help` exits 0, fits 80 columns, ends with examples and exit codes;
 #   - `kseg help X` prints the same, `kseg -V`, `kseg version` and `kseg-X -V` the version;

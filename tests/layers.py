@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Checks every #include "..." under lib/, formats/ and tools/ against the layer table of
 tools/README.md. Header-only code links whatever it includes, so the CMake targets alone
 cannot catch an upward or sideways include; this does. Usage: layers.py SOURCE_DIR"""

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Checks every man page (man/*.1, or those of the directory given):
 #   - groff -ww prints no warning;
 #   - rendered by groff at 80 columns and by `MANWIDTH=80 man -l`, no line is

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds kseg as users install it (issue 25, item 1) and checks what they get:
 #   1. configured with -DKSEG_BUILD_TESTS=OFF and Catch2 hidden from CMake:
 #      building the tools needs no test framework;

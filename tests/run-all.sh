@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs every test tier; the README's test command and .ci/run call this. tests/README.md has every
 # tier in one table, with what it proves and its measured cost; the table of times printed at the
 # end is where to look first when the run grows.

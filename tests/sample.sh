@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Sets up, builds and runs the main job on the bundled sample partition:
 # `kseg dump --deep-iteration` of a Kafka-written partition directory (v2 with
 # zstd, several segments), printed exactly as kafka-dump-log prints it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kseg-compact: Kafka's log cleaner, offline. See man/kseg-compact.1.
 #include "tools/cli/compact_cli.h"
 

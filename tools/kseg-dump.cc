@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kseg-dump: a drop-in for kafka-dump-log.sh. See man/kseg-dump.1.
 #include "tools/cli/dump_cli.h"
 

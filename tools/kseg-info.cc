@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kseg-info: partitions and log dirs in one screen each, offline. See man/kseg-info.1.
 #include "tools/cli/info_cli.h"
 

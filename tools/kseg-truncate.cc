@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kseg-truncate: cut partitions offline as Kafka would. See man/kseg-truncate.1.
 #include "tools/cli/truncate_cli.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kseg-verify: check partitions for corruption. See man/kseg-verify.1.
 #include "tools/cli/verify_cli.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kseg: the front end. `kseg dump ARGS` runs kseg-dump ARGS in-process, and so on.
 #include <cstdio>
 #include <cstring>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fmt's compiled part, for -DKSEG_STATIC=ON only. Debian ships libfmt as a shared library alone,
 // so the static build links this one file instead; every other file then compiles as in the
 // shared build (ccache gives the static build the shared build's objects), where making fmt

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Benchmarks kseg-compact against Kafka 4.4.0's own log cleaner on the same Kafka-written
 # partitions, in one run: for each workload, a copy cleaned by Kafka's Cleaner in-process
 # (kseg.oracle.CompactBench clean: rounds until clean, timed around the rounds alone, no JVM

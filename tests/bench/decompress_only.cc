@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The codec bound for the benchmarks: walks a segment's batches and only
 // decompresses their payloads (no CRC, no record parsing), with the same
 // libraries kseg uses. `kseg-verify --deep` on compressed data cannot beat it.

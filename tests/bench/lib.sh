@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # What the benchmark scripts share; sourced after they set $here and their defaults.
 #   bench_options SCRIPT NAME... -- "$@"  sets $NAME from each --NAME VALUE; any other argument: exit 2
 #   bench_setup TARGET...                 $cache, $out, the packages, a Release build of the targets in

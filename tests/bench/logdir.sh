@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Benchmarks kseg on a whole broker log dir against Kafka 4.4.0's own start-up loading of the
 # same log dir: PARTITIONS small partitions (2-4 segments, 100-400 KiB each) of 100 topics and
 # OFFSETS __consumer_offsets partitions, written by Kafka's log code and shut down as a broker

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Benchmarks producer-state rebuilding against Kafka's own, on the same Kafka-written
 # transactional partition (workload v2-txn: 64 transactional and 64 idempotent producers,
 # ~4 KiB batches, a marker after 1-8 batches of a transaction, a third aborted), in one run,

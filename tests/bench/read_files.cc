@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The floor under any tool that reads a whole broker log dir: list each
 // partition directory and read every regular file in it whole (open, fstat,
 // pread, close), partitions shared among threads as kseg-verify shares them,

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Turns tests/bench/run.sh's raw timings into a table of medians and ratios
 (results.md) and a throughput plot (throughput.svg). Standard library only."""
 import statistics

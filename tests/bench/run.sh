@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Benchmarks kseg against Kafka's own tools on the same Kafka-written segments, in one run,
 # alternating the two sides, and reports medians, ratios, peak RSS and the physical limits
 # (page-cache read with cat; each codec's own decompression). Not a test: it asserts nothing

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Benchmarks kseg-truncate against Kafka's own cut on the same Kafka-written partitions, in one
 # run, alternating the two sides: a cut in the middle of the middle segment (--to-offset vs
 # UnifiedLog.truncateTo) and a log start offset moved to the middle of the partition

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzz target for segment-file entries: the input is a .log file image.
 // EntryScanner walks it; every entry is decoded as far as it goes (v2:
 // header, CRC, every record and header, control records, each value as a

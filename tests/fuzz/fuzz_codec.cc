@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes the decompressors. Byte 0 picks the codec (bits 0-2, id mod 5) and
 // the magic-0 LZ4 header-checksum option (bit 3); the rest is the compressed
 // region, decoded with a 1 MiB budget. Whatever decodes must survive a

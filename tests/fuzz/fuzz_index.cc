@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzz target for the search and round-trip properties of the offset and
 // time indexes. fuzz_state_files already runs sanity_check, validate_entries
 // and lookup over arbitrary images with fixed base offsets and targets; this

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzz target for the decoders of internal topics' record values, which read
 // Kafka's generated-message encoding: the input is one __remote_log_metadata
 // value. It must decode or fail with a message, never crash or read out of

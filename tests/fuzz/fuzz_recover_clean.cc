@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Differential fuzz target for kseg-reindex's block path against
 // recover_segment over the whole bytes: recover::CleanRecovery fed a .log in
 // windows, and recover_clean reading it from a file in blocks on 1-4

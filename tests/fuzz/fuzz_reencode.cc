@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzz target for the encoders: the input is a .log image whose first byte
 // picks a codec (0..4, or keep each entry's). Every entry kseg can decode is
 // re-encoded through v2::append_batch / legacy::append_message and

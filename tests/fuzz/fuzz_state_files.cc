@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzz target for the non-log state files of a partition directory. The
 // first byte selects the decoder; the rest is the file. Every decoder must
 // return (never crash, never read out of bounds), and what decodes must

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzz target for kseg-verify's checks of one segment with its indexes: the
 // batch scan, the .index and .timeindex checks that follow the batches, the
 // producer and epoch replay. The input is a partition of one segment:

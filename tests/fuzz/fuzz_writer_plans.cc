@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzz target for the writers' planners over a mutated partition: the input
 // replaces one state file of a private copy of a small corpus partition
 // (v2-none/orders-0 with its log dir's checkpoints): an .index, a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Replays saved fuzz inputs under any compiler: each argument is a file or a
 // directory of files, fed one by one to LLVMFuzzerTestOneInput.
 #include <cstdint>

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds the Kafka harness (resolving Kafka 4.4.0 from Maven Central into ~/.m2).
 # Idempotent: does nothing when the sources have not changed since the last build.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """kseg-compact against Kafka 4.4.0's own log cleaner (a few JVM runs in all).
 
 For each case (a partition written by Kafka: in-process corpus cases, the live 4.4 broker's, the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Differential tier: fresh cases from a new random seed, DumpLogSegments vs a kseg-dump binary.
 # Usage: differential.sh PATH_TO_KSEG_DUMP [--seed N] [--cases a,b,...]
 # Generates the cases into a temp dir, takes Kafka's output for every golden argument set

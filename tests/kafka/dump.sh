@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs Kafka 4.4.0's DumpLogSegments once, in its own JVM, with CWD as working directory.
 # Usage: dump.sh CWD ARGS...     (e.g. dump.sh testdata/kafka/v2-none --files orders-0/00000000000000000000.log)
 # stdout, stderr and the exit code are the tool's own.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # kseg's encoders against Kafka 4.4.0 itself. Every .log of every partition in testdata/kafka is
 # rebuilt by kseg_reencode (tests/unit/reencode.h: each batch and legacy message re-encoded from
 # its decoded fields; damaged entries and tails copied as they are) three ways: keeping each

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Regenerates the DumpLogSegments goldens (CASE/dump/*) of the given cases, or of all cases.
 # Usage: goldens.sh [--root DIR] [case...]      (DIR defaults to testdata/kafka)
 # Each case is dumped in a scratch copy at the fixed path /tmp/kseg-golden/CASE, so the corpus

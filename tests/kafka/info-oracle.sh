@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # kseg-info against Kafka 4.4.0 (one JVM run): for every partition of every case in testdata/kafka,
 # and a fresh partition of 340 producers with transactions left open (ManyProducers), Kafka's load
 # of a copy (LoadCheckBatch) against `kseg-info --format json` of the same directory:

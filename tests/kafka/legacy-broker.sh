@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Makes the corpus case legacy-broker: a log dir written by a Kafka 2.8.2 broker process with
 # its ZooKeeper (both from Maven Central, on Java 17), the last line that still writes message
 # formats 0 and 1. Topics with message.format.version 0.9.0 (magic 0) and 0.10.0 (magic 1),

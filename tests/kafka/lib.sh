@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Sourced by the scripts in tests/kafka/: paths, the build, and how to start Java.
 # shellcheck shell=bash
 KAFKA_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

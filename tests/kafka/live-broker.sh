@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Makes the corpus cases written by a real Kafka 4.4.0 broker process (KRaft, one node as
 # broker and controller, loopback ports), as operators' data is made:
 #   live-broker        real clients (the Java clients of kseg.oracle.LiveTraffic, and librdkafka

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Shows that the load-check digest sees a removed record: copies testdata/kafka/v2-none/orders-0,
 # cuts one whole batch out of the middle of its first segment (position and size taken from
 # Kafka's own DumpLogSegments golden), loads both with Kafka (unclean start-up, so the

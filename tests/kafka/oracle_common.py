@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What the Kafka oracles (truncate-oracle.py, compact-oracle.py) share: the tally, the
 harness's JVM, and digests of directory trees and of LoadCheck output."""
 import hashlib

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # kseg-reindex --producer-state against Kafka 4.4.0's own recovery (four JVM runs):
 #   1. byte identity: for every partition of every case in testdata/kafka and of a fresh
 #      partition of 340 producers (ManyProducers), with every .index,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kseg_reencode [--codec NAME] IN OUT: writes IN (a .log or KRaft .checkpoint)
 // re-encoded through kseg's encoders to OUT (tests/unit/reencode.h says how),
 // and prints what it rebuilt. For encoder-oracle.sh, which has Kafka load it.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Regenerates the Kafka corpus and its goldens: the ONE command for testdata/kafka.
 # Usage: regen.sh [--seed N] [--out DIR] [--cases a,b,...] [--no-goldens]
 #   --seed N      seed for record contents and ids (default 1, the committed corpus)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # kseg-reindex against Kafka 4.4.0 itself (three JVM runs in all):
 #   1. byte identity: for every segment of every case in testdata/kafka, the .index and
 #      .timeindex `kseg-reindex --recover SEGMENT.log` rebuilds (indexes deleted first) ==

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # A real Kafka 4.4.0 broker process starts on what kseg-truncate made of its own log dir: a copy
 # of the live-broker corpus case (written by such a broker, with real clients, and shut down
 # cleanly), in which kseg-truncate cuts three partitions (--to-offset in the middle of ledger-0,

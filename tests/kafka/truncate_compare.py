@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Compares what kseg-truncate and Kafka left of one partition (truncate-oracle.py).
 
 Usage: truncate_compare.py KSEG_PARTITION_DIR KAFKA_PARTITION_DIR

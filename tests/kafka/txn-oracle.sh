@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # kseg-txn against Kafka 4.4.0 (two JVM runs):
 #   1. producer state: for every partition of every case in testdata/kafka, the producers
 #      kseg-txn reports at the log end == Kafka's ProducerStateManager after an unclean load of a

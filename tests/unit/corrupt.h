@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers for corruption tests: copy real bytes, then flip, set or cut them,
 // and fix a CRC after a change so a non-CRC fault can be tested on its own.
 // Everything works on copies (Buf); positions are byte indexes into them.

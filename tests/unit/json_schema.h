@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A small JSON Schema validator for the subset our schemas use: type,
 // const, enum, required, properties, additionalProperties (false or a schema), items,
 // oneOf and local $ref. Returns the first violation found, or "".

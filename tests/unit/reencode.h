@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Test support: a segment re-encoded through kseg's encoders. Every entry whose
 // CRC holds and whose records decode is rebuilt from its decoded fields (v2
 // batches through v2::append_record/append_batch, legacy messages and wrappers

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // check_entry: the one decode-and-check of an entry that dump, verify and
 // recovery share, on Kafka-written entries and on their damaged copies.
 #include <catch2/catch.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // walk_entries: every entry examined once, results consumed in file order
 // whatever the thread count; each Step does what it says, serial or
 // parallel, and a stop leaves the scan where it stopped.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Issue 44, defect 7: caps. --threads is clamped to the usable CPUs with one
 // warning line (kseg-verify --threads 100000 started 100,000 threads), and
 // kseg-compact --until-clean refuses an offset map too small to hold one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CRC-32, CRC-32C and XXH32: standard vectors, chaining, and agreement of the
 // CRC-32C implementations (ISA-L, SSE4.2, table) on many lengths/alignments.
 #include <catch2/catch.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The codec layer: round trips, Kafka's worked frames (compression.md), the
 // raw-vs-framed snappy rules, LZ4 frame validation incl. the KIP-57 header
 // checksum, every truncation length, bombs and garbage.

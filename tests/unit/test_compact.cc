@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kseg-compact: the offset map's pieces, its command line and refusals.
 // That each round leaves what Kafka's own cleaner leaves, and that Kafka
 // loads it, is tests/kafka/compact-oracle.py (it needs a JVM).

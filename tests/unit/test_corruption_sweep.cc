@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Corruption sweep over real Kafka-written entries (STYLE.md point 14):
 // every truncation length, every single-byte flip of a small entry, and
 // CRC-fixed faults that isolate the record and codec layers. Expected

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Default thread counts follow the CPUs a process may use, not the machine's.
 #include <sched.h>
 

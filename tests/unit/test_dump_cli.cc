@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kseg-dump's command line: exit codes, streams and the kseg front end.
 #include <unistd.h>
 

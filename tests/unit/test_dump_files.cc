@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kseg-dump beyond the segments (issue 47, item 8): the state files of a
 // partition and a log dir Kafka wrote, a --files list with files of no
 // known kind, and a segment on standard input.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kseg-dump's filters (--from/--to-offset, --from/--to-time, --producer-id,
 // --key) against Kafka's own output: for every single-segment golden of
 // DumpLogSegments --deep-iteration (and --print-data-log for --key), the

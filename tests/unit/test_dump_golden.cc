@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The golden driver: kseg-dump against every output of Kafka's own
 // DumpLogSegments in testdata/kafka/*/dump/ (made by tests/kafka/regen.sh).
 //

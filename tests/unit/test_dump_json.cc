@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kseg-dump --format json/jsonl on Kafka-written cases, validated against
 // the published schema (formats/kseg-dump.schema.json).
 #include <sstream>

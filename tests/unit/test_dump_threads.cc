@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kseg-dump prints a .log in runs of batches on several threads and writes
 // the runs in file order (a run with much text writes it early, in turn):
 // stdout, stderr and the exit code must be those of one thread printing the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kseg-dump's exit status is kseg-verify's verdict: on every partition of the
 // corpus, a dump in any mode exits 0 where kseg-verify finds nothing wrong
 // (DumpLogSegments' own false positives, such as the zero slot of an index

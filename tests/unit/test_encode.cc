@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The encoders (lib/byte_writer.h, v2::append_*, legacy::append_*, control
 // encode_*) against the decoders and against what Kafka wrote: every batch of
 // the corpus, rebuilt from its decoded fields, must come out as Kafka's bytes

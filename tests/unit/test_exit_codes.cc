@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One place maps an error's code to the exit status scripts act on: only a
 // bad command line is 2; a problem in the data, even one Kafka refuses, is 1.
 #include <unistd.h>

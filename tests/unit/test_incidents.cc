@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Issue 47: the five incident stories of the README's table, replayed on copies of log dirs a
 // real Kafka broker wrote (live-broker: 4.4.0, KRaft, real clients; compacted: Kafka's own
 // writer, never cleaned), each with the commands the table names, through the `kseg` front end.

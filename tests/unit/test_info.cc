@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kseg-info against Kafka's own text: for every corpus partition whose
 // segments all have DumpLogSegments --deep-iteration goldens, the batches,
 // records, offsets, max timestamps, codecs and producer ids Kafka printed,

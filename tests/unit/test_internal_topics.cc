@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The internal-topic parsers against the Kafka-written corpus: every record
 // of the __consumer_offsets, __transaction_state and __cluster_metadata
 // segments must print exactly the key and payload that Kafka's

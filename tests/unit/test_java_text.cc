@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // append_java_utf8 copies valid UTF-8 and replaces malformed bytes wherever
 // they fall relative to its 32- and 8-byte ASCII steps, and its two outputs
 // (a string, and kseg-dump's text buffer, which checks and copies in one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Issue 47, item 6: one JSON convention. Every tool's report opens with the same envelope
 // (schema, tool, version: kseg's own, as --version prints it) and validates against its
 // schema in formats/, on real outputs of every status: planned, applied, unchanged, refused.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kseg-dump writes a .log's JSON objects without a document tree
 // (tools/ops/common/json_writer.h); they must be the bytes nlohmann prints
 // for the same object, which the schema tests parse.

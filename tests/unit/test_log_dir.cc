@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // partition/log_dir: the root files of a log dir the broker wrote (corpus
 // case broker-log-dir, copied from a broker shut down cleanly) are found by
 // name, and a partition directory knows its log dir's clean shutdown.

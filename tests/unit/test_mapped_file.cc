@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // MappedFile's page-cache manners: a scan with set_drop_page_cache(true)
 // evicts what it brought in and leaves what was already cached, whether the
 // file was wholly cached, not at all, or in part.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Issue 44: numbers as Kafka reads them (decimal, leading zeros meaning
 // decimal, no hex or octal, not empty, within range) in every tool's options
 // and in config files; the one config-file reader and its refusals; no crash

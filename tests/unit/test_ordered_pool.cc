@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // lib/ordered_pool.h, lib/work_pool.h, lib/block_walk.h: results consumed
 // in order, one at a time, within the window, whatever order the threads
 // finish in; a failure stops the run; the block walk equals the serial one.

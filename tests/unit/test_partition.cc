@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // partition/partition: the one loader every tool asks, on the corpus
 // partition Kafka 4.4.0 wrote with transactions (segments 0, 91, 178;
 // snapshots 91, 178 and 240, the last written at its log end on close).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // classify_partition: the names of a partition directory as LogLoader reads
 // them, in one place for verify and reindex.
 #include <catch2/catch.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The progress line of the writing tools counts the bytes of the segments
 // they read (issue 47, item 7), so a single large partition shows its
 // progress: checked in-process with stderr captured, the line drawn from

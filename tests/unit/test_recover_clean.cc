@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // recover_clean reads a segment in blocks and recovers it when every byte is
 // a valid batch; it must then return exactly what recover_segment returns
 // over the mapped file, whatever the block size, and give up on anything

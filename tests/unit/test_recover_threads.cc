@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // recover_segment judges batches on several threads, a chunk at a time,
 // while one scans ahead; what it returns must be what one thread returns,
 // across chunk boundaries, and work done past the first invalid batch must

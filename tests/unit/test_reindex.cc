@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kseg-reindex: the rebuild rule, truncation, the write protocol and the
 // .lock refusal. Byte identity against Kafka's own recovery for every corpus
 // segment is tests/kafka/reindex-oracle.sh (it needs a JVM).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The write protocol's actions for the writers to come (truncate, compact):
 // files at the log dir's root and a new file streamed by the operation
 // (adopt), each under a crash at every step of apply().

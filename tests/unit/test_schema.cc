@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The table-driven message decoder (formats/schema.h) on inputs built by a
 // tiny encoder here: version ranges, nullables, tagged fields and defaults,
 // every truncation length, string escapes, and the base64 / Java double

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Special files where Kafka keeps regular ones (issue 20): a FIFO must not
 // hang a tool in open(), and a device such as /dev/zero must not be read
 // without end; each is refused with the file named and exit 3.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Decodes every state file of the Kafka-written corpus under
 // testdata/kafka/<case>/<topic>-<partition>/ and checks (a) it decodes,
 // (b) re-encoding gives the same bytes where the format is canonical and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // TextOut writes integers as std::to_chars (and fmt) write them.
 #include <charconv>
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kseg-truncate: its command line, bad input, the refusals and the write
 // protocol's edges. That each cut leaves what Kafka's own cut leaves, and
 // that Kafka loads it, is tests/kafka/truncate-oracle.py (it needs a JVM).

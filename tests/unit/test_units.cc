@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // lib/units.h: the sizes and durations options take, and sizes as text says them.
 #include <catch2/catch.hpp>
 

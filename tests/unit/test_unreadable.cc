@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Issue 44, defect 6: a file a tool needs and cannot read is an error naming
 // the file and why, exit 3, nothing changed. Before, kseg-truncate took a
 // partition whose only .log was a dangling link, a link loop, a FIFO, a

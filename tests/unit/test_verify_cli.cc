@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kseg-verify's command line: exit codes, text and JSON output (validated
 // against formats/kseg-verify.schema.json), and the code catalogue kept in
 // step with the schema and the man page.

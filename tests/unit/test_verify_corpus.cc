@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kseg-verify on every case of the Kafka corpus: no false positives, and
 // the six damaged cases reported with the code and position of their recipe.
 #include <filesystem>

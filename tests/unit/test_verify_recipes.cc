@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A catalogue of corruption recipes applied to copies of Kafka-written
 // cases; each must be reported with its code at the position the recipe
 // damaged. Positions come from Kafka's golden dumps and the recipe, never

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A segment's batches are examined by several threads a chunk at a time; the
 // findings must be those of one thread, in the same order, across chunk
 // boundaries.

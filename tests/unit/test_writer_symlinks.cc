@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Issue 44, defect 1: a symlink planted at a name a writer creates (its
 // .kseg-tmp files, the truncate journal, compaction's .cleaned files) must
 // never be written through. Every writing mode runs on a copy with a link to

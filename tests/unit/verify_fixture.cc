@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tests/unit/verify_fixture.h"
 #include "tests/unit/support/dirs.h"
 

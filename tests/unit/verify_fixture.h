@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared helpers of the kseg-verify tests: a run of kseg-verify --format
 // json, and the batch table Kafka's own DumpLogSegments printed for a
 // segment (copies of corpus cases: support/scratch.h, CaseCopy).

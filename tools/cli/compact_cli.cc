@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kseg-compact's command line: options into CompactOptions, then run_compact.
 #include <cstdint>
 #include <cstdio>

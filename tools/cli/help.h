@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What every kseg tool's command line shares: help pages within 80 columns
 // (or a narrower terminal) with options in groups and examples and exit codes
 // at the end, -V/--version, and parse errors that name the tool and suggest

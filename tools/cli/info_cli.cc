@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kseg-info's command line: options into InfoOptions, then run_info.
 #include <cstdint>
 #include <cstdio>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kseg-reindex's command line: options into ReindexOptions, then run_reindex.
 #include <cstdint>
 #include <cstdio>

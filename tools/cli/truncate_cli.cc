@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kseg-truncate's command line: options into TruncateOptions, then run_truncate.
 #include <cstdint>
 #include <cstdio>

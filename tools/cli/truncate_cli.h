@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kseg-truncate's entry point, callable in-process by tests and by `kseg`.
 #pragma once
 

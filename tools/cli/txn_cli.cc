@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kseg-txn's command line: options into TxnOptions, then run_txn.
 #include <cstdint>
 #include <cstdio>

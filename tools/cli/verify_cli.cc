@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tools/cli/verify_cli.h"
 
 #include <unistd.h>

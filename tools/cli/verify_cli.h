@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kseg-verify's command line, callable in-process by the `kseg` front end.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the command lines of the kseg tools that write share: the backup
 // options, and the run itself under the interrupt cleanup.
 #pragma once

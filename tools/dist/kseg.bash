@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # bash completion for kseg and kseg-<command>. Options are read from the
 # command's own --help when asked for, so they cannot fall behind it; other
 # words complete as file names.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Where the source tree and the built tools are, for the tests. Only tests/unit/support/dirs.cc is
 // compiled with the two paths (CMake gives them to that file alone): a path in a compile command

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A partition built from batches kseg's own encoders write (formats/
 // batch_v2.h, control.h, legacy.h), after Redpanda's disk_log_builder: for
 // a test that needs a layout no corpus case has (many segments, an empty

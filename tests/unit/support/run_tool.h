@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs a kseg binary as a subprocess in a given directory and captures its
 // stdout, stderr and exit code: the CLI tests and the golden driver use it.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A test's private files: a temp dir of its own (TempDir), a log dir with
 // copies of corpus partitions (testdata/kafka) and the root files a broker
 // leaves (ScratchLogDir), a copy of a whole corpus case (CaseCopy), all

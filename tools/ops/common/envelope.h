@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one JSON convention of kseg's tools: every report opens with the same
 // three keys, then the tool's own body.
 //   {"schema": "kseg-truncate/1", "tool": "kseg-truncate", "version": "0.1.0", ...}

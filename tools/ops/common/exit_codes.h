@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Exit codes shared by every kseg tool (documented in the man pages).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Text conversions that must match what Java prints, byte for byte.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Compact JSON written straight into a buffer, one object at a time, with
 // no document tree: what kseg-dump prints per batch and per record. The bytes
 // are those nlohmann::ordered_json's dump() prints for the same object

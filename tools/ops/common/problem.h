@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one problem model of kseg: a catalogue of stable codes, each with its
 // default severity, and a Problem that names the file, the byte position,
 // and what was expected and found. kseg-verify reports every finding with

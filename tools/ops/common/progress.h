@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A progress line on stderr while a long run works: how much of the total is
 // done, the rate and the time left, redrawn at most five times a second and
 // only after the first second (short runs print nothing). Off unless stderr

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Buffered output to a file descriptor. Tools format into it with fmt and it
 // writes in large blocks, so printing millions of lines costs little.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Appends text at a pointer into a buffer the caller made large enough:
 // literals copied with a length known at compile time (a few moves, not a
 // call per piece) and integers two digits at a time. For the lines the dump

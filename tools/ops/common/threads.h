@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // --threads as a run uses it: never more threads than the process may run
 // on at once (lib/cpus.h). More only add stacks, memory and contention
 // (`kseg-verify --threads 100000` took 8-40 s and 297 MB), so a larger value

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kseg-compact: one round (or several) of Kafka's log cleaner over a
 // partition directory, offline, with the cleaner's semantics as Kafka 4.4.0
 // has them (formats/log-cleaning.md): the dirty section from

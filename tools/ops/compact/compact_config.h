@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The settings one cleaning round depends on, found rather than guessed, and
 // where each came from: an override on the command line, the topic's config
 // file, the topic's configs in the KRaft metadata log, Kafka's built-in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cleaned segment a round writes beside the segments it replaces.
 // Internal to tools/ops/compact.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the cleaner's filter reads of an entry (the batch, its records,
 // the control type), the parallel walk's examined entry, and Kafka's
 // CleanedTransactionMetadata. Internal to tools/ops/compact.

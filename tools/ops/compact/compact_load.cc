@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a cleaning round reads of a partition before it reads any batch: the
 // segments with their sizes, mtimes and index sizes, the log dir's
 // checkpoint lines, the aborted transactions, the producer state at the log

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One round of Kafka 4.4.0's Cleaner.doClean, offline. The steps and every
 // rule are in formats/log-cleaning.md ("One round" steps 1-6 and the parts
 // named below).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One cleaning round over a loaded partition: the plan (sections, bounds,
 // groups), the offset map, and the cleaned segments written and swapped in.
 // Internal to tools/ops/compact.

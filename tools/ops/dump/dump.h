@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kseg-dump: print the files of a partition directory the way Kafka's
 // DumpLogSegments (kafka-dump-log.sh) does, byte for byte on stdout, or as
 // JSON. Unlike Kafka it reports corruption as a clear error on stderr, goes

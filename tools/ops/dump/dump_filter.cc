@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // --from-offset/--to-offset, --from-time/--to-time, --producer-id, --key:
 // which entries and records of a .log kseg-dump prints, and where in the
 // .log it starts reading (the seek with the segment's indexes).

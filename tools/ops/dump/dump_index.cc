@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // .index and .timeindex files, with the checks DumpLogSegments makes against
 // the segment's .log, in text or JSON: one walk, so both formats reach the
 // same verdict and exit code.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // --format json / jsonl: every field of every batch, record, index entry and
 // problem, with byte positions. One object per line (jsonl), or the same
 // objects in one document {"schema": "kseg-dump/1", "tool", "version", "objects": [...]} (json).

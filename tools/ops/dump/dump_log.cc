@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Text dump of .log and KRaft .checkpoint files, as DumpLogSegments prints them.
 #include <algorithm>
 #include <functional>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The small text and JSON state files of a partition and a log dir, which
 // Kafka's own tool skips as unknown: leader-epoch-checkpoint,
 // partition.metadata, quorum-state, the four root offset checkpoints and

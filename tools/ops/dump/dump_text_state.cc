@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Text dump of producer .snapshot and .txnindex files.
 #include <fmt/format.h>
 

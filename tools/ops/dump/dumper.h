@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The state of one kseg-dump run: options, output sinks, the end-of-run
 // summaries Kafka prints on stderr, and the exit code so far.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Parsers for Kafka's internal topics (__consumer_offsets,
 // __transaction_state, __cluster_metadata, __share_group_state,
 // __remote_log_metadata), printing what DumpLogSegments' decoder options print. The decoding lives in formats/; this file maps it onto ParsedRecord.

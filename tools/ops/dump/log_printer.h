@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Printing a .log a run of entries at a time, in either output format:
 // runs are printed on several threads and written out in file order
 // (dump_log.cc), text as DumpLogSegments prints it (dump_log.cc), JSON as

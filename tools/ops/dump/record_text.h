@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Turns a record's key and value into the text kafka-dump-log prints for
 // them: the Decoder classes (StringDecoder …) or a topic-specific parser
 // (--offsets-decoder, --transaction-log-decoder, --cluster-metadata-decoder).

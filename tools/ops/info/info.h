@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kseg-info: one screen per partition and log dir, from batch headers alone:
 // segments, offsets and time ranges, bytes, records, codecs, producers and
 // open transactions (as Kafka's loader rebuilds producer state), index

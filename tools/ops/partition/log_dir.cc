@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tools/ops/partition/log_dir.h"
 
 #include <filesystem>

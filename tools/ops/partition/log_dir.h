@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The files at the root of a log directory that belong to no one partition:
 // the four offset checkpoints every partition of the log dir shares a line
 // in, meta.properties, and the marker of a clean shutdown. A tool that

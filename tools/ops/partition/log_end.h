@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where a segment's records end, found one way for every tool that needs the
 // log end offset (txn, info, compact, truncate).
 #pragma once

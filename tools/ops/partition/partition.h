@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A partition directory as every tool loads it before it reads a batch: the
 // layout, the segments with their sizes, the log start and end offsets
 // Kafka's loader finds, and this partition's lines of the log dir's

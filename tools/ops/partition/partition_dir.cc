@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tools/ops/partition/partition_dir.h"
 
 #include <dirent.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A partition directory's files, listed once for every tool: the regular
 // files in it (LogLoader lists no other kind), sorted into the layout of
 // formats/partition_layout.h.

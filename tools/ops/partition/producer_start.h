@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The producer state Kafka's loader starts from, written once for every tool
 // that needs the state at some offset (txn, info, compact, truncate):
 // ProducerStateManager.truncateAndReload chooses the snapshot, then

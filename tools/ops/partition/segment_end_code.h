@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Why a segment's walk ended, as a code of the shared problem catalogue: the
 // one mapping dump, verify and reindex report a SegmentEnd by.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The state files of a partition that a writer leaves as they are
 // (leader-epoch-checkpoint, partition.metadata, producer snapshots), checked
 // as Kafka's loader reads them, so that a writer's exit 0 never hides one

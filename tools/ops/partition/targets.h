@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The paths a user gives, as what Kafka keeps on disk: a file, a partition
 // directory or a log directory. One rule for every tool:
 //   - a path that is not a directory is a file (whoever opens it says if it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A topic's settings as the broker that wrote it has them, found rather than
 // guessed, and where each value came from. Every tool that depends on a
 // setting asks here: compact (its cleaning), reindex (index.interval.bytes,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kseg-reindex: rebuild .index and .timeindex files from the .log exactly as
 // Kafka's LogSegment.recover writes them, and with --recover cut a partition
 // at its first invalid batch as Kafka's unclean-shutdown recovery does

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // recover_clean: a clean segment read through its mapping in 2 MiB blocks
 // by several threads at once (lib/block_walk.h), each judging (CRC) the
 // entries that start in the blocks it claims. A thread's guess at where its

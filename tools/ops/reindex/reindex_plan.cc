@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Planning for kseg-reindex: what each segment of a partition should look
 // like after Kafka's recovery, compared with what is on disk.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kseg-reindex --producer-state: the .txnindex files and producer snapshots
 // Kafka 4.4's LogLoader leaves when it recovers every segment of a partition
 // (each .index missing), replayed step by step as Kafka takes them:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kseg-truncate: the cuts Kafka makes to a partition online, made offline
 // with every file it keeps consistent (man/kseg-truncate.1 gives each rule):
 //   to_offset  UnifiedLog.truncateTo at the batch boundary a cut at N leaves

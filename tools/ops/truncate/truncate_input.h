@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The partition as kseg-truncate reads it, and what it resolves from it
 // before planning: the offset of a time, the segments retention deletes.
 // Internal to tools/ops/truncate.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Planning for kseg-truncate: the files Kafka leaves after each cut and a
 // clean shutdown, from the partition as it is on disk. Work is proportional
 // to the segment that is cut, not to the partition: besides it, a cut reads

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kseg-txn: producer state and transactions of partitions, from their logs
 // and snapshots alone, as Kafka's loader rebuilds them (newest snapshot at or
 // below the log end, then every later batch), with the open transactions,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kseg-verify: check segment, index and state files of a partition, or of a
 // whole log dir, against the rules Kafka itself writes and reads them by, and
 // report every problem with a stable code, a severity, the file, the byte

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A single file named on the command line: the checks that need nothing but
 // the file (and, for an index, the .log beside it).
 #include <filesystem>

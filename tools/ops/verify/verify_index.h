@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Checks of a segment's .index and .timeindex against its batches, by the
 // rules Kafka's append and recovery paths create entries with. Each check
 // reads its file before the segment is scanned and then watches the batches

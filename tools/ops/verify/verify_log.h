@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Checks of one segment file (.log, or a KRaft .checkpoint): walks the
 // batches as Kafka's FileLogInputStream does and hands each one's few header
 // fields, in file order, to the index, transaction and epoch checks, so a

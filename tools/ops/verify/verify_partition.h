@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One unit of verification work and its result: a partition directory, a
 // log dir's root files, or a single file named on the command line.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tools/ops/verify/verify_problem.h"
 
 namespace kseg {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What kseg-verify found in one partition (or one standalone file): the
 // problems, in the one model of common/problem.h, and what was read of each
 // file. Checks report through Findings; nothing prints.

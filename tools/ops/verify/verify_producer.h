@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Producer state replayed over a partition's batches, in log order, the way
 // Kafka's recovery does (ProducerAppendInfo): it yields the aborted
 // transactions each segment's .txnindex must hold and the state each

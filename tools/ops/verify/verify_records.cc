@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Record-level checks of one batch: every record decodes, and the header's
 // count, last offset delta and max timestamp agree with the records.
 #include <algorithm>

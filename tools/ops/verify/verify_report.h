@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kseg-verify's output: the human report or the JSON report object (schema
 // formats/kseg-verify.schema.json), and the exit code they imply. Written as
 // the targets' results come, so a log dir of any size holds one window of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The driver: paths to targets, targets to results on a small thread pool,
 // results to the report in the targets' order as they finish.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Checks of a partition's text state files and of a log dir's root files
 // against what the segments say: leader-epoch-checkpoint, partition.metadata,
 // the four root offset checkpoints and meta.properties.

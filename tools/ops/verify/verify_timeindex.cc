@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // .timeindex checks. Kafka appends (T, O) with T the segment's running max
 // batch timestamp (strictly greater than the last entry's) and O the last
 // offset of the earliest batch holding it, at each offset-index point and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // .txnindex checks: Kafka's own (version, sanity check), then the entries
 // against the aborted transactions the producer-state replay found.
 #include <algorithm>

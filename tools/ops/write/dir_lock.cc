@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The log dir's lock, as a broker takes it: an OFD write lock on
 // <log_dir>/.lock, so that a broker and a kseg writer exclude each other.
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fsync_together: the new files of a plan made durable at once, on the
 // process's work pool (lib/work_pool.h): each partition of a log dir fsyncs
 // a few files together, and a thread started per file was a fifth of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The write protocol's I/O error: what failed, on which path, and the
 // system's reason. Internal to tools/ops/write.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The write protocol shared by every kseg tool that changes a partition
 // directory (STYLE.md points 10-12). A tool builds a Plan of whole-file
 // actions; apply() carries it out so that a crash at any step leaves a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What every writing tool (reindex, truncate, compact) is told, and the one
 // run over the partitions its paths name: targets, the log dirs' locks, one
 // partition after another, the JSON envelope, the exit status.

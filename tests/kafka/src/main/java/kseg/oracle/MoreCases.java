@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package kseg.oracle;
 
 import java.io.File;
