@@ -3,6 +3,7 @@
 // (schema, tool, version: kseg's own, as --version prints it) and validates against its
 // schema in formats/, on real outputs of every status: planned, applied, unchanged, refused.
 #include <filesystem>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -116,4 +117,46 @@ TEST_CASE("kseg-txn, kseg-info, kseg-dump and kseg-verify reports open with the 
   CHECK(hanging["partitions"][0]["open_transactions"][0]["coordinator"].is_object());
   // --format is checked: a writer takes text or json.
   CHECK(run_tool(kBin + "kseg-truncate", {"--format", "yaml", "--to-offset", "1", part}, ".").exit_code == 2);
+}
+
+// --format jsonl on every tool (issue 47, item 6): each line is a whole
+// document valid against the tool's schema, and the lines together hold
+// what the one json document holds, item for item.
+TEST_CASE("--format jsonl: a document per line, together the json document's items", "[json]") {
+  kseg::test::CaseCopy copy("broker-log-dir");
+  const std::string dir = copy.dir();
+  struct Run {
+    const char* tool;
+    std::vector<std::string> args;
+    const char* items;  // the array the lines share out
+  };
+  const std::vector<Run> runs = {
+      {"verify", {"--deep"}, "targets"},          {"info", {}, "partitions"},
+      {"txn", {}, "partitions"},                   {"reindex", {"--dry-run"}, "partitions"},
+      {"truncate", {"--dry-run", "--log-start", "3"}, "partitions"},
+      {"compact", {"--dry-run", "--force", "--now", "1800000000000"}, "partitions"}};
+  for (const auto& r : runs) {
+    INFO("kseg-" << r.tool);
+    auto with = [&](const char* format) {
+      std::vector<std::string> a = r.args;
+      a.insert(a.end(), {"--format", format, dir});
+      return run_tool(kBin + "kseg-" + r.tool, a, ".");
+    };
+    const auto json = with("json"), lines = with("jsonl");
+    CHECK(lines.exit_code == json.exit_code);
+    const auto doc = nlohmann::json::parse(json.out);
+    const auto s = schema_of(r.tool);
+    nlohmann::json items = nlohmann::json::array();
+    std::istringstream in(lines.out);
+    size_t n = 0;
+    for (std::string line; std::getline(in, line); ++n) {
+      const auto j = nlohmann::json::parse(line);
+      CHECK(schema_violation(s, s, j) == "");
+      CHECK(j["tool"] == doc["tool"]);
+      for (const auto& i : j[r.items]) items.push_back(i);
+    }
+    CHECK(n >= 2);
+    CHECK(items == doc[r.items]);
+  }
+  // dump's jsonl (objects, not documents) is checked in test_dump_json.cc.
 }

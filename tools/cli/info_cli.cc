@@ -31,7 +31,8 @@ int info_main(int argc, char** argv) {
   std::string format = "text", time_format = "ms";
   ProgressFlags progress;
   app.add_option("paths", o.paths, "Partition directories or log directories")->required();
-  app.add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  app.add_option("--format", format, "text, json, or jsonl (a document per partition and per log dir, one line each)")
+      ->check(CLI::IsMember({"text", "json", "jsonl"}));
   app.add_option("--time-format", time_format, "ms (epoch milliseconds, default) or iso (ISO 8601, UTC)")
       ->check(CLI::IsMember({"ms", "iso"}));
   topic_filter(app.add_option("--topic", o.topic, "Only this topic's partitions (in log directories)"));
@@ -42,7 +43,8 @@ int info_main(int argc, char** argv) {
   app.add_flag("--allow-empty", o.allow_empty, "Exit 0, not 3, for a path with no partition");
   add_progress_flags(app, progress, "shown only when stderr is a terminal");
   if (auto rc = parse_args(app, argc, argv)) return *rc;
-  o.json = format == "json";
+  o.json = format != "text";
+  o.json_lines = format == "jsonl";
   o.iso_time = time_format == "iso";
   o.progress = progress.wanted();
   Sink out(stdout), err(stderr);

@@ -39,7 +39,8 @@ int txn_main(int argc, char** argv) {
                                   "The broker's producer.id.expiration.ms (ms, or 1d, 12h...; default 1d): producers "
                                   "idle that long are dropped when a snapshot is loaded"),
                   1, INT32_MAX);
-  app.add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  app.add_option("--format", format, "text, json, or jsonl (a document per partition, one line each)")
+      ->check(CLI::IsMember({"text", "json", "jsonl"}));
   int_range(app.add_option("--max-aborted", o.max_aborted,
                            "Aborted ranges listed per partition (default 1000; the rest counted)"),
             0, INT64_MAX);
@@ -48,7 +49,8 @@ int txn_main(int argc, char** argv) {
   add_progress_flags(app, progress, "shown for a log dir when stderr is a terminal");
   if (auto rc = parse_command_line(app, argc, argv)) return *rc;
   o.progress = progress.wanted();
-  o.json = format == "json";
+  o.json = format != "text";
+  o.json_lines = format == "jsonl";
   o.now_ms = clock_ms(now >= 0 ? std::optional<int64_t>(now) : std::nullopt);
   Sink out(stdout), err(stderr);
   return exit_after_run("kseg-txn", run_txn(o, out, err));

@@ -64,7 +64,9 @@ int verify_main(int argc, char** argv) {
   app.add_option("paths", o.paths, "Files, partition directories or log directories");
   app.add_flag("--quick", quick, "Batch headers and CRCs only (no record decoding)");
   app.add_flag("--deep", deep, "Also decompress and decode every record of compressed batches");
-  app.add_option("--format", format, "Output: text (default) or json")->check(CLI::IsMember({"text", "json"}));
+  app.add_option("--format", format, "Output: text (default), json, or jsonl (a document per target, one line "
+                 "each, then one for the run)")
+      ->check(CLI::IsMember({"text", "json", "jsonl"}));
   app.add_option("--fail-on", fail_on, "Exit 1 for problems at or above: error (default), warning or info")
       ->check(CLI::IsMember({"error", "warning", "info"}));
   app.add_flag("-v,--verbose", o.show_info, "Also print info findings in the text report");
@@ -99,7 +101,7 @@ int verify_main(int argc, char** argv) {
   }
   Findings::set_max_per_file(max_problems);
   o.depth = quick ? VerifyDepth::quick : deep ? VerifyDepth::deep : VerifyDepth::normal;
-  o.format = format == "json" ? VerifyFormat::json : VerifyFormat::text;
+  o.format = format == "json" ? VerifyFormat::json : format == "jsonl" ? VerifyFormat::jsonl : VerifyFormat::text;
   o.fail_on = fail_on == "warning" ? Severity::warning : fail_on == "info" ? Severity::info : Severity::error;
   o.progress = progress.wanted();
   o.threads = capped_threads("kseg-verify", o.threads);

@@ -39,13 +39,18 @@ inline void add_allow_empty_flag(CLI::App& app, WriterOptions& o, const char* wh
   app.add_flag("--allow-empty", o.allow_empty, std::string("Exit 0, not 3, for a path with ") + what);
 }
 
-// --format text|json (the one convention of every tool; formats/kseg-<tool>.schema.json),
-// and --json, its older spelling.
+// --format text|json|jsonl (the one convention of every tool;
+// formats/kseg-<tool>.schema.json), and --json, its older spelling.
 inline void add_format_option(CLI::App& app, WriterOptions& o) {
   app.add_option_function<std::string>(
-         "--format", [&o](const std::string& f) { o.json = f == "json"; },
-         "Output: text (default) or json: the plan and what was done, on stdout")
-      ->check(CLI::IsMember({"text", "json"}));
+         "--format",
+         [&o](const std::string& f) {
+           o.json = f != "text";
+           o.json_lines = f == "jsonl";
+         },
+         "Output: text (default); json: the plan and what was done, on stdout; jsonl: a document per partition "
+         "on one line, as each ends")
+      ->check(CLI::IsMember({"text", "json", "jsonl"}));
   app.add_flag("--json", o.json, "The same as --format json");
 }
 

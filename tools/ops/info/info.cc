@@ -563,13 +563,24 @@ int run_info(const InfoOptions& o, Sink& out, Sink& err) {
                     o.progress && jobs->size() > 1);
   std::vector<Totals> log_dirs;
   Totals current;  // of the log dir whose partitions are being read ("" path: partitions named themselves)
+  // jsonl: each partition, then each log dir's totals, a document of its
+  // own on one line, as it is read.
+  auto line = [&](const char* key, const json& item) {
+    json doc = json_envelope("kseg-info");
+    doc["partitions"] = json::array();
+    doc["log_dirs"] = json::array();
+    doc[key].push_back(item);
+    out.print("{}\n", doc.dump(-1, ' ', false, json::error_handler_t::replace));
+    out.flush();
+  };
   auto close_log_dir = [&] {
     if (current.path.empty()) return;
     log_dirs.push_back(current);
-    if (!o.json) print_totals(current, out);
+    if (o.json_lines) line("log_dirs", totals_json(current));
+    else if (!o.json) print_totals(current, out);
   };
   bool first = true;
-  if (o.json) out.print("{}\"partitions\":[", json_envelope_open("kseg-info"));
+  if (o.json && !o.json_lines) out.print("{}\"partitions\":[", json_envelope_open("kseg-info"));
   for (size_t i = 0; i < jobs->size(); ++i) {
     const PartitionJob& job = (*jobs)[i];
     if (i == 0 || job.log_dir != (*jobs)[i - 1].log_dir) {
@@ -588,7 +599,9 @@ int run_info(const InfoOptions& o, Sink& out, Sink& err) {
       continue;
     }
     current.add(p);
-    if (o.json) {
+    if (o.json_lines) {
+      line("partitions", partition_json(p, o));
+    } else if (o.json) {
       out.print("{}\n{}", first ? "" : ",", partition_json(p, o).dump(-1, ' ', false, json::error_handler_t::replace));
       first = false;
     } else {
@@ -596,7 +609,7 @@ int run_info(const InfoOptions& o, Sink& out, Sink& err) {
     }
   }
   close_log_dir();
-  if (o.json) {
+  if (o.json && !o.json_lines) {
     out.print("\n],\"log_dirs\":[");
     for (size_t i = 0; i < log_dirs.size(); ++i) out.print("{}\n{}", i ? "," : "", totals_json(log_dirs[i]).dump());
     out.print("\n]}}\n");

@@ -20,6 +20,7 @@ class Sink;
 
 struct InfoOptions : PartitionSelection {
   bool json = false;
+  bool json_lines = false;  // with json: a document per partition and per log dir, one line each
   bool iso_time = false;  // timestamps >= 0 as ISO 8601 strings (text and JSON)
   bool progress = false;  // the progress line on stderr (Progress::wanted)
   // Legacy compressed wrappers are decompressed to count their inner

@@ -398,25 +398,37 @@ int run_txn(const TxnOptions& o, Sink& out, Sink& err) {
       }
     }
     const Coordinator& c = coordinators[log_dir];
+    int64_t hanging_here = 0;
     for (auto& t : p->open) {
       judge(t, *p, c.by_pid, c.present, o.now_ms);
-      if (t.verdict == "hanging") hanging++;
+      if (t.verdict == "hanging") hanging_here++;
     }
+    hanging += hanging_here;
     if (p->producers.empty() && p->leo == 0 && p->aborted_total == 0 && p->replayed_batches == 0 &&
         !p->snapshot) {
       if (!o.json) out.print("{}: no segment\n", dir);
       continue;
     }
-    if (o.json) doc["partitions"].push_back(partition_json(*p, o));
-    else print_text(*p, o, out);
+    if (o.json_lines) {  // a document per partition, on one line, as it is read
+      nlohmann::ordered_json line = json_envelope("kseg-txn");
+      line["now_ms"] = o.now_ms;
+      line["hanging"] = hanging_here;
+      line["partitions"] = nlohmann::ordered_json::array({nlohmann::ordered_json(partition_json(*p, o))});
+      out.print("{}\n", line.dump());
+      out.flush();
+    } else if (o.json) {
+      doc["partitions"].push_back(partition_json(*p, o));
+    } else {
+      print_text(*p, o, out);
+    }
   }
   doc["hanging"] = hanging;
-  if (o.json) {
+  if (o.json && !o.json_lines) {
     nlohmann::ordered_json report = json_envelope("kseg-txn");
     for (const char* key : {"now_ms", "hanging", "partitions"}) report[key] = nlohmann::ordered_json(doc[key]);
     out.print("{}\n", report.dump(2));
   }
-  else if (hanging > 0) out.print("{} hanging transaction{}\n", hanging, hanging == 1 ? "" : "s");
+  else if (!o.json && hanging > 0) out.print("{} hanging transaction{}\n", hanging, hanging == 1 ? "" : "s");
   return std::max(rc, static_cast<int>(hanging > 0 ? kExitProblems : kExitOk));
 }
 

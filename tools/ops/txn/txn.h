@@ -23,6 +23,7 @@ struct TxnOptions : PartitionSelection {
   int64_t now_ms = 0;              // the clock: ages, producer expiration at snapshot load
   int64_t producer_id_expiration_ms = 86400000;
   bool json = false;
+  bool json_lines = false;  // with json: a document per partition, one line each
   int64_t max_aborted = 1000;      // aborted ranges listed per partition (the rest counted)
   bool progress = false;           // a progress line on stderr (Progress::wanted)
 };

@@ -23,7 +23,9 @@ enum class VerifyDepth {
   deep,     // also decompress and decode every compressed batch
 };
 
-enum class VerifyFormat { text, json };
+// jsonl: a document per target on one line, as each is checked, then one
+// for the run (its summary and the paths' errors).
+enum class VerifyFormat { text, json, jsonl };
 
 struct VerifyOptions {
   std::vector<std::string> paths;  // files, partition dirs or log dirs

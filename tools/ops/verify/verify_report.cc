@@ -110,14 +110,51 @@ bool Spill::copy_to(Sink& out) {
   return true;
 }
 
-VerifyReport::VerifyReport(const VerifyOptions& opts, Sink& out, Sink& err, const std::vector<std::string>& io_errors)
-    : opts_(opts), out_(out), err_(err), path_errors_(io_errors) {
-  if (opts_.format != VerifyFormat::json) return;
+nlohmann::ordered_json VerifyReport::head() const {
   nlohmann::ordered_json head = json_envelope("kseg-verify");
   head["schema_version"] = 1;  // before the envelope's "schema"; kept for the readers of schema 1
   head["depth"] = depth_name(opts_.depth);
   head["fail_on"] = severity_name(opts_.fail_on);
-  std::string text = nested(head, 0);
+  return head;
+}
+
+int VerifyReport::exit_for(const Counts& c, bool io_errors) const {
+  bool failed = false;
+  for (size_t s = static_cast<size_t>(opts_.fail_on); s < 3; ++s) failed = failed || c[s] > 0;
+  return io_errors ? kExitIo : failed ? kExitProblems : kExitOk;
+}
+
+void VerifyReport::line(const TargetResult* r, const std::vector<std::string>& io_errors,
+                        nlohmann::ordered_json summary) {
+  nlohmann::ordered_json doc = head();
+  doc["targets"] = nlohmann::ordered_json::array();
+  doc["problems"] = nlohmann::ordered_json::array();
+  if (r) {
+    doc["targets"].push_back(target_json(*r));
+    for (const auto& p : r->findings.problems) {
+      auto j = problem_json(p);
+      j["remedy"] = code_info(p.code).remedy;
+      doc["problems"].push_back(std::move(j));
+    }
+  }
+  doc["io_errors"] = io_errors;
+  if (r) {
+    for (const auto& [file, s] : r->findings.suppressed) {
+      if (s[0] + s[1] + s[2] == 0) continue;
+      nlohmann::ordered_json j{{"file", file}};
+      j.update(counts_json(s));
+      doc["suppressed"].push_back(std::move(j));
+    }
+  }
+  doc["summary"] = std::move(summary);
+  out_.print("{}\n", doc.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+  out_.flush();
+}
+
+VerifyReport::VerifyReport(const VerifyOptions& opts, Sink& out, Sink& err, const std::vector<std::string>& io_errors)
+    : opts_(opts), out_(out), err_(err), path_errors_(io_errors) {
+  if (opts_.format != VerifyFormat::json) return;
+  std::string text = nested(head(), 0);
   text.resize(text.size() - 2);  // "\n}": the document goes on
   out_.write(text);
   out_.write(",\n  \"targets\": [");
@@ -130,6 +167,17 @@ void VerifyReport::add(const TargetResult& r) {
   for (const auto& f : r.findings.files) bytes_ += f.checked_bytes;
   partitions_ += r.target.kind == Target::partition;
   target_errors_.insert(target_errors_.end(), r.findings.io_errors.begin(), r.findings.io_errors.end());
+  if (opts_.format == VerifyFormat::jsonl) {
+    int64_t checked = 0;
+    for (const auto& f : r.findings.files) checked += f.checked_bytes;
+    nlohmann::ordered_json summary{{"partitions", r.target.kind == Target::partition ? 1 : 0},
+                                   {"files", r.findings.files.size()},
+                                   {"checked_bytes", checked}};
+    summary.update(counts_json(c));
+    summary["exit_code"] = exit_for(c, !r.findings.io_errors.empty());
+    line(&r, r.findings.io_errors, std::move(summary));
+    return;
+  }
   if (opts_.format == VerifyFormat::json) {
     out_.write(any_target_ ? ",\n    " : "\n    ");
     out_.write(nested(target_json(r), 2));
@@ -172,9 +220,16 @@ int VerifyReport::finish(const std::vector<std::string>& nothing) {
       io_errors.push_back(fmt::format(
           "{}: nothing to check: no Kafka partition or file of a known kind (--allow-empty accepts this)", p));
   io_errors.insert(io_errors.end(), target_errors_.begin(), target_errors_.end());
-  bool failed = false;
-  for (size_t s = static_cast<size_t>(opts_.fail_on); s < 3; ++s) failed = failed || total_[s] > 0;
-  int exit = !io_errors.empty() ? kExitIo : failed ? kExitProblems : kExitOk;
+  int exit = exit_for(total_, !io_errors.empty());
+  if (opts_.format == VerifyFormat::jsonl) {
+    // The run's line: its totals, and the errors no target's line holds.
+    nlohmann::ordered_json summary{{"partitions", partitions_}, {"files", files_}, {"checked_bytes", bytes_}};
+    summary.update(counts_json(total_));
+    summary["exit_code"] = exit;
+    std::vector<std::string> own(io_errors.begin(), io_errors.end() - static_cast<long>(target_errors_.size()));
+    line(nullptr, own, std::move(summary));
+    return exit;
+  }
   if (opts_.format == VerifyFormat::json) {
     // A temporary file that could not be written or read back: said on
     // stderr (and in io_errors when it comes before them), exit 3.

@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "tools/ops/verify/verify.h"
 #include "tools/ops/verify/verify_partition.h"
 
@@ -55,6 +57,13 @@ class VerifyReport {
   int finish(const std::vector<std::string>& nothing);
 
  private:
+  // The document's opening keys: the envelope, schema_version, depth, fail_on.
+  nlohmann::ordered_json head() const;
+  // 3 with I/O errors, 1 with a problem at or above --fail-on, else 0.
+  int exit_for(const Counts& c, bool io_errors) const;
+  // jsonl: one whole document on a line: target `r` (none: the run's
+  // line), the I/O errors it carries, its summary.
+  void line(const TargetResult* r, const std::vector<std::string>& io_errors, nlohmann::ordered_json summary);
   const VerifyOptions& opts_;
   Sink& out_;
   Sink& err_;

@@ -68,6 +68,18 @@ int run_partitions(const char* tool, const WriterOptions& o, Sink& out, Sink& er
     return held == locks->end() ? nullptr : &held->second;
   };
   nlohmann::json report = nlohmann::json::array();
+  // jsonl: each partition's report as a document of its own, one line, out
+  // as the partition ends (the run's order).
+  auto lines = [&](nlohmann::json& reports) {
+    if (!o.json_lines) return;
+    for (auto& r : reports) {
+      nlohmann::ordered_json doc = json_envelope(tool);
+      doc["partitions"] = nlohmann::ordered_json::array({nlohmann::ordered_json(std::move(r))});
+      out.print("{}\n", doc.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+    }
+    out.flush();
+    reports = nlohmann::json::array();
+  };
   int rc = kExitOk;
   const size_t n = jobs->size();
   Progress progress(tool, shape.byte_progress ? Progress::Unit::bytes : Progress::Unit::partitions,
@@ -76,6 +88,7 @@ int run_partitions(const char* tool, const WriterOptions& o, Sink& out, Sink& er
   if (shape.threads <= 1 || n <= 1 || std::getenv("KSEG_CRASH_AT") != nullptr) {
     for (const auto& j : *jobs) {
       rc = std::max(rc, one(j, lock_of(j), out, err, o.json ? &report : nullptr));
+      lines(report);
       progress.add(one_done);
     }
   } else {
@@ -103,12 +116,13 @@ int run_partitions(const char* tool, const WriterOptions& o, Sink& out, Sink& er
           out.write(d.out.contents());
           out.flush();
           for (auto& r : d.report) report.push_back(std::move(r));
+          lines(report);
           rc = std::max(rc, d.rc);
           progress.add(one_done);
         });
   }
   // Messages quote file bytes, which need not be UTF-8.
-  if (o.json) {
+  if (o.json && !o.json_lines) {
     nlohmann::ordered_json doc = json_envelope(tool);
     doc["partitions"] = nlohmann::ordered_json(report);
     out.print("{}\n", doc.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace));

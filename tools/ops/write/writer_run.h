@@ -22,6 +22,7 @@ struct WriterOptions : PartitionSelection {  // reindex's paths: .log files too
   bool dry_run = false;
   bool verbose = false;              // text: each step of the plan too, before each partition's summary
   bool json = false;                 // the plan (and what was done) as JSON on stdout
+  bool json_lines = false;           // with json: one document per partition, a line each, as each ends
   bool backup = true;
   std::string backup_dir;            // empty: <partition>/.kseg-backup-<time>
   bool progress = false;             // a progress line on stderr (Progress::wanted)
