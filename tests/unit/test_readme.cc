@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The README's corpus figures stay true: counted here from the tree, so a
 // golden or a case added without the README failing this test.
 #include <filesystem>
