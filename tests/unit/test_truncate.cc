@@ -408,3 +408,56 @@ TEST_CASE("truncate's summary: the offsets removed per partition and for the run
   INFO(below.out << below.err);
   CHECK(below.out.find(fmt::format("removes offsets 150..{} ({})", before - 1, before - 150)) != std::string::npos);
 }
+
+// --retention (issue 47, item 1): each topic's own retention settings, from
+// the log dir's KRaft metadata log, a topic or broker config file, Kafka's
+// defaults, each said with its source; the plan is the one the explicit
+// options give (those Kafka's own retention is checked against in the
+// truncate oracle).
+TEST_CASE("--retention applies the topic's retention settings, from where the broker has them", "[truncate]") {
+  auto plan_of = [](const std::vector<std::string>& args) {
+    auto r = run_tool(kTruncate, args, ".");
+    INFO(r.err);
+    REQUIRE(r.exit_code < 2);
+    return nlohmann::json::parse(r.out)["partitions"][0];
+  };
+  auto without_settings = [](nlohmann::json j) {
+    j.erase("settings");
+    return j;
+  };
+  // A live broker's metadata log: topic retained has retention.ms=2500.
+  kseg::test::CaseCopy live("live-broker");
+  const auto kraft = plan_of({"--retention", "--dry-run", "--json", "--now", "1800000000000", live.path("retained-0")});
+  CHECK(kraft["settings"]["retention.ms"]["value"] == "2500");
+  CHECK(kraft["settings"]["retention.ms"]["source"].get<std::string>().starts_with("KRaft metadata"));
+  CHECK(kraft["settings"]["retention.bytes"]["source"] == "default");
+  CHECK(without_settings(kraft) == plan_of({"--retention-ms", "2500", "--retention-bytes", "-1", "--dry-run", "--json",
+                                            "--now", "1800000000000", live.path("retained-0")}));
+  // A broker config in hours (the server.properties form) and a topic config.
+  Scratch s("v2-none", "orders-0", 272);
+  kseg::test::TempDir files("retention");
+  kseg::test::write_text(files.file("server.properties"), "log.retention.hours=1\n");
+  kseg::test::write_text(files.file("topic.properties"), "retention.bytes=1024\n");
+  const std::string now = "1700003700000";  // an hour after the first batches, enough for some to go
+  const auto hours = plan_of({"--retention", "--broker-config", files.file("server.properties"), "--dry-run", "--json",
+                              "--now", now, s.dir()});
+  CHECK(hours["settings"]["retention.ms"]["value"] == "3600000");
+  CHECK(hours["settings"]["retention.ms"]["source"].get<std::string>().find("(log.retention.hours)") != std::string::npos);
+  CHECK(without_settings(hours) == plan_of({"--retention-ms", "3600000", "--retention-bytes", "-1", "--dry-run", "--json",
+                                            "--now", now, s.dir()}));
+  const auto bytes = plan_of({"--retention", "--topic-config", files.file("topic.properties"), "--dry-run", "--json",
+                              "--now", now, s.dir()});
+  CHECK(bytes["status"] == "planned");
+  CHECK(without_settings(bytes) == plan_of({"--retention-ms", "604800000", "--retention-bytes", "1024", "--dry-run",
+                                            "--json", "--now", now, s.dir()}));
+  // The command line wins; Kafka's defaults without any source are said on stderr.
+  const auto cli = plan_of({"--retention", "--retention-ms", "-1", "--topic-config", files.file("topic.properties"),
+                            "--dry-run", "--json", "--now", now, s.dir()});
+  CHECK(cli["settings"]["retention.ms"]["source"] == "command line");
+  auto warned = run_tool(kTruncate, {"--retention", "--dry-run", "--now", now, s.dir()}, ".");
+  CHECK(warned.err.find("WARNING") != std::string::npos);
+  CHECK(warned.out.find("settings: retention.bytes = -1 (default); retention.ms = 604800000 (default)") !=
+        std::string::npos);
+  CHECK(run_tool(kTruncate, {"--topic-config", files.file("topic.properties"), "--to-offset", "1", s.dir()}, ".")
+            .exit_code == 2);  // the files go with --retention
+}

@@ -47,6 +47,16 @@ int truncate_main(int argc, char** argv) {
   auto* r2 = app.add_option("--retention-bytes", retention_bytes,
                             "Remove the segments retention.bytes=B would delete (bytes, or 10G, 512MiB...; -1: "
                             "unlimited, as Kafka's)");
+  auto* r3 = app.add_flag("--retention", o.topic_retention,
+                          "Remove the segments each topic's own retention.ms and retention.bytes would delete: from "
+                          "the log dir's KRaft metadata log, --topic-config, --broker-config, Kafka's defaults "
+                          "(--retention-ms/--retention-bytes override them)");
+  not_empty(app.add_option("--topic-config", o.topic_config,
+                           "With --retention: a properties file of the topic's configs (retention.ms, retention.bytes)"))
+      ->needs(r3);
+  not_empty(app.add_option("--broker-config", o.broker_config,
+                           "With --retention: the broker's server.properties (log.retention.hours, .ms, .bytes)"))
+      ->needs(r3);
   auto* now_opt = app.add_option("--now", now, "The clock for --retention-ms, epoch ms or ISO 8601 (default: now)");
   // Offsets and times are never negative; retention's -1 is Kafka's "unlimited".
   // --full N: the segment at N must hold its 2^31 offsets (relative offsets
@@ -56,9 +66,11 @@ int truncate_main(int argc, char** argv) {
   int_range(m4, 0, INT64_MAX - INT32_MAX - 1);
   duration_option(r1, -1, INT64_MAX);
   size_option(r2, -1, INT64_MAX);
-  for (CLI::Option* a : {m1, m2, m3, m4, r1})
-    for (CLI::Option* b : {m1, m2, m3, m4, r1, r2})
-      if (a != b && !(a == r1 && b == r2)) a->excludes(b);
+  // The retention options go together; the other modes exclude them and each other.
+  auto retention = [&](CLI::Option* x) { return x == r1 || x == r2 || x == r3; };
+  for (CLI::Option* a : {m1, m2, m3, m4, r1, r2, r3})
+    for (CLI::Option* b : {m1, m2, m3, m4, r1, r2, r3})
+      if (a != b && !(retention(a) && retention(b))) a->excludes(b);
   add_partition_filter(app, o, flags);
   add_plan_flags(app, o);
   add_format_option(app, o);
@@ -72,14 +84,14 @@ int truncate_main(int argc, char** argv) {
   else if (*m2) o.mode = TruncateMode::to_time, o.value = to_time;
   else if (*m3) o.mode = TruncateMode::log_start, o.value = log_start;
   else if (*m4) o.mode = TruncateMode::full, o.value = full;
-  else if (*r1 || *r2) {
+  else if (*r1 || *r2 || *r3) {
     o.mode = TruncateMode::retention;
     if (*r1) o.retention_ms = retention_ms;
     if (*r2) o.retention_bytes = retention_bytes;
   } else {
     std::fprintf(stderr,
-                 "kseg-truncate: say what to cut: --to-offset, --to-time, --log-start, --full, --retention-ms or "
-                 "--retention-bytes\n");
+                 "kseg-truncate: say what to cut: --to-offset, --to-time, --log-start, --full, --retention, "
+                 "--retention-ms or --retention-bytes\n");
     return kExitUsage;
   }
   if (now >= 0) o.now_ms = now;

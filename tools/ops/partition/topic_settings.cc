@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "tools/ops/partition/topic_settings.h"
 
+#include <filesystem>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "formats/batch_v2.h"
+#include "formats/file_names.h"
 #include "formats/log_batch.h"
 #include "formats/log_entry.h"
 #include "formats/metadata_records.h"
@@ -14,9 +17,18 @@
 
 namespace kseg {
 
+namespace fs = std::filesystem;
+
 const SettingKey kIndexSettingKeys[2] = {
     {"segment.index.bytes", "log.index.size.max.bytes", "10485760"},
     {"index.interval.bytes", "log.index.interval.bytes", "4096"},
+};
+
+// log.retention.hours=168 is Kafka's default (and what server.properties
+// sets); log.retention.ms, then .minutes, override it (broker_value).
+const SettingKey kRetentionSettingKeys[2] = {
+    {"retention.ms", "log.retention.ms", "604800000"},
+    {"retention.bytes", "log.retention.bytes", "-1"},
 };
 
 // The topic configs and the cluster-wide broker defaults that the KRaft
@@ -31,6 +43,25 @@ struct TopicSettings::Kraft {
 };
 
 namespace {
+
+// A broker setting of one layer (a server.properties, or the dynamic
+// defaults) with its synonyms in Kafka's order of precedence, scaled to the
+// first's unit: log.retention.ms, else .minutes, else .hours (KafkaConfig).
+// The value, and the name it was found under.
+std::optional<std::pair<std::string, std::string>> broker_value(const std::map<std::string, std::string>& layer,
+                                                                const std::string& name) {
+  if (layer.count(name)) return std::pair{layer.at(name), name};
+  if (name != "log.retention.ms") return std::nullopt;
+  for (const auto& [synonym, scale] : {std::pair{"log.retention.minutes", int64_t{60000}},
+                                       std::pair{"log.retention.hours", int64_t{3600000}}}) {
+    if (!layer.count(synonym)) continue;
+    auto n = properties::parse_number(layer.at(synonym), -1, INT32_MAX);
+    // A value that is no number stays as written: setting_number refuses it, naming it.
+    if (!n.ok()) return std::pair{layer.at(synonym), std::string(synonym)};
+    return std::pair{std::to_string(*n < 0 ? -1 : *n * scale), std::string(synonym)};
+  }
+  return std::nullopt;
+}
 
 // A config file given on the command line, as Kafka loads one; the last
 // value of a repeated key wins.
@@ -180,10 +211,12 @@ Result<std::map<std::string, Setting>> TopicSettings::lookup(const std::string& 
   for (const SettingKey& key : keys) {
     const std::string name = key.topic;
     Setting v{key.fallback, "default"};
-    if (key.broker && !metadata_log && broker_file_.count(key.broker))
-      v = {broker_file_.at(key.broker), fmt::format("{} ({})", broker_file_name, key.broker)};
-    if (key.broker && k.broker_defaults.count(key.broker))
-      v = {k.broker_defaults.at(key.broker), fmt::format("KRaft metadata {} (cluster default {})", k.source, key.broker)};
+    if (key.broker && !metadata_log)
+      if (auto b = broker_value(broker_file_, key.broker))
+        v = {b->first, fmt::format("{} ({})", broker_file_name, b->second)};
+    if (key.broker)
+      if (auto b = broker_value(k.broker_defaults, key.broker))
+        v = {b->first, fmt::format("KRaft metadata {} (cluster default {})", k.source, b->second)};
     if (!key.broker_only) {
       if (internal && name == "cleanup.policy") v = {"compact", fmt::format("{} is compacted by Kafka", topic)};
       if (internal && name == "segment.bytes") {
@@ -199,6 +232,16 @@ Result<std::map<std::string, Setting>> TopicSettings::lookup(const std::string& 
     out[name] = std::move(v);
   }
   return out;
+}
+
+Result<std::map<std::string, Setting>> TopicSettings::lookup_partition(const std::string& dir,
+                                                                         std::span<const SettingKey> keys) const {
+  std::error_code ec;
+  const fs::path given(dir), canonical = fs::weakly_canonical(given, ec);
+  const fs::path path = ec ? given : canonical;
+  auto tp = file_names::parse_partition_dir_name(path.filename().string());
+  const std::string log_dir = path.has_parent_path() ? path.parent_path().string() : std::string(".");
+  return lookup(tp.ok() ? tp->topic : std::string(), log_dir, keys);
 }
 
 std::optional<Setting> TopicSettings::given(const std::string& name) const {

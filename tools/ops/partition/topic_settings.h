@@ -2,7 +2,7 @@
 // A topic's settings as the broker that wrote it has them, found rather than
 // guessed, and where each value came from. Every tool that depends on a
 // setting asks here: compact (its cleaning), reindex (index.interval.bytes,
-// segment.index.bytes). Last wins, as Kafka layers them:
+// segment.index.bytes), truncate --retention (retention.ms, retention.bytes). Last wins, as Kafka layers them:
 //   1. Kafka's default;
 //   2. --broker-config (a server.properties: the log.* default);
 //   3. the cluster's dynamic broker defaults in the log dir's KRaft metadata
@@ -44,6 +44,10 @@ struct SettingKey {
 // The settings of a segment's indexes (Kafka 4.4's LogConfig), with their
 // broker defaults: what reindex rebuilds them with and compact writes.
 extern const SettingKey kIndexSettingKeys[2];
+// retention.ms (its broker default log.retention.ms, .minutes or .hours,
+// 168 hours when none is set) and retention.bytes: what kseg-truncate
+// --retention applies.
+extern const SettingKey kRetentionSettingKeys[2];
 
 // A topic Kafka creates with a config of its own (compacted, 100 MiB segments).
 bool internal_topic(const std::string& topic);
@@ -67,6 +71,10 @@ class TopicSettings {
   // command line only.
   Result<std::map<std::string, Setting>> lookup(const std::string& topic, const std::string& log_dir,
                                                 std::span<const SettingKey> keys) const;
+
+  // The same for the partition directory `dir` (its topic and log dir from
+  // its path; "." inside a partition names it).
+  Result<std::map<std::string, Setting>> lookup_partition(const std::string& dir, std::span<const SettingKey> keys) const;
 
   // A key without a default, only where the command line or --topic-config
   // sets it (Kafka's test-only internal.segment.bytes).

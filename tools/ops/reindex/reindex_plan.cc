@@ -419,13 +419,7 @@ std::string Removed::text() const {
 
 Status index_settings(const TopicSettings& settings, const std::string& dir, recover::Config& config,
                       std::map<std::string, Setting>* used) {
-  std::error_code ec;
-  const fs::path given(dir), canonical = fs::weakly_canonical(given, ec);
-  const fs::path path = ec ? given : canonical;  // "." inside a partition names it
-  auto tp = file_names::parse_partition_dir_name(path.filename().string());
-  const std::string log_dir = path.has_parent_path() ? path.parent_path().string() : std::string(".");
-  auto found = settings.lookup(tp.ok() ? tp->topic : std::string(), log_dir,
-                               kIndexSettingKeys);
+  auto found = settings.lookup_partition(dir, kIndexSettingKeys);
   if (!found.ok()) return found.error();
   // Kafka's LogConfig: both INT, atLeast(4) and atLeast(0).
   auto index_bytes = setting_number(*found, "segment.index.bytes", 4, INT32_MAX);

@@ -15,6 +15,7 @@
 #include "tools/ops/common/exit_codes.h"
 #include "tools/ops/common/sink.h"
 #include "tools/ops/partition/log_dir.h"
+#include "tools/ops/partition/topic_settings.h"
 
 namespace kseg {
 
@@ -89,8 +90,46 @@ struct Tally {
   }
 };
 
-int truncate_partition(const std::string& dir, const TruncateOptions& o, const safe::DirLock* lock, Sink& out, Sink& err,
+// --retention: this partition's retention settings into `o`, said in text
+// under --dry-run or -v and in JSON always; an exit status when they cannot be read.
+std::optional<int> topic_retention(const std::string& dir, const TopicSettings& settings, TruncateOptions& o,
+                                   std::map<std::string, Setting>& used, Sink& out, Sink& err, nlohmann::json* report) {
+  auto found = settings.lookup_partition(dir, kRetentionSettingKeys);
+  Result<int64_t> ms = found.ok() ? setting_number(*found, "retention.ms", -1, INT64_MAX) : found.error();
+  Result<int64_t> bytes = found.ok() ? setting_number(*found, "retention.bytes", -1, INT64_MAX) : found.error();
+  for (const auto* r : {&ms, &bytes})
+    if (!r->ok()) {
+      err.print("kseg-truncate: {}: {}\n", dir, error_text(r->error()));
+      if (report) report->push_back(error_json(dir, r->error()));
+      return exit_code_for(r->error().code);
+    }
+  o.retention_ms = *ms;
+  o.retention_bytes = *bytes;
+  used = *found;
+  // A topic's setting kept where kseg does not look (a metadata log in
+  // another directory, a ZooKeeper cluster) would be missed: said.
+  std::error_code ec;
+  const bool metadata_log = fs::is_directory(fs::path(log_dir_of(dir)) / "__cluster_metadata-0", ec);
+  for (const auto& [k, v] : used)
+    if (v.source == "default" && !metadata_log && o.broker_config.empty())
+      err.print("kseg-truncate: WARNING {}: {} is Kafka's default ({}): no KRaft metadata log in the log dir, and no file "
+                "sets it (--topic-config, --broker-config)\n", dir, k, v.value);
+  if (!report && (o.dry_run || o.verbose)) {
+    std::string line;
+    for (const auto& u : describe_settings(*found)) line += (line.empty() ? "" : "; ") + u;
+    out.print("{}: settings: {}\n", dir, line);
+  }
+  return std::nullopt;
+}
+
+// `settings`: with --retention, where this partition's come from (those
+// used go into `used`).
+int truncate_partition(const std::string& dir, const TruncateOptions& options, const TopicSettings* settings,
+                       std::map<std::string, Setting>& used, const safe::DirLock* lock, Sink& out, Sink& err,
                        nlohmann::json* report, Tally* tally) {
+  TruncateOptions o = options;
+  if (settings)
+    if (auto rc = topic_retention(dir, *settings, o, used, out, err, report)) return *rc;
   auto plan = plan_truncate(dir, o);
   if (!plan.ok()) {
     // Read as zeros past a shrink: exit_after_run names the file; the data error would mislead.
@@ -181,10 +220,25 @@ int truncate_partition(const std::string& dir, const TruncateOptions& o, const s
 int run_truncate(const TruncateOptions& options, Sink& out, Sink& err) {
   TruncateOptions o = options;
   o.now_ms = clock_ms(o.now_ms);
+  std::shared_ptr<TopicSettings> settings;
+  if (o.topic_retention) {
+    SettingsFiles files{o.topic_config, o.broker_config, {}};
+    if (o.retention_ms) files.overrides.emplace_back("retention.ms", std::to_string(*o.retention_ms));
+    if (o.retention_bytes) files.overrides.emplace_back("retention.bytes", std::to_string(*o.retention_bytes));
+    auto opened = TopicSettings::open(std::move(files));
+    if (!opened.ok()) return report_failure("kseg-truncate", opened.error(), err);
+    settings = *opened;
+  }
   Tally tally;
   auto one = [&](const PartitionJob& job, const safe::DirLock* lock, Sink& job_out, Sink& job_err,
                  nlohmann::json* report) {
-    return truncate_partition(job.dir, o, lock, job_out, job_err, report, &tally);
+    const size_t before = report ? report->size() : 0;
+    std::map<std::string, Setting> used;
+    const int rc = truncate_partition(job.dir, o, settings.get(), used, lock, job_out, job_err, report, &tally);
+    // The settings a --retention run used, in the partition's report.
+    if (report && report->size() > before)
+      for (const auto& [k, v] : used) report->back()["settings"][k] = {{"value", v.value}, {"source", v.source}};
+    return rc;
   };
   const int rc = run_partitions("kseg-truncate", o, out, err, one);
   if (!o.json && tally.partitions > 1)

@@ -36,6 +36,11 @@ struct TruncateOptions : WriterOptions {  // now_ms: the clock of --retention-ms
   TruncateMode mode = TruncateMode::to_offset;
   int64_t value = 0;  // offset, timestamp (to_time) or new start offset (full)
   std::optional<int64_t> retention_ms, retention_bytes;
+  // --retention: each partition's retention.ms and retention.bytes as its
+  // broker has them (TopicSettings: the log dir's metadata log, these files,
+  // Kafka's defaults); --retention-ms/--retention-bytes then override them.
+  bool topic_retention = false;
+  std::string topic_config, broker_config;
 };
 
 // What a cut of one partition comes to; also what --dry-run prints.
