@@ -132,13 +132,8 @@ safe::Plan checkpoint_plan(const Input& p, int64_t end) {
 }
 
 // The run's total over its partitions.
-struct Tally {
-  std::mutex mu;
-  int64_t partitions = 0, records = 0, bytes = 0;
-};
-
 int compact_partition(const std::string& dir, const CompactOptions& o, int64_t now, const safe::DirLock* lock, Sink& out,
-                      Sink& err, nlohmann::json* report, Tally& tally) {
+                      Sink& err, nlohmann::json* report, RunTally& tally) {
   nlohmann::json j{{"partition", dir}};
   std::string backup;  // the run's backup directory, once a round has made it
   auto fail = [&](const Error& e) {
@@ -166,7 +161,7 @@ int compact_partition(const std::string& dir, const CompactOptions& o, int64_t n
       else err.print("kseg-compact: {}\n", problem_text(p));
     }
   if (report) {
-    for (const auto& [k, v] : settings->all) j["settings"][k] = {{"value", v.value}, {"source", v.source}};
+    j["settings"] = settings_json(settings->all);
     j["now_ms"] = now;
     j["log_start_offset"] = first->log_start();
     j["log_end_offset"] = first->log_end;
@@ -229,10 +224,7 @@ int compact_partition(const std::string& dir, const CompactOptions& o, int64_t n
   }
   const char* status = changed == 0 ? "unchanged" : o.dry_run ? "planned" : "compacted";
   if (changed) {
-    std::lock_guard hold(tally.mu);
-    ++tally.partitions;
-    tally.records += removed.records;
-    tally.bytes += freed;
+    tally.add(removed.records, freed);
   }
   if (report) {
     j["status"] = status;
@@ -257,16 +249,15 @@ int compact_partition(const std::string& dir, const CompactOptions& o, int64_t n
 
 int run_compact(const CompactOptions& o, Sink& out, Sink& err) {
   const int64_t now = clock_ms(o.now_ms);
-  Tally tally;
+  RunTally tally;
   auto one = [&](const PartitionJob& job, const safe::DirLock* lock, Sink& job_out, Sink& job_err,
                  nlohmann::json* report) {
     return compact_partition(job.dir, o, now, lock, job_out, job_err, report, tally);
   };
   // The progress line counts the bytes each round reads (compact_round.cc).
   const int rc = run_partitions("kseg-compact", o, out, err, one, RunShape{.byte_progress = true});
-  if (!o.json && tally.partitions > 1)
-    out.print("total: {} partitions {}: {} records, {}{}\n", tally.partitions, o.dry_run ? "would be compacted" : "compacted",
-              tally.records, human_bytes(tally.bytes), o.dry_run ? " (first rounds); nothing written" : "");
+  tally.print(o, out, o.dry_run ? "would be compacted" : "compacted", "records",
+              o.dry_run ? " (first rounds); nothing written" : "");
   return rc;
 }
 

@@ -267,4 +267,19 @@ std::vector<std::string> describe_settings(const std::map<std::string, Setting>&
   return out;
 }
 
+std::string settings_line(const std::map<std::string, Setting>& s) {
+  std::string line;
+  for (const auto& u : describe_settings(s)) {
+    if (!line.empty()) line += "; ";
+    line += u;
+  }
+  return line;
+}
+
+nlohmann::json settings_json(const std::map<std::string, Setting>& s) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [k, v] : s) j[k] = {{"value", v.value}, {"source", v.source}};
+  return j;
+}
+
 }  // namespace kseg

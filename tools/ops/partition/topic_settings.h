@@ -22,6 +22,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "lib/status.h"
 
 namespace kseg {
@@ -98,5 +100,9 @@ Result<int64_t> setting_number(const std::map<std::string, Setting>& s, const st
 
 // "key = value (source)" lines.
 std::vector<std::string> describe_settings(const std::map<std::string, Setting>& s);
+// The same on one line, "; " between them: the writers' "<dir>: settings: ..." line.
+std::string settings_line(const std::map<std::string, Setting>& s);
+// {key: {"value", "source"}}: the settings object of every JSON report.
+nlohmann::json settings_json(const std::map<std::string, Setting>& s);
 
 }  // namespace kseg

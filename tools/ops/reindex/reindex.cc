@@ -74,19 +74,14 @@ int reindex_partition(const PartitionJob& t, const TopicSettings& settings, cons
     return rc;
   };
   recover::Config config;
-  config.threads = o.threads ? o.threads : usable_cpus();
+  config.threads = o.threads;  // resolved once by run_reindex
   std::map<std::string, Setting> used;
   if (Status st = index_settings(settings, t.dir, config, &used); !st.ok()) {
     if (report) report->push_back(error_json(t.dir, st.error().in(t.dir)));
     return report_failure("kseg-reindex", st.error().in(t.dir), err);
   }
-  if (report) {
-    for (const auto& [k, v] : used) j["settings"][k] = {{"value", v.value}, {"source", v.source}};
-  } else if (o.dry_run) {
-    std::string line;
-    for (const auto& u : describe_settings(used)) line += (line.empty() ? "" : "; ") + u;
-    out.print("{}: settings: {}\n", t.dir, line);
-  }
+  if (report) j["settings"] = settings_json(used);
+  else if (o.dry_run) out.print("{}: settings: {}\n", t.dir, settings_line(used));
   ProducerStateOptions producers{o.producer_state, clock_ms(o.now_ms), o.producer_id_expiration_ms};
   auto plan = plan_partition(t.dir, config, o.repair, t.only_base, producers);
   // A file that shrank while read was read as zeros: exit_after_run names it, and a data
@@ -158,6 +153,7 @@ int reindex_partition(const PartitionJob& t, const TopicSettings& settings, cons
 int run_reindex(const ReindexOptions& options, Sink& out, Sink& err) {
   ReindexOptions o = options;
   o.now_ms = clock_ms(o.now_ms);  // once: every partition's producers expire at the same time
+  if (o.threads == 0) o.threads = usable_cpus();  // once: it reads the cgroup's limits
   auto settings = open_settings(o);
   if (!settings.ok()) return report_failure("kseg-reindex", settings.error(), err);
   // Several partitions (a log dir) are repaired kWorkers at a time, so that
@@ -168,7 +164,8 @@ int run_reindex(const ReindexOptions& options, Sink& out, Sink& err) {
                  nlohmann::json* report) {
     return reindex_partition(job, **settings, o, lock, job_out, job_err, report);
   };
-  return run_partitions("kseg-reindex", o, out, err, one, RunShape{.segment_files = true, .threads = kWorkers, .byte_progress = true});
+  return run_partitions("kseg-reindex", o, out, err, one,
+                        RunShape{.segment_files = true, .threads = kWorkers, .byte_progress = true});
 }
 
 }  // namespace kseg

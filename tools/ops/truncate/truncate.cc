@@ -78,17 +78,8 @@ std::string removed_text(const TruncatePlan& p) {
   return parts.size() == 1 ? parts[0] : parts[0] + " and " + parts[1];
 }
 
-// The run's total over its partitions (they may run on several threads).
-struct Tally {
-  std::mutex mu;
-  int64_t partitions = 0, offsets = 0, bytes = 0;
-  void add(const TruncatePlan& p) {
-    std::lock_guard lock(mu);
-    ++partitions;
-    offsets += RemovedOffsets(p).count();
-    bytes += p.bytes_freed;
-  }
-};
+// A cut's share of the run's total.
+void tally_plan(RunTally& t, const TruncatePlan& p) { t.add(RemovedOffsets(p).count(), p.bytes_freed); }
 
 // --retention: this partition's retention settings into `o`, said in text
 // under --dry-run or -v and in JSON always; an exit status when they cannot be read.
@@ -114,11 +105,7 @@ std::optional<int> topic_retention(const std::string& dir, const TopicSettings& 
     if (v.source == "default" && !metadata_log && o.broker_config.empty())
       err.print("kseg-truncate: WARNING {}: {} is Kafka's default ({}): no KRaft metadata log in the log dir, and no file "
                 "sets it (--topic-config, --broker-config)\n", dir, k, v.value);
-  if (!report && (o.dry_run || o.verbose)) {
-    std::string line;
-    for (const auto& u : describe_settings(*found)) line += (line.empty() ? "" : "; ") + u;
-    out.print("{}: settings: {}\n", dir, line);
-  }
+  if (!report && (o.dry_run || o.verbose)) out.print("{}: settings: {}\n", dir, settings_line(*found));
   return std::nullopt;
 }
 
@@ -126,7 +113,7 @@ std::optional<int> topic_retention(const std::string& dir, const TopicSettings& 
 // used go into `used`).
 int truncate_partition(const std::string& dir, const TruncateOptions& options, const TopicSettings* settings,
                        std::map<std::string, Setting>& used, const safe::DirLock* lock, Sink& out, Sink& err,
-                       nlohmann::json* report, Tally* tally) {
+                       nlohmann::json* report, RunTally* tally) {
   TruncateOptions o = options;
   if (settings)
     if (auto rc = topic_retention(dir, *settings, o, used, out, err, report)) return *rc;
@@ -155,7 +142,7 @@ int truncate_partition(const std::string& dir, const TruncateOptions& options, c
     return kExitOk;
   }
   if (o.dry_run) {
-    if (tally) tally->add(*plan);
+    if (tally) tally_plan(*tally, *plan);
     if (text)
       out.print("{}: dry run: {}; log end {} -> {}, log start {} -> {}; removes {}; frees {} ({} bytes; with a "
                 "backup, once it is removed); nothing written\n",
@@ -202,7 +189,7 @@ int truncate_partition(const std::string& dir, const TruncateOptions& options, c
       return kExitIo;
     }
   }
-  if (tally) tally->add(*plan);
+  if (tally) tally_plan(*tally, *plan);
   if (text)
     out.print("{}: applied: {}; log end {} -> {}, log start {} -> {}; removed {}; {}\n", dir, plan->what, plan->old_end,
               plan->new_end, plan->old_start, plan->new_start, removed_text(*plan), space_text(space, backup));
@@ -229,21 +216,18 @@ int run_truncate(const TruncateOptions& options, Sink& out, Sink& err) {
     if (!opened.ok()) return report_failure("kseg-truncate", opened.error(), err);
     settings = *opened;
   }
-  Tally tally;
+  RunTally tally;
   auto one = [&](const PartitionJob& job, const safe::DirLock* lock, Sink& job_out, Sink& job_err,
                  nlohmann::json* report) {
     const size_t before = report ? report->size() : 0;
     std::map<std::string, Setting> used;
     const int rc = truncate_partition(job.dir, o, settings.get(), used, lock, job_out, job_err, report, &tally);
     // The settings a --retention run used, in the partition's report.
-    if (report && report->size() > before)
-      for (const auto& [k, v] : used) report->back()["settings"][k] = {{"value", v.value}, {"source", v.source}};
+    if (report && report->size() > before && !used.empty()) report->back()["settings"] = settings_json(used);
     return rc;
   };
   const int rc = run_partitions("kseg-truncate", o, out, err, one);
-  if (!o.json && tally.partitions > 1)
-    out.print("total: {} partitions {}: {} offsets, {} of log{}\n", tally.partitions, o.dry_run ? "would be cut" : "cut",
-              tally.offsets, human_bytes(tally.bytes), o.dry_run ? "; nothing written" : "");
+  tally.print(o, out, o.dry_run ? "would be cut" : "cut", "offsets", o.dry_run ? " of log; nothing written" : " of log");
   return rc;
 }
 

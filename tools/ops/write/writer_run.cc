@@ -52,6 +52,11 @@ nlohmann::json error_json(const std::string& dir, const Error& e) {
   return j;
 }
 
+void RunTally::print(const WriterOptions& o, Sink& out, const char* verb, const char* noun, const char* tail) const {
+  if (o.json || partitions <= 1) return;
+  out.print("total: {} partitions {}: {} {}, {}{}\n", partitions, verb, count, noun, human_bytes(bytes), tail);
+}
+
 int run_partitions(const char* tool, const WriterOptions& o, Sink& out, Sink& err, const PartitionRun& one,
                    const RunShape& shape) {
   auto jobs = partition_jobs(o, shape.segment_files);

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -65,6 +66,22 @@ struct RunShape {
   // told by the tool's passes), not partitions: a single large partition
   // shows its progress too.
   bool byte_progress = false;
+};
+
+// A writer's total over its partitions (run on several threads), for the
+// run's last line: "total: 3 partitions cut: 120 offsets, 1.2 MiB of log".
+struct RunTally {
+  std::mutex mu;
+  int64_t partitions = 0, count = 0, bytes = 0;
+  void add(int64_t n, int64_t b) {
+    std::lock_guard hold(mu);
+    ++partitions;
+    count += n;
+    bytes += b;
+  }
+  // The line, on `out`, for a text run of more than one changed partition:
+  // "total: <partitions> partitions <verb>: <count> <noun>, <bytes><tail>".
+  void print(const WriterOptions& o, Sink& out, const char* verb, const char* noun, const char* tail) const;
 };
 
 // The partitions of o.paths (o.topic, o.partition, o.allow_empty), every
