@@ -155,7 +155,10 @@ int64_t declared_offsets(const std::string& dir) {
 // loads them. The same partition as a SIGKILL left it is what Kafka's recovery rewrites at
 // the restart (the differential tier compares that rewrite with the restart's files).
 TEST_CASE("plain reindex on broker-written log dirs: nothing to change after a clean shutdown", "[reindex]") {
-  for (const auto& [c, want] : {std::pair{"live-broker", 0}, {"live-crash-after", 0}, {"live-crash-before", 1}}) {
+  // legacy-broker: a 2.8.2 broker indexed whole appends of v0/v1 messages (not what
+  // Kafka 4.4's recovery writes, but they serve the log: kept).
+  for (const auto& [c, want] : {std::pair{"live-broker", 0}, {"live-crash-after", 0}, {"live-crash-before", 1},
+                                {"legacy-broker", 0}}) {
     INFO(c);
     kseg::test::CaseCopy copy(c);
     auto r = run_tool(kReindex, {"--dry-run", copy.dir()}, ".");
@@ -193,6 +196,36 @@ TEST_CASE("plain reindex on broker-written log dirs: nothing to change after a c
   auto dot = run_tool(kReindex, {"--dry-run", "--broker-config", (tmp.root / "server.properties").string(), "."},
                       (tmp.root / "__cluster_metadata-0").string());
   CHECK(dot.out.find(".: settings: index.interval.bytes = 4096 (default)") != std::string::npos);
+}
+
+// A plain run keeps a broker's index that serves its log (formats/index_serves.h)
+// and rewrites one that does not; an interval on the command line respaces it.
+TEST_CASE("plain reindex keeps indexes that serve the log, rewrites those that do not", "[reindex]") {
+  kseg::test::CaseCopy copy("legacy-broker");
+  const std::string part = copy.path("v1-none-0");
+  const std::string index = part + "/" + kSeg0 + ".index", times = part + "/" + kSeg0 + ".timeindex";
+  CHECK(run_tool(kReindex, {"--dry-run", part}, ".").exit_code == 0);
+  auto respace = run_tool(kReindex, {"--dry-run", "-v", "--index-interval-bytes", "4096", part}, ".");
+  CHECK(respace.exit_code == 1);
+  CHECK(respace.out.find(kSeg0 + ".index: write: rebuilt") != std::string::npos);
+  const auto index_bytes = kseg::test::read_bytes(index), time_bytes = kseg::test::read_bytes(times);
+  REQUIRE(index_bytes.size() >= 16);
+  REQUIRE(time_bytes.size() >= 24);
+  // An entry whose position is not a message's start: rewritten.
+  auto inside = index_bytes;
+  inside[7] = static_cast<uint8_t>(inside[7] + 1);
+  kseg::test::write_bytes(index, inside);
+  auto r = run_tool(kReindex, {"--dry-run", "-v", part}, ".");
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.find(kSeg0 + ".index: write: rebuilt") != std::string::npos);
+  kseg::test::write_bytes(index, index_bytes);
+  // A time index without its last entry: the broker would read a smaller
+  // largest timestamp back (retention judges the segment by it): rewritten.
+  kseg::test::write_bytes(times, std::vector<uint8_t>(time_bytes.begin(), time_bytes.end() - 12));
+  r = run_tool(kReindex, {"--dry-run", "-v", part}, ".");
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.find(kSeg0 + ".timeindex: write: rebuilt") != std::string::npos);
+  CHECK(r.out.find(kSeg0 + ".index: write") == std::string::npos);
 }
 
 // Issue 47, item 2: a plain run on a log with invalid bytes changes no file

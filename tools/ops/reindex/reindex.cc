@@ -83,7 +83,9 @@ int reindex_partition(const PartitionJob& t, const TopicSettings& settings, cons
   if (report) j["settings"] = settings_json(used);
   else if (o.dry_run) out.print("{}: settings: {}\n", t.dir, settings_line(used));
   ProducerStateOptions producers{o.producer_state, clock_ms(o.now_ms), o.producer_id_expiration_ms};
-  auto plan = plan_partition(t.dir, config, o.repair, t.only_base, producers);
+  // Index settings on the command line ask for indexes spaced by them.
+  const bool keep_serving = !o.index_interval_bytes && !o.segment_index_bytes;
+  auto plan = plan_partition(t.dir, config, o.repair, t.only_base, producers, keep_serving);
   // A file that shrank while read was read as zeros: exit_after_run names it, and a data
   // error found in those zeros, with its advice, would only mislead.
   if (!plan.ok()) {

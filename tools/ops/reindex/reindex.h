@@ -81,10 +81,13 @@ std::optional<recover::SegmentRecovery> recover_clean(MappedFile& log, Offset ba
                                                       size_t block = 2u << 20);
 
 // `only_base`: plan just that segment (a .log path was given; producer
-// state is then left alone).
+// state is then left alone). `keep_serving`: a plain run keeps an index
+// that serves its log though Kafka's recovery would write another
+// (formats/index_serves.h); false when the index settings were set on the
+// command line, to rewrite with them.
 Result<PartitionPlan> plan_partition(const std::string& dir, const recover::Config& config, Repair repair,
                                      std::optional<Offset> only_base = std::nullopt,
-                                     const ProducerStateOptions& producers = {});
+                                     const ProducerStateOptions& producers = {}, bool keep_serving = false);
 
 // A segment as the plan leaves it: its .log is `ranges` of the file at `path`.
 struct KeptLog {

@@ -3,9 +3,11 @@
 // like after Kafka's recovery, compared with what is on disk.
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 
 #include "formats/checkpoint_file.h"
 #include "formats/file_names.h"
+#include "formats/index_serves.h"
 #include "formats/segment_salvage.h"
 #include "formats/txn_index.h"
 #include "lib/mapped_file.h"
@@ -51,6 +53,10 @@ std::vector<Offset> segment_bases(const PartitionLayout& layout) {
 // Whether `have` is the first `n` bytes of `want` followed by zero bytes
 // only (the pages read are released as it goes: a preallocated index is
 // 10 MiB by default).
+// The largest index read to see whether it serves the log: Kafka's default
+// segment.index.bytes; a larger one is rebuilt as before.
+constexpr uint64_t kMaxServingIndex = 10 << 20;
+
 bool want_then_zeros(MappedFile& have, const std::vector<uint8_t>& want, size_t n) {
   const Bytes b = have.bytes();
   if (b.size() < n || !std::equal(want.begin(), want.begin() + n, b.begin())) return false;
@@ -69,8 +75,14 @@ bool want_then_zeros(MappedFile& have, const std::vector<uint8_t>& want, size_t 
 // at the segment's roll or its clean shutdown (verify: index.preallocated);
 // a time index without the last entry of `want` as well: recovery appends
 // the segment's largest timestamp at its end, the broker at the roll.
+//
+// `serves`, when given (a plain run whose index settings were not set on
+// the command line), keeps an index that differs from `want` but serves the
+// log (formats/index_serves.h): the broker's own, written with another
+// interval or by whole appends; rewriting it would fix nothing.
 Status plan_index(const std::string& dir, const std::string& name, const std::vector<uint8_t>& want,
-                  int64_t entry_size, safe::Plan& plan, bool zero_tail_ok = false) {
+                  int64_t entry_size, safe::Plan& plan, bool zero_tail_ok = false,
+                  const std::function<bool(Bytes)>& serves = {}) {
   const std::string path = dir + "/" + name;
   std::error_code ec;
   const auto st = fs::status(path, ec);  // a dangling link: missing
@@ -81,12 +93,14 @@ Status plan_index(const std::string& dir, const std::string& name, const std::ve
     was = fmt::format("was {} bytes", size);
     // A size that differs settles it: a preallocated index is read only when it may stay.
     const bool zero_tail = zero_tail_ok && regular && !ec && size > want.size() && size % entry_size == 0;
-    if (!regular || ec || size == want.size() || zero_tail) {
+    const bool may_serve = serves && regular && !ec && size % entry_size == 0 && size <= kMaxServingIndex;
+    if (!regular || ec || size == want.size() || zero_tail || may_serve) {
       auto have = MappedFile::open(path);  // what is not a file is refused here, named
       if (!have.ok()) return have.error().in(path);
       if (std::equal(want.begin(), want.end(), have->bytes().begin(), have->bytes().end())) return {};
       if (zero_tail && want_then_zeros(*have, want, want.size())) return {};
       if (zero_tail && entry_size == 12 && !want.empty() && want_then_zeros(*have, want, want.size() - 12)) return {};
+      if (may_serve && serves(have->bytes())) return {};
     }
   }
   plan.actions.push_back(safe::Action::write(name, want,
@@ -202,7 +216,7 @@ Result<recover::Salvage> salvage(const std::string& dir, Segment& s, const recov
 // A segment that stays: its rebuilt indexes, and under a repair its .log cut
 // at the first invalid batch (recover) or cut around its invalid bytes (salvage).
 Status plan_kept(const std::string& dir, Segment& s, Bytes log, Repair repair, const recover::Config& config,
-                 PartitionPlan& out, std::optional<recover::Salvage>& sv) {
+                 bool keep_serving, PartitionPlan& out, std::optional<recover::Salvage>& sv) {
   const std::string index_name = file_name(s.base, file_names::FileKind::index);
   const bool rewrite = repair != Repair::none && s.recovery.truncates();
   const Length old_size = s.recovery.file_size;
@@ -212,16 +226,24 @@ Status plan_kept(const std::string& dir, Segment& s, Bytes log, Repair repair, c
     sv = std::move(*found);
   }
   const auto& r = s.recovery;
+  // A plain run keeps the broker's indexes of a log it leaves as it is when they serve it.
+  const bool keep = keep_serving && repair == Repair::none && !r.truncates();
+  const Bytes valid = log.subspan(0, static_cast<size_t>(std::min<int64_t>(r.valid_end.value, static_cast<int64_t>(log.size()))));
+  std::function<bool(Bytes)> offsets_serve, times_serve;
+  if (keep) {
+    offsets_serve = [&](Bytes have) { return offset_index_serves(offset_index::View(have, s.base), valid); };
+    times_serve = [&](Bytes have) { return time_index_serves(time_index::View(have, s.base), valid); };
+  }
   if (rewrite) {
     // Without its .index Kafka recovers the segment at any start-up, so a
     // crash after this unlink is finished by the broker (safe_write.h).
     out.plan.actions.push_back(
         safe::Action::hide(index_name, "so that a crash from here on makes Kafka recover this segment"));
   } else {
-    KSEG_RETURN_IF_ERROR(plan_index(dir, index_name, r.offset_index, 8, out.plan, s.preallocated_ok));
+    KSEG_RETURN_IF_ERROR(plan_index(dir, index_name, r.offset_index, 8, out.plan, s.preallocated_ok, offsets_serve));
   }
-  KSEG_RETURN_IF_ERROR(
-      plan_index(dir, file_name(s.base, file_names::FileKind::timeindex), r.time_index, 12, out.plan, s.preallocated_ok));
+  KSEG_RETURN_IF_ERROR(plan_index(dir, file_name(s.base, file_names::FileKind::timeindex), r.time_index, 12, out.plan,
+                                  s.preallocated_ok, times_serve));
   if (rewrite) {
     if (sv) {
       plan_salvage(s, *sv, r, old_size, out.plan, out.removed);
@@ -307,7 +329,8 @@ void hide_while_snapshots_change(Offset last_base, const std::vector<uint8_t>& i
 }  // namespace
 
 Result<PartitionPlan> plan_partition(const std::string& dir, const recover::Config& config, Repair repair,
-                                     std::optional<Offset> only_base, const ProducerStateOptions& producers) {
+                                     std::optional<Offset> only_base, const ProducerStateOptions& producers,
+                                     bool keep_serving) {
   PartitionPlan out;
   out.plan.partition_dir = dir;
   auto layout = read_partition_layout(dir);
@@ -363,7 +386,7 @@ Result<PartitionPlan> plan_partition(const std::string& dir, const recover::Conf
     }
     std::optional<recover::Salvage> sv;
     const bool damaged = s.recovery.truncates();  // salvage replaces s.recovery by the new layout's
-    if (Status st = plan_kept(dir, s, log->bytes(), repair, config, out, sv); !st.ok()) {
+    if (Status st = plan_kept(dir, s, log->bytes(), repair, config, keep_serving, out, sv); !st.ok()) {
       if (st.error().code != Errc::refused) return st.error();
       out.problems.push_back(refusal(dir + "/" + s.log_name, st.error()));
       out.refused = true;

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "formats/index_serves.h"
+
+#include <optional>
+
+#include "formats/batch_check.h"
+#include "formats/log_entry.h"
+
+namespace kseg {
+
+namespace {
+
+// The entries of `log` one after another, with the facts the checks need.
+struct Walk {
+  EntryScanner scanner;
+  std::optional<EntryRef> cur;
+  EntryCheck check;
+  explicit Walk(Bytes log) : scanner(log, Position{0}) { advance(); }
+  void advance() {
+    cur = scanner.next();
+    if (cur) check = check_entry(*cur);
+  }
+  bool ok() const { return cur.has_value() && (check.v2() || check.decoded); }
+};
+
+}  // namespace
+
+bool offset_index_serves(const offset_index::View& index, Bytes log) {
+  Walk w(log);
+  std::optional<offset_index::OffsetPosition> prev;
+  for (int64_t i = 0; i < index.slot_count(); ++i) {
+    const auto op = index.offset_position(i);
+    if (prev && (op.offset <= prev->offset || op.position <= prev->position)) return false;
+    while (w.ok() && w.cur->position.value < op.position) w.advance();
+    if (!w.ok() || w.cur->position.value != op.position) return false;
+    while (w.ok() && w.check.last_offset < op.offset.value) w.advance();
+    if (!w.ok() || w.check.last_offset != op.offset.value) return false;
+    prev = op;
+    w.advance();  // the next slot starts at a later entry
+  }
+  return true;
+}
+
+bool time_index_serves(const time_index::View& index, Bytes log) {
+  Walk w(log);
+  const int64_t n = index.slot_count();
+  int64_t slot = 0;
+  int64_t max_ts = time_index::kNoTimestamp, max_at = -1;
+  for (; w.ok(); w.advance()) {
+    if (w.check.max_timestamp > max_ts) {
+      max_ts = w.check.max_timestamp;
+      max_at = w.check.last_offset;
+    }
+    // Slots name the entry where the running largest timestamp was reached.
+    while (slot < n && index.offset(slot).value <= w.check.last_offset) {
+      const auto to = index.timestamp_offset(slot);
+      if (to.offset.value != max_at || to.timestamp_ms != max_ts) return false;
+      if (slot > 0 && to.timestamp_ms <= index.timestamp_offset(slot - 1).timestamp_ms) return false;
+      ++slot;
+    }
+  }
+  if (slot != n) return false;  // a slot past the data
+  if (n == 0) return max_ts == time_index::kNoTimestamp;
+  const auto last = index.timestamp_offset(n - 1);
+  return last.timestamp_ms == max_ts && last.offset.value == max_at;
+}
+
+}  // namespace kseg
