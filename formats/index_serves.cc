@@ -45,24 +45,31 @@ bool time_index_serves(const time_index::View& index, Bytes log) {
   Walk w(log);
   const int64_t n = index.slot_count();
   int64_t slot = 0;
-  int64_t max_ts = time_index::kNoTimestamp, max_at = -1;
+  // The running largest timestamp and the entry that first reached it
+  // (its offsets [from, to]): Kafka 4.4 names its last offset; 2.x-3.7
+  // brokers named the first record holding it in an uncompressed v2 batch
+  // (KAFKA-16310), any offset of that entry serves.
+  int64_t max_ts = time_index::kNoTimestamp, from = -1, to = -1;
+  auto names_max = [&](const time_index::TimestampOffset& t) {
+    return t.timestamp_ms == max_ts && t.timestamp_ms > time_index::kNoTimestamp && t.offset.value >= from &&
+           t.offset.value <= to;
+  };
   for (; w.ok(); w.advance()) {
     if (w.check.max_timestamp > max_ts) {
       max_ts = w.check.max_timestamp;
-      max_at = w.check.last_offset;
+      from = w.check.v2() ? w.check.header.base_offset : w.check.last_offset;
+      to = w.check.last_offset;
     }
-    // Slots name the entry where the running largest timestamp was reached.
     while (slot < n && index.offset(slot).value <= w.check.last_offset) {
-      const auto to = index.timestamp_offset(slot);
-      if (to.offset.value != max_at || to.timestamp_ms != max_ts) return false;
-      if (slot > 0 && to.timestamp_ms <= index.timestamp_offset(slot - 1).timestamp_ms) return false;
+      const auto t = index.timestamp_offset(slot);
+      if (!names_max(t)) return false;
+      if (slot > 0 && t.timestamp_ms <= index.timestamp_offset(slot - 1).timestamp_ms) return false;
       ++slot;
     }
   }
   if (slot != n) return false;  // a slot past the data
   if (n == 0) return max_ts == time_index::kNoTimestamp;
-  const auto last = index.timestamp_offset(n - 1);
-  return last.timestamp_ms == max_ts && last.offset.value == max_at;
+  return names_max(index.timestamp_offset(n - 1));
 }
 
 }  // namespace kseg

@@ -70,7 +70,6 @@ class RecordWalker {
     if (h.records_count < 0)
       return Status::fail(Errc::bad_length, e.position + Length{v2::kRecordsCountOffset}, invalid_count_text(h));
     stage_ = Stage::records;
-    inner_ready_ = false;  // the scratch is about to change
     auto records = v2::records_bytes(e, h, *scratch_, max_);
     if (!records.ok()) return records.status();
     stage_ = Stage::decode;
@@ -101,8 +100,7 @@ class RecordWalker {
       return done();
     }
     stage_ = Stage::records;
-    if (!inner_ready_ || inner_of_ != m.value.bytes.data()) KSEG_RETURN_IF_ERROR(legacy::inner_messages(m, *scratch_, max_, inner_));
-    inner_ready_ = false;
+    KSEG_RETURN_IF_ERROR(legacy::inner_messages(m, *scratch_, max_, inner_));
     for (const auto& im : inner_) {
       r = EntryRecord{im.absolute_offset, im.timestamp, im.message.key, im.message.value, nullptr, &im.message,
                       im.crc_valid};
@@ -113,16 +111,16 @@ class RecordWalker {
 
   // Legacy message `m`'s first offset, as Kafka's legacy batch reports its
   // base offset: the message's own offset, or its wrapper's first inner
-  // message's (nullopt when the set is empty). A walk of `m` next reuses
-  // the decompression.
+  // message's (nullopt when the set is empty). A wrapper is decompressed
+  // into buffers of its own (the records a walk handed out stay valid).
   Result<std::optional<int64_t>> legacy_base_offset(const legacy::Message& m) {
     if (m.codec_id() == 0) return std::optional<int64_t>{m.offset};
-    inner_ready_ = false;
-    KSEG_RETURN_IF_ERROR(legacy::inner_messages(m, *scratch_, max_, inner_));
-    inner_ready_ = true;
-    inner_of_ = m.value.bytes.data();
-    if (inner_.empty()) return std::optional<int64_t>{};
-    return std::optional<int64_t>{inner_.front().absolute_offset};
+    KSEG_RETURN_IF_ERROR(legacy::inner_messages(m, base_scratch_, max_, base_inner_));
+    if (base_inner_.empty()) return std::optional<int64_t>{};
+    const int64_t first = base_inner_.front().absolute_offset;
+    base_inner_.clear();
+    if (base_scratch_.capacity() > (64u << 20)) std::vector<uint8_t>().swap(base_scratch_);  // a huge wrapper's memory goes
+    return std::optional<int64_t>{first};
   }
 
   Stage stage() const { return stage_; }
@@ -143,8 +141,8 @@ class RecordWalker {
   std::vector<uint8_t> own_;
   std::vector<uint8_t>* scratch_;
   std::vector<legacy::InnerMessage> inner_;
-  bool inner_ready_ = false;  // `inner_` holds wrapper value `inner_of_`'s set, from legacy_base_offset
-  const uint8_t* inner_of_ = nullptr;
+  std::vector<uint8_t> base_scratch_;  // legacy_base_offset's own
+  std::vector<legacy::InnerMessage> base_inner_;
 };
 
 }  // namespace kseg

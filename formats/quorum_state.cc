@@ -10,7 +10,9 @@ namespace {
 Result<int32_t> int_field(const nlohmann::ordered_json& j, const char* name) {
   const auto it = j.find(name);
   if (it == j.end()) return Error{Errc::bad_value, std::nullopt, fmt::format("no field {}", name)};
-  if (!it->is_number_integer() || it->get<int64_t>() < INT32_MIN || it->get<int64_t>() > INT32_MAX)
+  // An unsigned value past INT64_MAX would read back as a negative int64.
+  if (!it->is_number_integer() || (it->is_number_unsigned() && it->get<uint64_t>() > INT32_MAX) ||
+      it->get<int64_t>() < INT32_MIN || it->get<int64_t>() > INT32_MAX)
     return Error{Errc::bad_value, std::nullopt, fmt::format("field {} is not a 32-bit integer: {}", name, it->dump())};
   return static_cast<int32_t>(it->get<int64_t>());
 }

@@ -436,7 +436,8 @@ TEST_CASE("--retention applies the topic's retention settings, from where the br
   // A broker config in hours (the server.properties form) and a topic config.
   Scratch s("v2-none", "orders-0", 272);
   kseg::test::TempDir files("retention");
-  kseg::test::write_text(files.file("server.properties"), "log.retention.hours=1\n");
+  // A trailing blank, which java.util.Properties keeps and Kafka's ConfigDef trims.
+  kseg::test::write_text(files.file("server.properties"), "log.retention.hours=1 \n");
   kseg::test::write_text(files.file("topic.properties"), "retention.bytes=1024\n");
   const std::string now = "1700003700000";  // an hour after the first batches, enough for some to go
   const auto hours = plan_of({"--retention", "--broker-config", files.file("server.properties"), "--dry-run", "--json",
@@ -460,4 +461,8 @@ TEST_CASE("--retention applies the topic's retention settings, from where the br
         std::string::npos);
   CHECK(run_tool(kTruncate, {"--topic-config", files.file("topic.properties"), "--to-offset", "1", s.dir()}, ".")
             .exit_code == 2);  // the files go with --retention
+  kseg::test::write_text(files.file("bad.properties"), "log.retention.hours=1h\n");
+  auto bad = run_tool(kTruncate, {"--retention", "--broker-config", files.file("bad.properties"), "--dry-run", s.dir()}, ".");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("log.retention.hours") != std::string::npos);
 }

@@ -175,7 +175,11 @@ bool Dumper::stdin_as_file() {
   // stands in for standard input: the dump maps files, and memory does not
   // grow with the segment. A file redirected in is mapped as it is.
   struct stat sb {};
-  if (::fstat(0, &sb) == 0 && S_ISREG(sb.st_mode)) return true;
+  if (::fstat(0, &sb) != 0) {  // closed: mkstemp would take fd 0 itself
+    io_problem("-", fmt::format("standard input: {}", errno_text(errno)));
+    return false;
+  }
+  if (S_ISREG(sb.st_mode)) return true;
   const char* dir = std::getenv("TMPDIR");
   std::string templ = fmt::format("{}/kseg-dump-stdin-XXXXXX", dir && *dir ? dir : "/tmp");
   const int fd = ::mkstemp(templ.data());

@@ -265,8 +265,8 @@ bool LogPrinter::json_legacy(const EntryRef& e, const EntryCheck& c) {
   if (filtering && !entry_selected(e, c)) return true;
   const legacy::Message& m = *c.message;
   const uint32_t crc = c.crc_computed;
-  // A wrapper's base offset is its first inner message's: one decompression,
-  // which the deep walk below reuses. Null when the set does not read (the
+  // A wrapper's base offset is its first inner message's (a decompression of
+  // its own; legacy data is rare). Null when the set does not read (the deep
   // walk reports why) or is empty.
   const auto base = walker.legacy_base_offset(m);
   {

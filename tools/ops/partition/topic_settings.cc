@@ -44,23 +44,29 @@ struct TopicSettings::Kraft {
 
 namespace {
 
-// A broker setting of one layer (a server.properties, or the dynamic
-// defaults) with its synonyms in Kafka's order of precedence, scaled to the
-// first's unit: log.retention.ms, else .minutes, else .hours (KafkaConfig).
-// The value, and the name it was found under.
-std::optional<std::pair<std::string, std::string>> broker_value(const std::map<std::string, std::string>& layer,
-                                                                const std::string& name) {
-  if (layer.count(name)) return std::pair{layer.at(name), name};
-  if (name != "log.retention.ms") return std::nullopt;
-  for (const auto& [synonym, scale] : {std::pair{"log.retention.minutes", int64_t{60000}},
-                                       std::pair{"log.retention.hours", int64_t{3600000}}}) {
-    if (!layer.count(synonym)) continue;
-    auto n = properties::parse_number(layer.at(synonym), -1, INT32_MAX);
-    // A value that is no number stays as written: setting_number refuses it, naming it.
-    if (!n.ok()) return std::pair{layer.at(synonym), std::string(synonym)};
-    return std::pair{std::to_string(*n < 0 ? -1 : *n * scale), std::string(synonym)};
+// A broker setting of one layer: its value, and the name it was found
+// under. In a server.properties (`synonyms`) log.retention.ms has two
+// synonyms, in Kafka's order of precedence: log.retention.ms (LONG), else
+// .minutes, else .hours (INT), scaled to milliseconds, any negative result
+// -1 (KafkaConfig.logRetentionTimeMillis). The dynamic defaults keep
+// log.retention.ms alone: Kafka ignores the other two there.
+Result<std::optional<std::pair<std::string, std::string>>> broker_value(const std::map<std::string, std::string>& layer,
+                                                                        const std::string& name, bool synonyms) {
+  using Found = std::optional<std::pair<std::string, std::string>>;
+  const bool retention = name == "log.retention.ms";
+  if (!retention) return layer.count(name) ? Found{std::pair{layer.at(name), name}} : Found{};
+  struct Unit {
+    const char* key;
+    int64_t scale, max;
+  };
+  for (const Unit& u : {Unit{"log.retention.ms", 1, INT64_MAX}, Unit{"log.retention.minutes", 60000, INT32_MAX},
+                        Unit{"log.retention.hours", 3600000, INT32_MAX}}) {
+    if (!layer.count(u.key) || (u.scale != 1 && !synonyms)) continue;
+    auto n = properties::parse_number(properties::trim(layer.at(u.key)), u.scale == 1 ? INT64_MIN : INT32_MIN, u.max);
+    if (!n.ok()) return Error{Errc::usage, std::nullopt, fmt::format("{}: {}", u.key, n.error().message)};
+    return Found{std::pair{std::to_string(*n < 0 ? -1 : *n * u.scale), std::string(u.key)}};
   }
-  return std::nullopt;
+  return Found{};
 }
 
 // A config file given on the command line, as Kafka loads one; the last
@@ -211,12 +217,16 @@ Result<std::map<std::string, Setting>> TopicSettings::lookup(const std::string& 
   for (const SettingKey& key : keys) {
     const std::string name = key.topic;
     Setting v{key.fallback, "default"};
-    if (key.broker && !metadata_log)
-      if (auto b = broker_value(broker_file_, key.broker))
-        v = {b->first, fmt::format("{} ({})", broker_file_name, b->second)};
-    if (key.broker)
-      if (auto b = broker_value(k.broker_defaults, key.broker))
-        v = {b->first, fmt::format("KRaft metadata {} (cluster default {})", k.source, b->second)};
+    if (key.broker && !metadata_log) {
+      auto b = broker_value(broker_file_, key.broker, true);
+      if (!b.ok()) return b.error().in(broker_file_name);
+      if (*b) v = {(*b)->first, fmt::format("{} ({})", broker_file_name, (*b)->second)};
+    }
+    if (key.broker) {
+      auto b = broker_value(k.broker_defaults, key.broker, false);
+      if (!b.ok()) return b.error().in(k.source);
+      if (*b) v = {(*b)->first, fmt::format("KRaft metadata {} (cluster default {})", k.source, (*b)->second)};
+    }
     if (!key.broker_only) {
       if (internal && name == "cleanup.policy") v = {"compact", fmt::format("{} is compacted by Kafka", topic)};
       if (internal && name == "segment.bytes") {

@@ -53,10 +53,6 @@ std::vector<Offset> segment_bases(const PartitionLayout& layout) {
 // Whether `have` is the first `n` bytes of `want` followed by zero bytes
 // only (the pages read are released as it goes: a preallocated index is
 // 10 MiB by default).
-// The largest index read to see whether it serves the log: Kafka's default
-// segment.index.bytes; a larger one is rebuilt as before.
-constexpr uint64_t kMaxServingIndex = 10 << 20;
-
 bool want_then_zeros(MappedFile& have, const std::vector<uint8_t>& want, size_t n) {
   const Bytes b = have.bytes();
   if (b.size() < n || !std::equal(want.begin(), want.begin() + n, b.begin())) return false;
@@ -93,7 +89,7 @@ Status plan_index(const std::string& dir, const std::string& name, const std::ve
     was = fmt::format("was {} bytes", size);
     // A size that differs settles it: a preallocated index is read only when it may stay.
     const bool zero_tail = zero_tail_ok && regular && !ec && size > want.size() && size % entry_size == 0;
-    const bool may_serve = serves && regular && !ec && size % entry_size == 0 && size <= kMaxServingIndex;
+    const bool may_serve = serves && regular && !ec && size % entry_size == 0;
     if (!regular || ec || size == want.size() || zero_tail || may_serve) {
       auto have = MappedFile::open(path);  // what is not a file is refused here, named
       if (!have.ok()) return have.error().in(path);
@@ -231,8 +227,12 @@ Status plan_kept(const std::string& dir, Segment& s, Bytes log, Repair repair, c
   const Bytes valid = log.subspan(0, static_cast<size_t>(std::min<int64_t>(r.valid_end.value, static_cast<int64_t>(log.size()))));
   std::function<bool(Bytes)> offsets_serve, times_serve;
   if (keep) {
-    offsets_serve = [&](Bytes have) { return offset_index_serves(offset_index::View(have, s.base), valid); };
-    times_serve = [&](Bytes have) { return time_index_serves(time_index::View(have, s.base), valid); };
+    // No larger than segment.index.bytes: what Kafka sizes its indexes by.
+    const auto fits = [&](Bytes have) { return have.size() <= static_cast<size_t>(config.segment_index_bytes); };
+    offsets_serve = [&](Bytes have) {
+      return fits(have) && offset_index_serves(offset_index::View(have, s.base), valid);
+    };
+    times_serve = [&](Bytes have) { return fits(have) && time_index_serves(time_index::View(have, s.base), valid); };
   }
   if (rewrite) {
     // Without its .index Kafka recovers the segment at any start-up, so a
