@@ -228,11 +228,15 @@ Status plan_kept(const std::string& dir, Segment& s, Bytes log, Repair repair, c
   std::function<bool(Bytes)> offsets_serve, times_serve;
   if (keep) {
     // No larger than segment.index.bytes: what Kafka sizes its indexes by.
-    const auto fits = [&](Bytes have) { return have.size() <= static_cast<size_t>(config.segment_index_bytes); };
-    offsets_serve = [&](Bytes have) {
-      return fits(have) && offset_index_serves(offset_index::View(have, s.base), valid);
+    // Captured by value: the functions outlive this block.
+    const size_t cap = static_cast<size_t>(config.segment_index_bytes);
+    const Offset base = s.base;
+    offsets_serve = [cap, base, valid](Bytes have) {
+      return have.size() <= cap && offset_index_serves(offset_index::View(have, base), valid);
     };
-    times_serve = [&](Bytes have) { return fits(have) && time_index_serves(time_index::View(have, s.base), valid); };
+    times_serve = [cap, base, valid](Bytes have) {
+      return have.size() <= cap && time_index_serves(time_index::View(have, base), valid);
+    };
   }
   if (rewrite) {
     // Without its .index Kafka recovers the segment at any start-up, so a
