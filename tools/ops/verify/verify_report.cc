@@ -37,6 +37,24 @@ nlohmann::ordered_json counts_json(const Counts& c) {
   return {{"errors", c[2]}, {"warnings", c[1]}, {"info", c[0]}};
 }
 
+// A target's problems (each with its remedy) and its counts past
+// --max-problems, as JSON objects, to `problem` and `suppressed`: the one
+// form of the json and the jsonl reports.
+template <class P, class S>
+void findings_json(const TargetResult& r, P&& problem, S&& suppressed) {
+  for (const auto& p : r.findings.problems) {
+    auto j = problem_json(p);
+    j["remedy"] = code_info(p.code).remedy;
+    problem(j);
+  }
+  for (const auto& [file, s] : r.findings.suppressed) {
+    if (s[0] + s[1] + s[2] == 0) continue;
+    nlohmann::ordered_json j{{"file", file}};
+    j.update(counts_json(s));
+    suppressed(j);
+  }
+}
+
 nlohmann::ordered_json target_json(const TargetResult& r) {
   nlohmann::ordered_json files = nlohmann::ordered_json::array();
   for (const auto& f : r.findings.files)
@@ -129,23 +147,14 @@ void VerifyReport::line(const TargetResult* r, const std::vector<std::string>& i
   nlohmann::ordered_json doc = head();
   doc["targets"] = nlohmann::ordered_json::array();
   doc["problems"] = nlohmann::ordered_json::array();
+  nlohmann::ordered_json suppressed = nlohmann::ordered_json::array();
   if (r) {
     doc["targets"].push_back(target_json(*r));
-    for (const auto& p : r->findings.problems) {
-      auto j = problem_json(p);
-      j["remedy"] = code_info(p.code).remedy;
-      doc["problems"].push_back(std::move(j));
-    }
+    findings_json(*r, [&](auto& j) { doc["problems"].push_back(std::move(j)); },
+                  [&](auto& j) { suppressed.push_back(std::move(j)); });
   }
   doc["io_errors"] = io_errors;
-  if (r) {
-    for (const auto& [file, s] : r->findings.suppressed) {
-      if (s[0] + s[1] + s[2] == 0) continue;
-      nlohmann::ordered_json j{{"file", file}};
-      j.update(counts_json(s));
-      doc["suppressed"].push_back(std::move(j));
-    }
-  }
+  if (!suppressed.empty()) doc["suppressed"] = std::move(suppressed);
   doc["summary"] = std::move(summary);
   out_.print("{}\n", doc.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
   out_.flush();
@@ -182,17 +191,7 @@ void VerifyReport::add(const TargetResult& r) {
     out_.write(any_target_ ? ",\n    " : "\n    ");
     out_.write(nested(target_json(r), 2));
     any_target_ = true;
-    for (const auto& p : r.findings.problems) {
-      auto j = problem_json(p);
-      j["remedy"] = code_info(p.code).remedy;
-      element(problems_, j);
-    }
-    for (const auto& [file, s] : r.findings.suppressed) {
-      if (s[0] + s[1] + s[2] == 0) continue;
-      nlohmann::ordered_json j{{"file", file}};
-      j.update(counts_json(s));
-      element(suppressed_, j);
-    }
+    findings_json(r, [&](const auto& j) { element(problems_, j); }, [&](const auto& j) { element(suppressed_, j); });
     return;
   }
   for (const auto& p : r.findings.problems) {
