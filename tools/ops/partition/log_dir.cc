@@ -2,6 +2,10 @@
 #include "tools/ops/partition/log_dir.h"
 
 #include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -18,6 +22,18 @@ namespace {
 bool present(const fs::path& p) {
   std::error_code ec;
   return fs::exists(p, ec);
+}
+
+// A refusal coded checkpoint.corrupt where Kafka cannot read it.
+Result<std::vector<checkpoint::TopicPartitionOffset>> parse_root_checkpoint(const std::string& path,
+                                                                           const std::vector<uint8_t>& bytes) {
+  auto entries = checkpoint::parse_offset_checkpoint(
+      std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), path);
+  if (!entries.ok())
+    return refusal(Code::checkpoint_corrupt, entries.error().position,
+                   fmt::format("{}: {} (the broker takes this log dir offline; fix it first)", path,
+                               entries.error().message));
+  return entries;
 }
 }  // namespace
 
@@ -60,12 +76,8 @@ Result<CheckpointLines> read_checkpoint_lines(const std::string& log_dir, RootCh
   if (!present(out.path)) return out;
   auto bytes = MappedFile::read_state_file(out.path);
   if (!bytes.ok()) return bytes.error().in(out.path);
-  auto entries = checkpoint::parse_offset_checkpoint(
-      std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), out.path);
-  if (!entries.ok())
-    return refusal(Code::checkpoint_corrupt, entries.error().position,
-                   fmt::format("{}: {} (the broker takes this log dir offline; fix it first)", out.path,
-                               entries.error().message));
+  auto entries = parse_root_checkpoint(out.path, *bytes);
+  if (!entries.ok()) return entries.error();
   out.present = true;
   out.entries = std::move(*entries);
   for (const auto& e : out.entries)
@@ -79,13 +91,53 @@ std::string log_dir_of(const std::string& partition_dir) {
   return ec ? partition_dir + "/.." : dir.string();
 }
 
+namespace {
+
+// A root checkpoint's lines by "<topic> <partition>", parsed once for its
+// bytes: a tool that loads each of a log dir's thousands of partitions asks
+// it once each, and parsing it each time cost time in the square of their
+// number. Kept with the bytes it was parsed from, so a file rewritten since
+// is parsed again, whatever its inode or time stamps say.
+struct ParsedCheckpoint {
+  std::vector<uint8_t> bytes;
+  std::unordered_map<std::string, int64_t> offsets;
+};
+std::mutex parsed_mu;
+std::map<std::string, std::shared_ptr<const ParsedCheckpoint>> parsed;  // by path
+
+}  // namespace
+
+Result<std::optional<int64_t>> checkpoint_line(const std::string& log_dir, RootCheckpoint which, const std::string& topic,
+                                               int32_t partition) {
+  const std::string path = (fs::path(log_dir) / root_checkpoint_name(which)).string();
+  if (!present(path)) return std::optional<int64_t>();
+  auto bytes = MappedFile::read_state_file(path);
+  if (!bytes.ok()) return bytes.error().in(path);
+  std::shared_ptr<const ParsedCheckpoint> file;
+  {
+    std::lock_guard lock(parsed_mu);
+    if (auto it = parsed.find(path); it != parsed.end() && it->second->bytes == *bytes) file = it->second;
+  }
+  if (!file) {
+    auto entries = parse_root_checkpoint(path, *bytes);
+    if (!entries.ok()) return entries.error();
+    auto fresh = std::make_shared<ParsedCheckpoint>();
+    for (const auto& e : *entries) fresh->offsets[fmt::format("{} {}", e.topic, e.partition)] = e.offset;
+    fresh->bytes = std::move(*bytes);
+    std::lock_guard lock(parsed_mu);
+    parsed[path] = fresh;
+    file = std::move(fresh);
+  }
+  if (auto it = file->offsets.find(fmt::format("{} {}", topic, partition)); it != file->offsets.end())
+    return std::optional<int64_t>(it->second);
+  return std::optional<int64_t>();
+}
+
 Result<std::optional<int64_t>> partition_checkpoint(const std::string& partition_dir, RootCheckpoint which) {
   const fs::path part = fs::absolute(partition_dir).lexically_normal();
   auto name = file_names::parse_partition_dir_name(part.filename().string());
   if (!name.ok()) return std::optional<int64_t>();
-  auto lines = read_checkpoint_lines(part.parent_path().string(), which, name->topic, name->partition);
-  if (!lines.ok()) return lines.error();
-  return lines->mine;
+  return checkpoint_line(part.parent_path().string(), which, name->topic, name->partition);
 }
 
 }  // namespace kseg

@@ -57,6 +57,12 @@ struct CheckpointLines {
 Result<CheckpointLines> read_checkpoint_lines(const std::string& log_dir, RootCheckpoint which, const std::string& topic,
                                               int32_t partition);
 
+// Partition topic-number's line of checkpoint `which` of `log_dir` (nullopt
+// without the file or the line), from a parse of the file kept while it is
+// unchanged; an error as read_checkpoint_lines's.
+Result<std::optional<int64_t>> checkpoint_line(const std::string& log_dir, RootCheckpoint which, const std::string& topic,
+                                               int32_t partition);
+
 // This partition's line of a root checkpoint of the log dir holding
 // `partition_dir`: nullopt without the file, the line or a partition name.
 Result<std::optional<int64_t>> partition_checkpoint(const std::string& partition_dir, RootCheckpoint which);

@@ -86,9 +86,11 @@ Result<Partition> load_partition(const std::string& dir, const LoadOptions& o) {
   }
   for (const auto& [offset, name] : p.layout.snapshots) p.snapshots.emplace_back(offset.value, name);
   std::sort(p.snapshots.begin(), p.snapshots.end());
-  auto start = p.root(RootCheckpoint::log_start);
-  if (!start.ok()) return start.error();
-  p.log_start_line = start->mine;
+  if (!p.topic.empty()) {
+    auto start = checkpoint_line(p.log_dir, RootCheckpoint::log_start, p.topic, p.number);
+    if (!start.ok()) return start.error();
+    p.log_start_line = *start;
+  }
   if (p.segments.empty()) {
     p.log_end = p.first_base();
     return p;
