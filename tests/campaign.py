@@ -131,6 +131,8 @@ class Campaign:
         self.run(["kseg-reindex", "--dry-run", "--salvage", part], work, what)
         self.run(["kseg-txn", "--format", "json", part], work, what)
         self.run(["kseg-info", "--format", "json", part], work, what)
+        self.run(["kseg-doctor", "--format", "json", part], work, what)
+        self.run(["kseg-doctor", "."], work, what)
         # The filters seek with a (possibly damaged) .index and .timeindex.
         self.run(["kseg-dump", "--deep-iteration", "--from-offset", "20", "--to-offset", "60", part], work, what)
         self.run(["kseg-dump", "--format", "jsonl", "--from-time", "1700000000100", "--key", "k", part], work, what)
@@ -192,7 +194,7 @@ def special_files(c: Campaign, tmp):
     for argv in (["kseg-dump", "--deep-iteration", "big-0/00000000000000000000.log"], ["kseg-verify", "--deep", "big-0"],
                  ["kseg-reindex", "--no-backup", "big-0"], ["kseg-truncate", "--no-backup", "--to-offset", "1", "big-0"],
                  ["kseg-compact", "--no-backup", "--config", "cleanup.policy=compact", "big-0"], ["kseg-txn", "big-0"],
-                 ["kseg-info", "big-0"]):
+                 ["kseg-info", "big-0"], ["kseg-doctor", "big-0"]):
         with open(log, "wb") as f:
             for _ in range((64 << 20) // len(seg)):
                 f.write(seg)

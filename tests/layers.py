@@ -10,6 +10,8 @@ import sys
 OPS = "tools/ops/"
 READ_ONLY = ("dump", "verify", "txn", "info")
 WRITERS = ("reindex", "truncate", "compact")
+# The one operation over operations: doctor asks verify's checks and the writers' planners.
+COMPOSERS = ("doctor",)
 
 
 def allowed(folder):
@@ -30,6 +32,8 @@ def allowed(folder):
             return base + [OPS + "write/", OPS + name + "/"]
         if name in READ_ONLY:
             return base + [OPS + name + "/"]
+        if name in COMPOSERS:
+            return base + [OPS + "write/", OPS + name + "/"] + [OPS + o + "/" for o in READ_ONLY + WRITERS]
         return None  # a new folder must be given a row first
     if folder == "tools/cli":
         return ["lib/", "formats/", OPS, "tools/cli/"]
@@ -52,10 +56,12 @@ def self_test():
     # operation reaching another, and formats reaching up are each refused.
     bad = [("tools/ops/dump/x.cc", "tools/ops/write/safe_write.h"),
            ("tools/ops/verify/x.cc", "tools/ops/reindex/reindex.h"),
+           ("tools/ops/reindex/x.cc", "tools/ops/doctor/doctor.h"),
            ("formats/x.cc", "tools/ops/common/sink.h"),
            ("tools/ops/common/x.h", "formats/batch_v2.h")]
     good = [("tools/ops/reindex/x.cc", "tools/ops/write/safe_write.h"),
-            ("tools/cli/x.cc", "tools/ops/dump/dump.h")]
+            ("tools/cli/x.cc", "tools/ops/dump/dump.h"),
+            ("tools/ops/doctor/x.cc", "tools/ops/verify/verify.h")]
     for path, inc in bad:
         assert violations(path, [inc]), (path, inc)
     for path, inc in good:

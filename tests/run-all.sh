@@ -136,6 +136,8 @@ if [[ "${KSEG_SKIP_KAFKA:-0}" != 1 ]]; then
   tier "kafka truncate oracle" env KSEG_ORACLE_SEED="$RANDOM" python3 "$top/tests/kafka/truncate-oracle.py" \
     "$b/main/kseg-truncate"
   tier "kafka truncate, then a real broker" "$top/tests/kafka/truncate-broker.sh" "$b/main/kseg-truncate"
+  # Kafka judges kseg-doctor: scripted damages, a real broker's start-up, its log read back.
+  tier "kafka doctor, judged by a real broker" "$top/tests/kafka/doctor-broker.sh" "$b/main/kseg-doctor"
   tier "kafka compact oracle" python3 "$top/tests/kafka/compact-oracle.py" "$b/main/kseg-compact"
   tier "kafka encoder oracle" "$top/tests/kafka/encoder-oracle.sh" "$b/main/kseg_reencode"
 fi

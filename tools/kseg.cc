@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "tools/ops/common/exit_codes.h"
+#include "tools/cli/doctor_cli.h"
 #include "tools/cli/dump_cli.h"
 #include "tools/cli/help.h"
 #include "tools/cli/info_cli.h"
@@ -24,6 +25,7 @@ struct Command {
 };
 
 constexpr Command kCommands[] = {
+    {"doctor", kseg::doctor_main, "what Kafka will do with a broker's log dirs at start-up, and the fix"},
     {"dump", kseg::dump_main, "print segment, index and state files (as kafka-dump-log, or JSON)"},
     {"verify", kseg::verify_main, "check files, partitions or log dirs (exit 1 on problems)"},
     {"reindex", kseg::reindex_main, "rebuild .index/.timeindex as Kafka's recovery does"},

@@ -7,6 +7,13 @@
 # $KSEG_BENCH_DIR (default /tmp/kseg-bench). Each run, on its own copies (see copy_of), synced and
 # read into the page cache before each command:
 #   verify        kseg-verify LOGDIR (read-only: one copy serves every run)
+#   doctor        kseg-doctor LOGDIR on the verify copy (issue 48: at most 1.5x kseg-verify's time)
+#   doctor-unclean  kseg-doctor on a read-only copy without .kafka_cleanshutdown (it works out the
+#                 recovery of each partition's active segment, as kafka-unclean does it)
+#   doctor-fix    kseg-doctor --fix --yes --no-backup on a copy without .kafka_cleanshutdown (it
+#                 recovers every active segment itself, moves the recovery points and writes the
+#                 marker), then kafka-after-fix: Kafka's load of its result. Issue 48: the two
+#                 together must take less than kafka-unclean alone.
 #   read          the floor: list every partition and read each file whole, on every core
 #                 (tests/bench/read_files.cc), on the verify copy
 #   reindex       kseg-reindex --no-backup LOGDIR, copied without any .index/.timeindex
@@ -21,8 +28,9 @@
 # process's wall time and peak RSS are recorded too. kseg: processes, wall time from
 # EPOCHREALTIME, peak RSS from /usr/bin/time. Raw: $out/logdir-raw.txt; medians and ratios
 # (Kafka / kseg): stdout and $out/logdir.md. It asserts nothing about time, but exits 1 when a
-# check fails: kseg-verify must find the Kafka-written log dir healthy (exit 0; its report in
-# $out/logdir-verify.txt), kseg-reindex must exit 0 and write the indexes Kafka's rebuild writes
+# check fails: kseg-verify and kseg-doctor must find the Kafka-written log dir healthy (exit 0;
+# verify's report in $out/logdir-verify.txt), kseg-doctor must predict that the unclean load
+# recovers every active segment and loses nothing, kseg-reindex must exit 0 and write the indexes Kafka's rebuild writes
 # (first run, $out/logdir-check.txt), and Kafka must load kseg-reindex's result (clean) with
 # every partition at its end.
 # Usage:
@@ -35,7 +43,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/lib.sh"
 partitions=2000 offsets=50 runs=3 settle=361 out="$here/results/logdir" build="$top/build-bench"
 bench_options logdir.sh partitions offsets runs settle out build -- "$@"
-bench_setup kseg-verify kseg-reindex kseg_bench_read_files
+bench_setup kseg-verify kseg-doctor kseg-reindex kseg_bench_read_files
 # What kafka-server-start.sh runs a broker with.
 kafka_load=(java -Xmx1G -Xms1G -server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35
   -XX:+ExplicitGCInvokesConcurrent -XX:MaxInlineLevel=15 -Djava.awt.headless=true -cp "$cp" kseg.oracle.LogDirBench load)
@@ -60,7 +68,7 @@ measure() {
   start=$EPOCHREALTIME
   /usr/bin/time -f "%M" -o "$tmp/t" "$@" > "$tmp/out" 2> "$tmp/err" || rc=$?
   end=$EPOCHREALTIME
-  if [[ $name == kafka-* ]]; then
+  if [[ $name == kafka-* ]]; then  # kafka-after-fix too
     inproc=$(sed -n 's/^loaded [0-9]* partitions in \([0-9]*\) ms$/\1/p' "$tmp/out" | awk '{ printf "%.4f", $1 / 1000 }')
   fi
   # time(1) puts "Command exited with non-zero status N" before %M when the command fails.
@@ -88,8 +96,10 @@ for ((r = 1; r <= runs; r++)); do
   copy_of "$tmp/run$r/kafka-clean"
   copy_of "$tmp/run$r/kafka-unclean"
   copy_of "$tmp/run$r/kafka-unclean-all" ./recovery-point-offset-checkpoint
+  copy_of "$tmp/run$r/doctor-fix" ./.kafka_cleanshutdown
 done
 copy_of "$tmp/verify"
+copy_of "$tmp/doctor-unclean" ./.kafka_cleanshutdown
 sync
 echo "copies made; waiting $settle s for earlier deletions to age" >&2
 sleep "$settle"
@@ -97,8 +107,10 @@ sleep "$settle"
 echo "log dir: $(find "$src" -mindepth 1 -maxdepth 1 -type d | wc -l) partitions, $(find "$src" -name '*.log' | wc -l) segments," \
   "$(find "$src" -name '*.log' -print0 | du -cb --files0-from=- | tail -n 1 | cut -f1) bytes of .log" | tee "$out/logdir-input.txt" >&2
 for ((r = 1; r <= runs; r++)); do
-  order=(read verify reindex kafka-clean kafka-unclean kafka-unclean-all kafka-noindex)
-  if ((r % 2 == 0)); then order=(kafka-noindex kafka-unclean-all kafka-unclean kafka-clean reindex verify read); fi
+  order=(read verify doctor doctor-unclean doctor-fix reindex kafka-clean kafka-unclean kafka-unclean-all kafka-noindex)
+  if ((r % 2 == 0)); then
+    order=(kafka-noindex kafka-unclean-all kafka-unclean kafka-clean reindex doctor-fix doctor-unclean doctor verify read)
+  fi
   for row in "${order[@]}"; do
     echo "run $r: $row" >&2
     case $row in
@@ -107,6 +119,35 @@ for ((r = 1; r <= runs; r++)); do
         if ((r == 1)); then cat "$tmp/out" "$tmp/err" | sed "s|$tmp/verify|LOGDIR|" > "$out/logdir-verify.txt"; fi
         [[ $(tail -n 1 "$raw" | cut -d' ' -f4) == 0 ]] ||
           fail "run $r: kseg-verify exit $(tail -n 1 "$raw" | cut -d' ' -f4) on the Kafka-written log dir, $(grep -cE '^(ERROR|WARNING)' "$tmp/out") problems (see $out/logdir-verify.txt), first: $(grep -m 1 -E '^(ERROR|WARNING)' "$tmp/out" | sed "s|$tmp/verify/||")"
+        ;;
+      doctor)
+        measure doctor "$tmp/verify" "$build/kseg-doctor" "$tmp/verify"
+        [[ $(tail -n 1 "$raw" | cut -d' ' -f4) == 0 ]] ||
+          fail "run $r: kseg-doctor exit $(tail -n 1 "$raw" | cut -d' ' -f4) on the Kafka-written log dir: $(grep -m 3 -E '^ +(ERROR|WARNING)|starts: no' "$tmp/out" | tr '\n' ';')"
+        ;;
+      doctor-unclean)
+        measure doctor-unclean "$tmp/doctor-unclean" "$build/kseg-doctor" --format json "$tmp/doctor-unclean"
+        python3 - "$tmp/out" "$tmp/doctor-unclean" >> "$check" <<'EOF2' || fail "run $r: kseg-doctor's prediction of the unclean load"
+import json, os, sys
+doc, root = json.load(open(sys.argv[1])), sys.argv[2]
+parts = [t for t in doc["targets"] if t["type"] == "partition" and not t["dir"].endswith("__cluster_metadata-0")]
+# The log dir was shut down cleanly, so each recovery point is its log end: Kafka recovers the
+# segment holding it, the last one, of each partition, and loses nothing.
+last = lambda d: max(int(n[:20]) for n in os.listdir(d) if n.endswith(".log"))
+bad = [t["dir"] for t in parts if [g["base_offset"] for g in t["startup"]["segments"]] != [last(t["dir"])]
+       or t["startup"]["bytes_lost"] != 0]
+print(f"kseg-doctor, marker removed: {len(parts) - len(bad)} of {len(parts)} partitions recover their active segment alone, losing nothing")
+sys.exit(1 if bad or not parts else 0)
+EOF2
+        ;;
+      doctor-fix)
+        d="$tmp/run$r/doctor-fix"
+        measure doctor-fix "$d" "$build/kseg-doctor" --fix --yes --no-backup "$d"
+        [[ $(tail -n 1 "$raw" | cut -d' ' -f4) == 0 ]] ||
+          fail "run $r: kseg-doctor --fix exit $(tail -n 1 "$raw" | cut -d' ' -f4): $(tail -n 3 "$tmp/out" | tr '\n' ';') $(head -n 3 "$tmp/err" | tr '\n' ';')"
+        [[ -f "$d/.kafka_cleanshutdown" ]] || fail "run $r: kseg-doctor --fix wrote no clean-shutdown marker"
+        measure kafka-after-fix "$d" "${kafka_load[@]}" "$d" clean
+        [[ $(tail -n 1 "$raw" | cut -d' ' -f4) == 0 ]] || fail "run $r: Kafka's load after kseg-doctor --fix failed: $(head -n 5 "$tmp/err" | tr '\n' ';')"
         ;;
       read)
         measure read "$tmp/verify" "$build/tests/bench/kseg_bench_read_files" "$tmp/verify"
@@ -182,11 +223,15 @@ def med(name, i):
 what = {
     "read": "floor: list every partition, read each file whole (read_files.cc, every core)",
     "verify": "kseg-verify LOGDIR (read-only, every check)",
+    "doctor": "kseg-doctor LOGDIR (verify's checks, the start-up predicted)",
+    "doctor-unclean": "kseg-doctor LOGDIR, marker removed (every active segment's recovery worked out)",
+    "doctor-fix": "kseg-doctor --fix --yes --no-backup LOGDIR, marker removed (recovers it, marks it clean)",
     "reindex": "kseg-reindex --no-backup LOGDIR (no indexes)",
     "kafka-clean": "Kafka load, clean shutdown (no recovery)",
     "kafka-unclean": "Kafka load, marker removed (active segments recovered)",
     "kafka-unclean-all": "Kafka load, marker and recovery-point-offset-checkpoint removed (every segment recovered)",
     "kafka-noindex": "Kafka load, no indexes, marker present (every index rebuilt)",
+    "kafka-after-fix": "Kafka load after kseg-doctor --fix (marker written by it)",
 }
 kv, kr, kf = med("verify", 0), med("reindex", 0), med("read", 0)
 print(open(sys.argv[2]).read().strip() + f"; {len(rows.get('verify', []))} runs, medians.")
@@ -203,6 +248,16 @@ for name, text in what.items():
         print(f"| {text} | {t or 0:.3f} | {med(name, 0):.3f} | {rss:.1f} | {r(kv)} | {r(kr)} | {r(kf)} |")
     else:
         print(f"| {text} | {med(name, 0):.3f} | - | {rss:.1f} | - | - | - |")
+if med("doctor-fix", 0) and med("kafka-after-fix", 2) and med("kafka-unclean", 2):
+    fix, after, alone = med("doctor-fix", 0), med("kafka-after-fix", 2), med("kafka-unclean", 2)
+    print()
+    print(f"kseg-doctor --fix + Kafka's load after it: {fix:.3f} + {after:.3f} = {fix + after:.3f} s against Kafka's "
+          f"unclean load alone {alone:.3f} s ({alone / (fix + after):.2f}x; process wall: "
+          f"{fix + med('kafka-after-fix', 0):.3f} against {med('kafka-unclean', 0):.3f} s)")
+if kv and med("doctor", 0):
+    print()
+    print(f"kseg-doctor / kseg-verify: {med('doctor', 0) / kv:.2f}x (issue 48: at most 1.5x)"
+          + (f"; marker removed: {med('doctor-unclean', 0) / kv:.2f}x" if med("doctor-unclean", 0) else ""))
 EOF
 cat "$out/logdir.md"
 cat "$check" >&2

@@ -80,10 +80,11 @@ props() {
     log.cleaner.backoff.ms=500 log.retention.check.interval.ms=1000 "$@"
 }
 broker_pid=""
+broker_jvm_flags=()  # more JVM flags for the broker (doctor-broker.sh: its log4j2 settings)
 # start_broker PROPERTIES: formats its log dir if new, starts the broker, waits for its port.
 start_broker() {
   local dir; dir="$(sed -n 's/^log.dirs=//p' "$1")"
-  local java=(java -Xmx512m -XX:+UseSerialGC -cp "$cp")
+  local java=(java -Xmx512m -XX:+UseSerialGC ${broker_jvm_flags[@]+"${broker_jvm_flags[@]}"} -cp "$cp")
   if [[ ! -f "$dir/meta.properties" ]]; then
     "${java[@]}" kafka.tools.StorageTool format -c "$1" \
       -t "$("${java[@]}" kafka.tools.StorageTool random-uuid)" >/dev/null

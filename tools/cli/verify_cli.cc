@@ -11,10 +11,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include "tools/cli/check_flags.h"
 #include "tools/cli/help.h"
 #include "tools/ops/common/progress.h"
 #include "tools/ops/common/sink.h"
-#include "tools/ops/common/threads.h"
 #include "tools/ops/verify/verify.h"
 #include "tools/ops/verify/verify_problem.h"
 #include "tools/ops/common/problem.h"
@@ -60,10 +60,10 @@ int verify_main(int argc, char** argv) {
               "2  usage error", "3  a file could not be read, or nothing to check"});
   VerifyOptions o;
   std::string format = "text", fail_on = "error";
-  bool quick = false, deep = false, codes = false;
+  bool codes = false;
   app.add_option("paths", o.paths, "Files, partition directories or log directories");
-  app.add_flag("--quick", quick, "Batch headers and CRCs only (no record decoding)");
-  app.add_flag("--deep", deep, "Also decompress and decode every record of compressed batches");
+  CheckFlags check(1000);
+  add_check_flags(app, check, o.max_decompressed_bytes, o.threads);
   app.add_option("--format", format, "Output: text (default), json, or jsonl (a document per target, one line "
                  "each, then one for the run)")
       ->check(CLI::IsMember({"text", "json", "jsonl"}));
@@ -72,15 +72,6 @@ int verify_main(int argc, char** argv) {
   app.add_flag("-v,--verbose", o.show_info, "Also print info findings in the text report");
   size_option(app.add_option("--max-bytes", o.max_bytes, "Read at most N bytes of each .log file (bytes, or 10G...)"), 1,
               INT64_MAX);
-  size_option(app.add_option("--max-decompressed-bytes", o.max_decompressed_bytes,
-                              "Largest decompressed batch accepted (bytes, or 1G...; default 256M)"),
-              1, INT64_MAX);
-  int_range(app.add_option("--threads", o.threads, "Partitions checked in parallel (default: one per CPU)"), 1, INT32_MAX);
-  size_t max_problems = 1000;
-  int_range(app.add_option("--max-problems", max_problems,
-                           "Problems of one code kept and printed per file; the rest are counted in a summary line "
-                           "(default 1000, 0: all)"),
-            0, INT64_MAX);
   app.add_flag("--allow-empty", o.allow_empty,
                "Exit 0, not 3, for a path with nothing to check (an empty directory, a file of no known kind)");
   app.add_flag("--list-codes", codes, "Print every problem code with its severity and exit");
@@ -91,20 +82,16 @@ int verify_main(int argc, char** argv) {
     list_codes();
     return kExitOk;
   }
-  if (quick && deep) {
-    std::fprintf(stderr, "kseg-verify: --quick and --deep exclude each other\n");
-    return kExitUsage;
-  }
+  const auto depth = apply_check_flags("kseg-verify", check, o.threads);
+  if (!depth) return kExitUsage;
   if (o.paths.empty()) {
     std::fprintf(stderr, "kseg-verify: nothing to verify: give files or directories (see --help)\n");
     return kExitUsage;
   }
-  Findings::set_max_per_file(max_problems);
-  o.depth = quick ? VerifyDepth::quick : deep ? VerifyDepth::deep : VerifyDepth::normal;
+  o.depth = *depth;
   o.format = format == "json" ? VerifyFormat::json : format == "jsonl" ? VerifyFormat::jsonl : VerifyFormat::text;
   o.fail_on = fail_on == "warning" ? Severity::warning : fail_on == "info" ? Severity::info : Severity::error;
   o.progress = progress.wanted();
-  o.threads = capped_threads("kseg-verify", o.threads);
   Sink out(stdout), err(stderr);
   return exit_after_run("kseg-verify", run_verify(o, out, err));
 }

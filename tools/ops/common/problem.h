@@ -36,7 +36,7 @@ enum class Code : uint8_t {
   timeindex_preallocated, timeindex_untrimmed, timeindex_missing, timeindex_empty_batch, txnindex_size, txnindex_bad_version,
   txnindex_below_base, txnindex_not_increasing, txnindex_missing_abort, txnindex_unexpected_entry,
   txnindex_entry_mismatch, txnindex_marker_removed, snapshot_corrupt, snapshot_crc, snapshot_past_log_end, snapshot_mismatch,
-  epoch_corrupt, epoch_mismatch, epoch_missing, epoch_past_log_end, partition_metadata_corrupt,
+  epoch_corrupt, epoch_mismatch, epoch_missing, epoch_past_log_end, partition_metadata_corrupt, partition_metadata_stray,
   checkpoint_corrupt, checkpoint_past_log_end, meta_corrupt, quorum_corrupt, dir_bad_name, dir_file_name, dir_not_a_file, dir_leftover_swap,
   dir_leftover_cleaned, dir_leftover_deleted, dir_leftover_tmp, dir_leftover_kseg_tmp, dir_kseg_backup, dir_orphan_index, dir_unknown_file,
   // What the writing tools (reindex, truncate, compact) refuse, and what

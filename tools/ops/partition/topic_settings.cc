@@ -40,6 +40,7 @@ struct TopicSettings::Kraft {
   std::string source;  // the metadata partition, "" when there is none
   std::map<std::string, std::map<std::string, std::string>> topics;
   std::map<std::string, std::string> broker_defaults;
+  std::map<std::string, std::string> ids;  // each live topic's id, by name
 };
 
 namespace {
@@ -164,9 +165,13 @@ Result<std::shared_ptr<const TopicSettings::Kraft>> TopicSettings::kraft(const s
           const std::string type = j.value("type", "");
           if (type == "TOPIC_RECORD") {
             topic_ids[d.value("topicId", "")] = d.value("name", "");
+            out->ids[d.value("name", "")] = d.value("topicId", "");
           } else if (type == "REMOVE_TOPIC_RECORD") {
             auto it = topic_ids.find(d.value("topicId", ""));
-            if (it != topic_ids.end()) out->topics.erase(it->second);
+            if (it != topic_ids.end()) {
+              out->topics.erase(it->second);
+              if (auto id = out->ids.find(it->second); id != out->ids.end() && id->second == it->first) out->ids.erase(id);
+            }
           } else if (type == "CONFIG_RECORD") {
             const int type_id = d.value("resourceType", 0);
             const std::string name = d.value("resourceName", ""), key = d.value("name", "");
@@ -182,6 +187,15 @@ Result<std::shared_ptr<const TopicSettings::Kraft>> TopicSettings::kraft(const s
   }
   std::lock_guard lock(mu_);
   return kraft_.emplace(log_dir, std::move(out)).first->second;  // a racing reader's copy is the same
+}
+
+Result<TopicSettings::TopicId> TopicSettings::topic_id(const std::string& topic, const std::string& log_dir) const {
+  auto k = kraft(log_dir);
+  if (!k.ok()) return k.error();
+  TopicId out;
+  out.metadata_log = !(*k)->source.empty();
+  if (auto it = (*k)->ids.find(topic); it != (*k)->ids.end()) out.id = it->second;
+  return out;
 }
 
 Result<std::map<std::string, Setting>> TopicSettings::lookup(const std::string& topic, const std::string& log_dir,

@@ -78,6 +78,14 @@ class TopicSettings {
   // its path; "." inside a partition names it).
   Result<std::map<std::string, Setting>> lookup_partition(const std::string& dir, std::span<const SettingKey> keys) const;
 
+  // The topic id the log dir's KRaft metadata log gives `topic` (its
+  // TopicRecord, unless removed since), read with the settings.
+  struct TopicId {
+    bool metadata_log = false;      // the log dir holds __cluster_metadata-0
+    std::optional<std::string> id;  // none: no such live topic there
+  };
+  Result<TopicId> topic_id(const std::string& topic, const std::string& log_dir) const;
+
   // A key without a default, only where the command line or --topic-config
   // sets it (Kafka's test-only internal.segment.bytes).
   std::optional<Setting> given(const std::string& name) const;

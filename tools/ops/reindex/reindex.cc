@@ -84,7 +84,7 @@ int reindex_partition(const PartitionJob& t, const TopicSettings& settings, cons
   else if (o.dry_run) out.print("{}: settings: {}\n", t.dir, settings_line(used));
   ProducerStateOptions producers{o.producer_state, clock_ms(o.now_ms), o.producer_id_expiration_ms};
   // Index settings on the command line ask for indexes spaced by them.
-  const bool keep_serving = !o.index_interval_bytes && !o.segment_index_bytes;
+  const bool keep_serving = !o.as_recovery && !o.index_interval_bytes && !o.segment_index_bytes;
   auto plan = plan_partition(t.dir, config, o.repair, t.only_base, producers, keep_serving);
   // A file that shrank while read was read as zeros: exit_after_run names it, and a data
   // error found in those zeros, with its advice, would only mislead.
@@ -150,12 +150,29 @@ int reindex_partition(const PartitionJob& t, const TopicSettings& settings, cons
   return done("applied", rc);
 }
 
+// What a run resolves once: every partition's producers expire at the same
+// time, and the cgroup's CPU limits are read once.
+ReindexOptions resolved(const ReindexOptions& options) {
+  ReindexOptions o = options;
+  o.now_ms = clock_ms(o.now_ms);
+  if (o.threads == 0) o.threads = usable_cpus();
+  return o;
+}
+
 }  // namespace
 
+int reindex_one(const std::string& dir, const ReindexOptions& options, const TopicSettings& settings,
+                const safe::DirLock& lock, Sink& out, Sink& err, bool* changed) {
+  const PartitionJob job{dir, std::nullopt, ""};
+  if (changed == nullptr) return reindex_partition(job, settings, resolved(options), &lock, out, err, nullptr);
+  nlohmann::json report = nlohmann::json::array();  // the JSON report's entry says what was done
+  const int rc = reindex_partition(job, settings, resolved(options), &lock, out, err, &report);
+  *changed = report.empty() || !report.back().is_object() || report.back().value("status", "") != "unchanged";
+  return rc;
+}
+
 int run_reindex(const ReindexOptions& options, Sink& out, Sink& err) {
-  ReindexOptions o = options;
-  o.now_ms = clock_ms(o.now_ms);  // once: every partition's producers expire at the same time
-  if (o.threads == 0) o.threads = usable_cpus();  // once: it reads the cgroup's limits
+  const ReindexOptions o = resolved(options);
   auto settings = open_settings(o);
   if (!settings.ok()) return report_failure("kseg-reindex", settings.error(), err);
   // Several partitions (a log dir) are repaired kWorkers at a time, so that

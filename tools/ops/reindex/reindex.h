@@ -47,6 +47,9 @@ struct ReindexOptions : WriterOptions {
   Repair repair = Repair::none;
   unsigned threads = 0;  // batches judged in parallel; 0: usable_cpus()
   bool producer_state = false;           // also rebuild .txnindex and producer snapshots
+  // Indexes exactly as Kafka's recovery writes them, even where a broker's
+  // serve the log (kseg-doctor --fix, before it moves a recovery point).
+  bool as_recovery = false;
   int64_t producer_id_expiration_ms = 86400000;
 };
 
@@ -112,5 +115,13 @@ Status index_settings(const TopicSettings& settings, const std::string& dir, rec
 
 // Runs a whole reindex; returns the exit code.
 int run_reindex(const ReindexOptions& options, Sink& out, Sink& err);
+
+// One partition directory as run_reindex repairs it (o.paths is not read),
+// under `lock`, which the caller took on its log dir and holds for its whole
+// run: kseg-doctor --fix applies its plan through it. Returns the exit code.
+// With `changed`, it prints nothing but errors and says there whether it
+// wrote anything.
+int reindex_one(const std::string& dir, const ReindexOptions& o, const TopicSettings& settings, const safe::DirLock& lock,
+                Sink& out, Sink& err, bool* changed = nullptr);
 
 }  // namespace kseg

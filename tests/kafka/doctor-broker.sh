@@ -1,0 +1,268 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Kafka judges kseg-doctor: a real Kafka 4.4.0 broker process writes a log dir (kcat produces
+# topics d0..d5, 2,600 records of about 1 KiB each, three or four 1 MiB segments per
+# partition) and is stopped cleanly. Copies of it are damaged by script, one damage per
+# partition, kseg-doctor predicts (--format json) what Kafka's start-up will do with each, and
+# the broker is started on the copy with its log on (slf4j-simple in place of slf4j-nop). For
+# every partition the judge compares, from the broker's own log: the segments Kafka recovered
+# and why (an unclean shutdown, a missing .index), where it found invalid bytes, the segments it
+# deleted, the log end offset it loaded, a directory it renamed -stray, the leftovers it removed;
+# and for the whole broker whether it started. Usage: doctor-broker.sh KSEG_DOCTOR
+# Prints a table (partition, damage, Kafka did, doctor said) and "N passed, M failed".
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+doctor="$(realpath "$1")"
+dump="$(dirname "$doctor")/kseg-dump"
+command -v kcat >/dev/null || { echo "doctor-broker.sh: kcat is missing (apt-get install kcat)" >&2; exit 1; }
+cp="$(oracle_classpath)"
+# The broker logs through slf4j-simple (the harness's classpath binds slf4j-nop: silent).
+cp="$KAFKA_DIR/target/broker-logging/slf4j-simple-1.7.36.jar:$(tr ':' '\n' <<< "$cp" | grep -v '/slf4j-nop-' | paste -sd:)"
+broker_jvm_flags=(-Dorg.slf4j.simpleLogger.defaultLogLevel=warn -Dorg.slf4j.simpleLogger.log.kafka.log=info
+                  -Dorg.slf4j.simpleLogger.log.org.apache.kafka.storage.internals.log=info
+                  -Dorg.slf4j.simpleLogger.log.kafka.server=error)
+tmp="$(mktemp -d)"
+cleanup() {
+  [[ -n "$broker_pid" ]] && kill -9 "$broker_pid" 2>/dev/null || true
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+topics=(d0 d1 d2 d3 d4 d5)
+settings=(log.segment.bytes=1048576 log.retention.ms=-1 log.retention.bytes=-1)
+
+# ---- the log dir a real broker writes ----
+base="$tmp/base"
+read -r bport cport < <(free_ports 2)
+props "$base" "${settings[@]}" > "$tmp/server.properties"
+start_broker "$tmp/server.properties"
+for t in "${topics[@]}"; do
+  python3 -c 'import sys
+for i in range(2600): print(f"k{i % 50}:" + ("%06d" % i) * 160)' |
+    kcat -q -b "127.0.0.1:$bport" -P -t "$t" -K: -X linger.ms=5 -X batch.num.messages=16
+done
+stop_broker
+[[ -f "$base/.kafka_cleanshutdown" ]] || { echo "doctor-broker.sh: the broker did not shut down cleanly" >&2; exit 1; }
+rm -f "$base/.lock"
+: > "$tmp/broker.out"
+
+# ---- damages ----
+seg() { ls "$1"/*.log | sed -n "${2}p"; }  # seg DIR N: the Nth segment's .log
+# flip FILE: one byte inside the record data of the batch in the middle of the segment (its CRC fails)
+flip() {
+  local pos; pos="$("$dump" --format jsonl "$1" | jq -r 'select(.type == "batch") | .position' |
+                     awk '{ a[NR] = $1 } END { print a[int(NR / 2) + 1] + 70 }')"
+  python3 -c 'import sys
+p = int(sys.argv[2]); f = open(sys.argv[1], "r+b"); f.seek(p); b = f.read(1); f.seek(p); f.write(bytes([b[0] ^ 0xFF]))' "$1" "$pos"
+}
+set_recovery_point() {  # set_recovery_point LOGDIR TOPIC OFFSET|none
+  python3 - "$@" <<'PY'
+import sys
+path = sys.argv[1] + "/recovery-point-offset-checkpoint"
+lines = open(path).read().split("\n")
+entries = [l for l in lines[2:] if l and not l.startswith(sys.argv[2] + " 0 ")]
+if sys.argv[3] != "none":
+    entries.append(f"{sys.argv[2]} 0 {sys.argv[3]}")
+open(path, "w").write("0\n%d\n%s\n" % (len(entries), "\n".join(entries)))
+PY
+}
+# txnindex SEGMENT_LOG VERSION LAST_OFFSET: writes the segment's .txnindex, one AbortedTxn entry.
+txnindex() {
+  python3 -c 'import struct, sys
+open(sys.argv[1], "wb").write(struct.pack(">hqqqq", int(sys.argv[2]), 7, 0, int(sys.argv[3]), int(sys.argv[3]) + 1))' \
+    "${1%.log}.txnindex" "$2" "$3"
+}
+declare -A damage
+make_clean() {
+  local d="$tmp/clean"; cp -a "$base" "$d"
+  # An aborted transaction's entry ending below the segment's base: TransactionIndex.sanityCheck.
+  txnindex "$(seg "$d/d0-0" 2)" 0 1; damage[clean/d0]=".txnindex entry below its segment's base offset"
+  flip "$(seg "$d/d1-0" 1)"; damage[clean/d1]="CRC error mid first (closed) segment"
+  rm "$(seg "$d/d2-0" 2 | sed 's/\.log$/.index/')"; damage[clean/d2]="second segment's .index deleted"
+  rm "$d/d3-0/partition.metadata"; damage[clean/d3]="partition.metadata deleted"
+  cp "$(seg "$d/d4-0" 1)" "$d/d4-0/00000000000000000000.log.cleaned"
+  cp "$(seg "$d/d4-0" 1 | sed 's/\.log$/.index/')" "$d/d4-0/00000000000000000000.index.deleted"
+  damage[clean/d4]="leftover .log.cleaned and .index.deleted"
+  flip "$(seg "$d/d5-0" 1)"; rm "$(seg "$d/d5-0" 1 | sed 's/\.log$/.index/')"
+  damage[clean/d5]="CRC error mid first segment, its .index deleted"
+}
+make_unclean() {
+  local d="$tmp/unclean"; cp -a "$base" "$d"; rm "$d/.kafka_cleanshutdown"
+  damage[unclean/d0]="none (recovery point at the log end)"
+  flip "$(seg "$d/d1-0" 2)"; set_recovery_point "$d" d1 0; damage[unclean/d1]="CRC error mid second segment, recovery point 0"
+  local last; last="$(basename "$(ls "$d/d2-0"/*.log | tail -1)" .log)"
+  flip "$(seg "$d/d2-0" 1)"; set_recovery_point "$d" d2 "$((10#$last))"
+  damage[unclean/d2]="CRC error mid first segment, recovery point in the last"
+  truncate -s -7 "$(ls "$d/d3-0"/*.log | tail -1)"; damage[unclean/d3]="torn tail (7 bytes cut) of the active segment"
+  head -c 4096 /dev/zero >> "$(ls "$d/d4-0"/*.log | tail -1)"; damage[unclean/d4]="4 KiB of zeros after the active segment"
+  set_recovery_point "$d" d5 none; flip "$(seg "$d/d5-0" 1)"; rm "$(seg "$d/d5-0" 1 | sed 's/\.log$/.index/')"
+  damage[unclean/d5]="no recovery point line; CRC error mid first segment, its .index deleted"
+}
+make_refused() {
+  local d="$tmp/refused"; cp -a "$base" "$d"; mkdir "$d/lost+found"
+  damage[refused/*]="a lost+found directory in the log dir"
+  d="$tmp/txnversion"; cp -a "$base" "$d"
+  txnindex "$(seg "$d/d0-0" 1)" 1 5; damage[txnversion/*]="a .txnindex entry of version 1"
+  # A second log dir of the same broker, formatted for another cluster.
+  d="$tmp/twodirs"; cp -a "$base" "$d"; mkdir "$d-b"
+  sed -E 's/^cluster.id=.*/cluster.id=AAAAAAAAAAAAAAAAAAAAAA/; s/^directory.id=.*/directory.id=BBBBBBBBBBBBBBBBBBBBBA/' \
+    "$d/meta.properties" > "$d-b/meta.properties"
+  damage[twodirs/*]="a second log dir whose meta.properties names another cluster.id"
+}
+
+# ---- Kafka's start-up, observed ----
+# observe NAME: starts the broker on the copy, waits until every partition is loaded (or the
+# broker dies), stops it; leaves the broker's output in $tmp/NAME.out and whether it started.
+observe() {
+  local d="$tmp/$1"
+  read -r bport cport < <(free_ports 2)
+  local dirs="$d"
+  [[ -d "$d-b" ]] && dirs="$d,$d-b"
+  props "$dirs" "${settings[@]}" > "$tmp/$1.properties"
+  : > "$tmp/broker.out"
+  java -Xmx512m -XX:+UseSerialGC "${broker_jvm_flags[@]}" -cp "$cp" kafka.Kafka "$tmp/$1.properties" > "$tmp/broker.out" 2>&1 &
+  broker_pid=$!
+  local started=0
+  for _ in $(seq 240); do
+    if ! kill -0 "$broker_pid" 2>/dev/null; then break; fi
+    if [[ "$(grep -c 'Completed load of Log' "$tmp/broker.out" || true)" -ge ${#topics[@]} ]] &&
+       (exec 3<>"/dev/tcp/127.0.0.1/$bport") 2>/dev/null; then started=1; break; fi
+    sleep 0.5
+  done
+  if [[ $started -eq 1 ]]; then
+    sleep 1  # the -stray rename follows the first metadata image
+    stop_broker
+  else
+    kill -9 "$broker_pid" 2>/dev/null || true; wait "$broker_pid" 2>/dev/null || true; broker_pid=""
+  fi
+  cp "$tmp/broker.out" "$tmp/$1.out"
+  ls "$d" > "$tmp/$1.after"
+  for t in "${topics[@]}"; do ls "$d/$t-0" 2>/dev/null | sed "s|^|$t-0/|" >> "$tmp/$1.after" || true; done
+  echo "$started" > "$tmp/$1.started"
+}
+
+make_clean; make_unclean; make_refused
+# kseg-doctor --fix on a second copy of each damaged log dir the broker starts on: its report
+# (--format json) is the diagnosis after the fix.
+for c in clean unclean; do
+  cp -a "$tmp/$c" "$tmp/$c-fix"
+  touch "$tmp/$c-fix/.lock"  # a stopped broker leaves it
+  "$doctor" --fix --yes --no-backup --format json "$tmp/$c-fix" > "$tmp/$c-fix.json" 2> "$tmp/$c-fix.steps" || true
+done
+cases=(clean unclean refused txnversion twodirs)
+for c in "${cases[@]}" clean-fix unclean-fix; do
+  dirs=("$tmp/$c"); [[ -d "$tmp/$c-b" ]] && dirs+=("$tmp/$c-b")
+  [[ $c == *-fix ]] || "$doctor" --format json "${dirs[@]}" > "$tmp/$c.json" || true
+  observe "$c"
+done
+
+for k in "${!damage[@]}"; do printf '%s\t%s\n' "$k" "${damage[$k]}"; done > "$tmp/damages.tsv"
+python3 - "$tmp" "${cases[*]}" <<'PY'
+import json, re, sys
+tmp = sys.argv[1]
+damages = dict(l.rstrip("\n").split("\t", 1) for l in open(f"{tmp}/damages.tsv"))
+passed = failed = 0
+rows = []
+reasons = []  # (case, Kafka's exception, doctor's why) where the broker did not start
+
+def judge(case, part, what, kafka, doctor):
+    global passed, failed
+    ok = kafka == doctor
+    passed += ok
+    failed += not ok
+    rows.append((f"{case}/{part}", what, str(kafka), str(doctor), "ok" if ok else "FAIL"))
+
+for case in sys.argv[2].split():
+    log = open(f"{tmp}/{case}.out", errors="replace").read()
+    after = set(open(f"{tmp}/{case}.after").read().split())
+    started = open(f"{tmp}/{case}.started").read().strip() == "1"
+    doc = json.load(open(f"{tmp}/{case}.json"))
+    judge(case, "*", "broker starts", started, doc["summary"]["broker_starts"])
+    if not started:
+        why = re.search(r"^\S*(?:Exception|Error)\b.*$", log, re.M)
+        reasons.append((case, why.group(0)[:160] if why else "?", "; ".join(doc["summary"]["fails"])[:160]))
+        continue
+    for t in doc["targets"]:
+        if t["type"] != "partition":
+            continue
+        if t["dir"].endswith("/__cluster_metadata-0"):
+            # The raft layer opens it as unclean from offset 0 at every start (KafkaMetadataLog).
+            tag = r"\[LogLoader partition=__cluster_metadata-0, dir=[^\]]*\]"
+            judge(case, "__cluster_metadata-0", "the metadata log: segments recovered",
+                  sorted(int(b) for b in re.findall(tag + r" Recovering unflushed segment (\d+)\.", log)),
+                  sorted(g["base_offset"] for g in t["startup"]["segments"] if g["unclean_pass"]))
+            continue
+        if not re.search(r"/d\d-0$", t["dir"]):
+            continue
+        part = t["dir"].rsplit("/", 1)[1]
+        topic = part[:-2]
+        damage = damages.get(f"{case}/{topic}", "?")
+        tag = f"\\[LogLoader partition={re.escape(part)}, dir=[^\\]]*\\]"
+        unclean = sorted(int(b) for b in re.findall(tag + r" Recovering unflushed segment (\d+)\.", log))
+        corrupt_index = sorted(int(b) for b in re.findall(tag + r" Found a corrupted index file corresponding to log file \S*/" + re.escape(part) + r"/0*(\d+)\.log", log))
+        no_index = sorted(int(b) for b in re.findall(tag + r" Could not find offset index file corresponding to log file \S*/" + re.escape(part) + r"/0*(\d+)\.log", log))
+        invalid = sorted((int(b), int(p)) for b, p in re.findall(r"Found invalid messages in log segment \S*/" + re.escape(part) + r"/0*(\d+)\.log at byte offset (\d+)", log))
+        deleted = sorted(int(b) for line in re.findall(tag + r" Deleting segments as part of log recovery: (.*)", log)
+                         for b in re.findall(r"baseOffset=(\d+)", line))
+        stray = any(re.fullmatch(re.escape(part) + r"\.\w+-stray", n) for n in after)
+        loaded = re.findall(r"Completed load of Log\(dir=\S*/" + re.escape(part) + r"(?:\.\w+-stray)?, .*?logEndOffset=(\d+)\)", log)
+        s = t["startup"] or {"segments": [], "log_end_after": None}
+        segs = s["segments"]
+        judge(case, part, f"{damage}: segments recovered, unclean shutdown", unclean,
+              sorted(g["base_offset"] for g in segs if g["unclean_pass"]))
+        # LogLoader logs a missing .index only after a clean shutdown or below the recovery point
+        # (above it, the unclean pass would recover the segment anyway); it recovers it at load either way.
+        rp = s.get("recovery_point") or 0
+        judge(case, part, f"{damage}: segments recovered, no .index (logged)", no_index,
+              sorted(g["base_offset"] for g in segs if g["why"] == "no .index" and (s["clean_shutdown"] or g["base_offset"] < rp)))
+        # Kafka logs the invalid bytes its scan throws on (a CRC, a size below the minimum, zeros);
+        # a torn entry at the end (its size runs past the file) ends the scan without a line.
+        said_invalid = sorted((g["base_offset"], g["truncated_at"]) for g in segs
+                              if g["truncated_bytes"] and g["stop"] not in ("partial_tail", "short_tail"))
+        judge(case, part, f"{damage}: segments recovered, .txnindex sanity check", corrupt_index,
+              sorted(g["base_offset"] for g in segs if g["why"] == ".txnindex fails the sanity check"))
+        judge(case, part, f"{damage}: invalid bytes found at (segment, byte)", invalid, said_invalid)
+        judge(case, part, f"{damage}: segments deleted", deleted, sorted(g["base_offset"] for g in segs if g["deleted"]))
+        judge(case, part, f"{damage}: log end offset loaded", int(loaded[-1]) if loaded else None, s["log_end_after"])
+        judge(case, part, f"{damage}: renamed -stray", stray, t["stray"])
+        leftovers = sorted(f["file"].rsplit("/", 2)[-2] + "/" + f["file"].rsplit("/", 1)[1] for f in t["findings"]
+                           if f["code"] in ("dir.leftover_cleaned", "dir.leftover_deleted", "dir.leftover_swap"))
+        judge(case, part, f"{damage}: leftovers Kafka removed (doctor: handled by Kafka)",
+              [l for l in leftovers if l not in after],
+              [l for l in leftovers if any(f["kafka_handles"] for f in t["findings"] if f["file"].endswith(l))])
+
+# After kseg-doctor --fix: the broker starts, its recovery cuts nothing, deletes nothing, finds no
+# index missing or corrupt and renames nothing -stray; after a clean shutdown it recovers no
+# partition at all; each partition loads the log end the diagnosis after the fix promised.
+for case in ("clean-fix", "unclean-fix"):
+    log = open(f"{tmp}/{case}.out", errors="replace").read()
+    after = set(open(f"{tmp}/{case}.after").read().split())
+    started = open(f"{tmp}/{case}.started").read().strip() == "1"
+    doc = json.load(open(f"{tmp}/{case}.json"))
+    steps = open(f"{tmp}/{case}.steps").read()
+    judge(case, "*", "after --fix: the broker starts; doctor's plan left", (started, []),
+          (doc["summary"]["broker_starts"], [p["command"] for p in doc["plan"] if not p["by_hand"]]))
+    judge(case, "*", f"after --fix ({steps.count('applying ')} steps): invalid bytes, deletions, missing or corrupt indexes, strays",
+          [l for l in log.splitlines() if re.search(r"Found invalid messages|Deleting segments as part of log recovery|"
+                                                     r"Could not find offset index|Found a corrupted index|marked stray", l)], [])
+    # After an unclean shutdown --fix recovers each partition itself, moves its recovery point to
+    # its log end and, every partition done, writes the clean-shutdown marker: the same check.
+    if True:
+        judge(case, "*", "after --fix: partitions Kafka recovers",
+              sorted(set(re.findall(r"\[LogLoader partition=(d\d-0), dir=[^\]]*\] Recovering unflushed segment", log))), [])
+    for t in doc["targets"]:
+        if t["type"] != "partition" or not re.search(r"/d\d-0$", t["dir"]):
+            continue
+        part = t["dir"].rsplit("/", 1)[1]
+        loaded = re.findall(r"Completed load of Log\(dir=\S*/" + re.escape(part) + r", .*?logEndOffset=(\d+)\)", log)
+        judge(case, part, "after --fix: log end offset loaded", int(loaded[-1]) if loaded else None,
+              t["startup"]["log_end_after"] if t["startup"] else None)
+
+w = [max(len(r[i]) for r in rows) for i in range(4)]
+print("case/partition".ljust(w[0]), "what".ljust(w[1]), "Kafka did".ljust(w[2]), "doctor said".ljust(w[3]))
+for r in rows:
+    print(r[0].ljust(w[0]), r[1].ljust(w[1]), r[2].ljust(w[2]), r[3].ljust(w[3]), r[4])
+for case, kafka, said in reasons:
+    print(f"{case}: Kafka: {kafka}\n{' ' * len(case)}  doctor: {said}")
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
+PY

@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: Apache-2.0
+// kseg-doctor on log dirs a real Kafka 4.4.0 broker wrote (live-broker: shut down cleanly;
+// live-crash-before: killed with SIGKILL, and live-crash-after: the same after Kafka's own
+// recovery of it), and on damaged copies. Kafka's start-up itself judges the predictions in
+// tests/kafka/doctor-broker.sh; here: the prediction against the recovery Kafka already made,
+// the plan's commands run until nothing is left to fix, the report against its schema, the exit
+// statuses.
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "tests/unit/json_schema.h"
+#include "tests/unit/support/dirs.h"
+#include "tests/unit/support/run_tool.h"
+#include "tests/unit/support/scratch.h"
+#include "tools/ops/write/safe_write.h"
+
+namespace fs = std::filesystem;
+using kseg::test::read_text;
+using kseg::test::run_tool;
+using kseg::test::schema_violation;
+
+namespace {
+
+const std::string kKseg = std::string(KSEG_BINARY_DIR) + "/kseg";
+
+struct Doctor {
+  int exit_code;
+  std::string text;
+  nlohmann::json doc;
+};
+
+// `kseg doctor` twice: text and JSON (valid against formats/kseg-doctor.schema.json).
+Doctor doctor(const std::vector<std::string>& paths) {
+  std::vector<std::string> args{"doctor"};
+  args.insert(args.end(), paths.begin(), paths.end());
+  auto text = run_tool(kKseg, args, ".");
+  args.insert(args.begin() + 1, {"--format", "json"});
+  auto json = run_tool(kKseg, args, ".");
+  INFO(json.err);
+  REQUIRE(json.exit_code == text.exit_code);
+  auto doc = nlohmann::json::parse(json.out);
+  const auto schema = nlohmann::json::parse(read_text(std::string(KSEG_SOURCE_DIR) + "/formats/kseg-doctor.schema.json"));
+  CHECK(schema_violation(schema, schema, doc) == "");
+  return {text.exit_code, text.out, doc};
+}
+
+const nlohmann::json& partition(const nlohmann::json& doc, const std::string& name) {
+  for (const auto& t : doc["targets"])
+    if (t["type"] == "partition" && fs::path(t["dir"].get<std::string>()).filename() == name) return t;
+  FAIL("no partition " << name);
+  static const nlohmann::json none;
+  return none;
+}
+
+// Flips one byte inside the record data of the batch in the middle of `log` (its CRC then fails).
+void flip_mid_batch(const std::string& log) {
+  auto r = run_tool(kKseg, {"dump", "--format", "jsonl", log}, ".");
+  std::vector<int64_t> positions;
+  std::istringstream in(r.out);
+  for (std::string line; std::getline(in, line);)
+    if (auto j = nlohmann::json::parse(line); j["type"] == "batch") positions.push_back(j["position"]);
+  REQUIRE(positions.size() > 2);
+  std::fstream f(log, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekg(positions[positions.size() / 2] + 70);
+  char c = 0;
+  f.get(c);
+  f.seekp(positions[positions.size() / 2] + 70);
+  f.put(static_cast<char>(c ^ 0x5a));
+}
+
+// A copy of live-broker (a stopped broker's log dir: it holds .lock) with three damages: a CRC
+// error mid codec-none-0 (a salvage), a .index of ledger-0 not a whole number of entries (a
+// rebuild), no partition.metadata in kcat-lz4-0 (a stray).
+struct DamagedLogDir : kseg::test::CaseCopy {
+  DamagedLogDir() : CaseCopy("live-broker") {
+    kseg::test::write_text(path(".lock"), "");
+    flip_mid_batch(path("codec-none-0/00000000000000000000.log"));
+    std::ofstream(path("ledger-0/00000000000000000000.index"), std::ios::app | std::ios::binary) << "abc";
+    fs::remove(path("kcat-lz4-0/partition.metadata"));
+  }
+};
+
+}  // namespace
+
+TEST_CASE("doctor: a log dir a broker shut down cleanly has nothing to fix", "[doctor]") {
+  kseg::test::CaseCopy c("live-broker");
+  auto d = doctor({c.dir()});
+  INFO(d.text);
+  CHECK(d.exit_code == 0);
+  CHECK(d.doc["summary"]["broker_starts"] == true);
+  // Only the KRaft metadata log, which the raft layer recovers at every start.
+  CHECK(d.doc["summary"]["recovery_segments"] == 1);
+  CHECK(partition(d.doc, "__cluster_metadata-0")["startup"]["segments_recovered"] == 1);
+  CHECK(d.doc["summary"]["kafka_loses"]["offsets"] == 0);
+  CHECK(d.doc["plan"].empty());
+  CHECK(d.text.find("plan, in the order that loses least:\n  nothing to do") != std::string::npos);
+  CHECK(d.text.find("the broker starts: yes") != std::string::npos);
+}
+
+TEST_CASE("doctor: the recovery it predicts of a killed broker's log dir is the one Kafka made", "[doctor]") {
+  // live-crash-after is live-crash-before after a 4.4.0 broker started on it and recovered it.
+  kseg::test::CaseCopy before("live-crash-before");
+  const std::string after = std::string(KSEG_SOURCE_DIR) + "/testdata/kafka/live-crash-after/flood-0";
+  auto d = doctor({before.dir()});
+  INFO(d.text);
+  const auto& p = partition(d.doc, "flood-0");
+  const auto& s = p["startup"];
+  REQUIRE(s.is_object());
+  CHECK(s["clean_shutdown"] == false);
+  CHECK(d.doc["summary"]["unclean_log_dirs"].size() == 1);
+  auto info = run_tool(kKseg, {"info", "--format", "json", after}, ".");
+  REQUIRE(info.exit_code == 0);
+  CHECK(s["log_end_after"] == nlohmann::json::parse(info.out)["partitions"][0]["log_end_offset"]);
+  // Each segment as recovery leaves it: Kafka's own files after its recovery.
+  std::map<int64_t, int64_t> predicted;  // base -> .log bytes after start-up
+  for (const auto& e : fs::directory_iterator(before.dir() + "/flood-0"))
+    if (e.path().extension() == ".log") predicted[std::stoll(e.path().stem().string())] = static_cast<int64_t>(e.file_size());
+  REQUIRE(!s["segments"].empty());
+  for (const auto& g : s["segments"]) {
+    CHECK(g["recovered"] == true);
+    if (g["deleted"] == true) predicted.erase(g["base_offset"].get<int64_t>());
+    else predicted[g["base_offset"]] -= g["truncated_bytes"].get<int64_t>();
+  }
+  std::map<int64_t, int64_t> kafka;
+  for (const auto& e : fs::directory_iterator(after))
+    if (e.path().extension() == ".log") kafka[std::stoll(e.path().stem().string())] = static_cast<int64_t>(e.file_size());
+  CHECK(predicted == kafka);
+}
+
+TEST_CASE("doctor: damage found, priced, and the plan's commands leave nothing to fix", "[doctor]") {
+  DamagedLogDir c;
+  auto d = doctor({c.dir()});
+  INFO(d.text);
+  CHECK(d.exit_code == 1);
+  CHECK(d.text.find("ERROR log.crc_mismatch ") != std::string::npos);
+  CHECK(d.text.find("Kafka: loads it as it is (the log dir was shut down cleanly)") != std::string::npos);
+  CHECK(d.text.find("fix: kseg reindex --salvage ") != std::string::npos);
+  CHECK(d.text.find(" or: kseg reindex --recover ") != std::string::npos);
+  CHECK(d.text.find("Kafka: trusts it as it is") != std::string::npos);  // the index: nothing checks it at start-up
+  CHECK(d.text.find("ERROR partition_metadata.stray ") != std::string::npos);
+  CHECK(partition(d.doc, "kcat-lz4-0")["stray"] == true);
+  CHECK(partition(d.doc, "codec-none-0")["action"] == "salvage");
+  CHECK(partition(d.doc, "ledger-0")["action"] == "reindex");
+  // The salvage's price is what the plan says the broker loses after it.
+  const auto& salvage = partition(d.doc, "codec-none-0")["salvage_removes"];
+  CHECK(d.doc["summary"]["plan_loses"]["offsets"] == salvage["offsets"]);
+  CHECK(salvage["offsets"].get<int64_t>() > 0);
+  REQUIRE(d.doc["plan"].size() == 3);
+  for (const auto& step : d.doc["plan"]) {
+    const std::string cmd = step["command"];
+    INFO(cmd);
+    auto r = run_tool("/bin/sh", {"-c", cmd.starts_with("kseg ") ? kKseg + cmd.substr(4) : cmd}, ".");
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 0);
+  }
+  auto again = doctor({c.dir()});
+  INFO(again.text);
+  CHECK(again.exit_code == 0);
+  CHECK(again.doc["plan"].empty());
+}
+
+TEST_CASE("doctor: what stops the broker", "[doctor]") {
+  kseg::test::CaseCopy c("live-broker");
+  fs::create_directory(c.path("lost+found"));
+  auto d = doctor({c.dir()});
+  CHECK(d.exit_code == 1);
+  CHECK(d.doc["summary"]["broker_starts"] == false);
+  CHECK(d.text.find("the broker starts: no") != std::string::npos);
+  CHECK(d.text.find("'lost+found' is not in the form of topic-partition") != std::string::npos);
+
+  // Two log dirs of one broker formatted for different clusters.
+  kseg::test::TempDir other("doctor-other");
+  const std::string b = (other.root / "b").string();
+  fs::create_directory(b);
+  std::string meta = read_text(c.path("meta.properties"));
+  const auto at = meta.find("cluster.id=");
+  REQUIRE(at != std::string::npos);
+  meta.replace(at + 11, 22, "AAAAAAAAAAAAAAAAAAAAAA");
+  kseg::test::write_text(b + "/meta.properties", meta);
+  fs::remove(c.path("lost+found"));
+  auto two = doctor({c.dir(), b});
+  CHECK(two.exit_code == 1);
+  CHECK(two.text.find("cluster.id differs across the log dirs") != std::string::npos);
+}
+
+TEST_CASE("doctor: usage and unreadable paths", "[doctor]") {
+  CHECK(run_tool(kKseg, {"doctor"}, ".").exit_code == 2);
+  CHECK(run_tool(kKseg, {"doctor", "--format", "yaml", "."}, ".").exit_code == 2);
+  CHECK(run_tool(kKseg, {"doctor", "/nonexistent/kseg-doctor"}, ".").exit_code == 3);
+  kseg::test::TempDir empty("doctor-empty");
+  auto r = run_tool(kKseg, {"doctor", empty.root.string()}, ".");
+  CHECK(r.exit_code == 3);
+  CHECK(r.err.find("no partition directory and no log dir file in it") != std::string::npos);
+}
+
+TEST_CASE("doctor --fix: the plan applied under the log dir's lock, nothing left after it", "[doctor]") {
+  DamagedLogDir c;
+  fs::remove(c.path("kcat-gzip-0/00000000000000000000.index"));  // Kafka would rebuild it: an optional step
+  auto before = doctor({c.dir()});
+  REQUIRE(before.exit_code == 1);
+  REQUIRE(before.doc["plan"].size() == 4);
+  CHECK(before.doc["plan"][3]["optional"] == true);
+  const int64_t salvaged = partition(before.doc, "codec-none-0")["salvage_removes"]["offsets"];
+  auto records = [&](const std::string& p) {
+    auto r = run_tool(kKseg, {"info", "--format", "json", c.path(p)}, ".");
+    return nlohmann::json::parse(r.out)["partitions"][0]["records"].get<int64_t>();
+  };
+  const int64_t records_before = records("codec-none-0");
+
+  // No terminal to ask on: --yes is needed, and nothing is written.
+  const auto digest = kseg::test::tree_digest(c.dir());
+  auto asked = run_tool(kKseg, {"doctor", "--fix", c.dir()}, ".");
+  CHECK(asked.exit_code == 2);
+  CHECK(asked.err.find("give --yes") != std::string::npos);
+  {  // A running broker's lock (or another run's): refused, nothing written.
+    auto held = kseg::safe::DirLock::acquire(c.dir());
+    REQUIRE(held.ok());
+    auto locked = run_tool(kKseg, {"doctor", "--fix", "--yes", c.dir()}, ".");
+    CHECK(locked.exit_code == 3);
+    CHECK(locked.err.find("refuse.locked") != std::string::npos);
+  }
+  CHECK(kseg::test::tree_digest(c.dir()) == digest);
+
+  auto fixed = run_tool(kKseg, {"doctor", "--fix", "--yes", c.dir()}, ".");
+  INFO(fixed.out << fixed.err);
+  CHECK(fixed.exit_code == 0);
+  CHECK(fixed.out.find("applying 1/4: kseg reindex --salvage ") != std::string::npos);
+  CHECK(fixed.out.find("partition.metadata written") != std::string::npos);
+  CHECK(fixed.out.find("after the fix:") != std::string::npos);
+  auto after = doctor({c.dir()});
+  INFO(after.text);
+  CHECK(after.exit_code == 0);
+  CHECK(after.doc["plan"].empty());
+  CHECK(after.doc["summary"]["recovery_segments"] == 1);  // the metadata log's, at every start
+  CHECK(partition(after.doc, "kcat-lz4-0")["stray"] == false);
+  // The salvage lost what the plan said, no more: one record an offset in this topic.
+  CHECK(records("codec-none-0") == records_before - salvaged);
+}
+
+TEST_CASE("doctor --fix after a broker was killed: its files as Kafka's recovery left them, marked clean", "[doctor]") {
+  // live-crash-after is live-crash-before after a 4.4.0 broker restarted on it, recovered it and
+  // was stopped: kseg's recovery of the same files must leave what Kafka's left.
+  kseg::test::CaseCopy c("live-crash-before");
+  kseg::test::write_text(c.path(".lock"), "");
+  auto fixed = run_tool(kKseg, {"doctor", "--fix", "--yes", c.dir()}, ".");
+  INFO(fixed.out << fixed.err);
+  CHECK(fixed.exit_code == 0);
+  CHECK(fs::exists(c.path(".kafka_cleanshutdown")));
+  CHECK(fixed.out.find(".kafka_cleanshutdown written: the broker recovers nothing") != std::string::npos);
+  const std::string kafka = std::string(KSEG_SOURCE_DIR) + "/testdata/kafka/live-crash-after/flood-0/";
+  for (const char* f : {"00000000000000000000.log", "00000000000000000000.index", "00000000000000000000.timeindex",
+                        "00000000000000001333.snapshot"}) {
+    INFO(f);
+    CHECK(kseg::test::read_bytes(c.path("flood-0/") + f) == kseg::test::read_bytes(kafka + f));
+  }
+  CHECK(read_text(c.path("recovery-point-offset-checkpoint")) == "0\n1\nflood 0 1333\n");
+  auto after = doctor({c.dir()});
+  CHECK(after.exit_code == 0);
+  CHECK(after.doc["summary"]["recovery_segments"] == 0);
+
+  // Given one partition of a log dir, its recovery point moves, but the marker would speak for
+  // partitions it did not read: none is written.
+  kseg::test::CaseCopy one("live-crash-before");
+  kseg::test::write_text(one.path(".lock"), "");
+  auto part = run_tool(kKseg, {"doctor", "--fix", "--yes", one.path("flood-0")}, ".");
+  INFO(part.out << part.err);
+  CHECK(part.exit_code == 0);
+  CHECK(part.out.find("no clean-shutdown marker") != std::string::npos);
+  CHECK(!fs::exists(one.path(".kafka_cleanshutdown")));
+  CHECK(read_text(one.path("recovery-point-offset-checkpoint")) == "0\n1\nflood 0 1333\n");
+}

@@ -1,0 +1,625 @@
+// SPDX-License-Identifier: Apache-2.0
+// The run: paths to targets; each partition checked (verify's checks), its
+// start-up predicted and its repairs priced on a small pool, reported in
+// order as they finish; each log dir's root files and inventory after its
+// partitions; then the plan and the summary.
+#include "tools/ops/doctor/doctor.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <set>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include "formats/file_names.h"
+#include "formats/meta_properties.h"
+#include "formats/partition_metadata.h"
+#include "lib/cpus.h"
+#include "lib/mapped_file.h"
+#include "lib/ordered_pool.h"
+#include "lib/units.h"
+#include "tools/ops/common/envelope.h"
+#include "tools/ops/common/exit_codes.h"
+#include "tools/ops/common/progress.h"
+#include "tools/ops/common/sink.h"
+#include "tools/ops/doctor/explain.h"
+#include "tools/ops/doctor/inventory.h"
+#include "tools/ops/doctor/plan.h"
+#include "tools/ops/partition/log_dir.h"
+#include "tools/ops/partition/partition.h"
+#include "tools/ops/partition/topic_settings.h"
+#include "tools/ops/reindex/reindex.h"
+#include "tools/ops/verify/verify_partition.h"
+#include "tools/ops/verify/verify_state.h"
+#include "tools/ops/write/safe_write.h"
+
+namespace kseg {
+
+namespace fs = std::filesystem;
+using namespace doctor;
+
+namespace {
+
+// Kafka's recovery reads a segment once and checks every CRC: 1 GiB of
+// segments took its in-process rebuild 0.94-1.36 s from the page cache
+// (tests/bench/README.md), so an estimate at 1 GiB/s; a cold disk is slower.
+constexpr double kKafkaRecoveryBytesPerSecond = 1024.0 * 1024 * 1024;
+
+struct Work {
+  Target target;
+  PartitionDoc doc;
+  TargetResult verified;  // the log dir's root checks want its range
+};
+
+// LogManager.isStrayKraftReplica at the broker's first metadata image: a
+// partition with no topic id, or not the id the metadata log gives its
+// topic, is renamed -stray and served empty. Judged only where the log dir
+// holds the metadata log (the replica assignment is not read).
+void check_stray(const TopicSettings& settings, PartitionDoc& d) {
+  auto name = file_names::parse_partition_dir_name(d.name);
+  if (!name.ok() || name->topic == "__cluster_metadata" || name->kind != file_names::DirKind::partition) return;
+  auto id = settings.topic_id(name->topic, fs::path(d.dir).parent_path().string());
+  if (!id.ok() || !id->metadata_log) return;
+  const std::string path = d.dir + "/partition.metadata";
+  std::error_code ec;
+  std::optional<Problem> p;
+  if (!fs::exists(path, ec)) {
+    p = Problem::of(Code::partition_metadata_stray, path, std::nullopt, "no partition.metadata: no topic id, so Kafka takes the partition for a stray",
+                    id->id.value_or("a topic id"), "none");
+  } else {
+    auto bytes = MappedFile::read_state_file(path);
+    if (!bytes.ok()) return;  // verify reports what cannot be read
+    auto m = partition_metadata::parse(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), path);
+    if (!m.ok()) return;
+    const std::string mine = format_kafka_uuid(m->topic_id);
+    if (!id->id)
+      p = Problem::of(Code::partition_metadata_stray, path, std::nullopt,
+                      fmt::format("the metadata log has no topic {} (deleted): its partitions here are strays", name->topic),
+                      "a live topic", mine);
+    else if (*id->id != mine)
+      p = Problem::of(Code::partition_metadata_stray, path, std::nullopt,
+                      fmt::format("topic id differs from the metadata log's for topic {}", name->topic), *id->id, mine);
+  }
+  if (!p) return;
+  d.stray = true;
+  ++d.counts[static_cast<size_t>(p->severity)];
+  d.findings.push_back(Finding{std::move(*p), {}, {}, false});
+}
+
+void diagnose_partition(const LogCheckOptions& lo, const TopicSettings& settings, Work& w) {
+  PartitionDoc& d = w.doc;
+  d.dir = w.target.path;
+  d.name = fs::path(d.dir).filename().string();
+  TargetResult& r = w.verified;
+  r.target = w.target;
+  try {
+    verify_partition(lo, r);
+  } catch (const std::exception& e) {
+    r.findings.io_error(d.dir, e.what());
+  }
+  d.io_errors = r.findings.io_errors;
+  d.log_start = r.log_start;
+  d.log_end = r.log_end;
+  for (const auto& [file, c] : r.findings.suppressed) d.suppressed += c[0] + c[1] + c[2];
+  for (const auto& f : r.findings.files)
+    if (f.kind == "log") d.bytes += f.size_bytes;
+  for (auto& p : r.findings.problems) {
+    ++d.counts[static_cast<size_t>(p.severity)];
+    d.findings.push_back(Finding{std::move(p), {}, {}, false});
+  }
+  r.findings.problems.clear();
+  auto name = file_names::parse_partition_dir_name(d.name);
+  if (name.ok() && name->kind == file_names::DirKind::deleting) {
+    // Its data is no longer needed: the inventory names it, its damage does not matter.
+    d.findings.clear();
+    d.counts = {};
+    d.startup_error = "a deleted partition: Kafka loads it without recovery and deletes it";
+    explain(d);
+    return;
+  }
+  auto p = load_partition(d.dir, LoadOptions{Unreadable::refuse, false});
+  if (!p.ok()) {
+    d.startup_error = p.error().message;
+    explain(d);
+    return;
+  }
+  check_stray(settings, d);
+  recover::Config config;
+  config.max_decompressed_bytes = lo.max_decompressed_bytes;
+  if (Status st = index_settings(settings, d.dir, config); !st.ok())
+    d.startup_error = fmt::format("index settings: {} (Kafka's defaults assumed)", st.error().message);
+  // The segments verify read whole and found nothing in: recovery keeps them as they are.
+  std::set<int64_t> clean_logs;
+  if (d.io_errors.empty()) {
+    for (const auto& seg : p->segments) clean_logs.insert(seg.base);
+    for (const auto& f : d.findings)
+      if (auto n = file_names::parse_segment_file_name(fs::path(f.problem.file).filename().string());
+          n.ok() && n->kind == file_names::FileKind::log)
+        clean_logs.erase(n->offset.value);
+  }
+  auto s = predict_startup(*p, w.target.clean_shutdown, config, name.ok() && name->topic == "__cluster_metadata",
+                           clean_logs);
+  if (!s.ok()) d.startup_error = s.error().message;
+  else d.startup = std::move(*s);
+  bool invalid = d.startup && d.startup->loses();
+  for (const auto& f : d.findings) invalid = invalid || invalid_bytes(f.problem.code);
+  if (invalid) {
+    // The two repairs priced as kseg-reindex plans them (nothing written).
+    if (auto salvage = plan_partition(d.dir, config, Repair::salvage); salvage.ok() && !salvage->refused)
+      d.salvage = salvage->removed;
+    if (auto recover = plan_partition(d.dir, config, Repair::recover); recover.ok() && !recover->refused)
+      d.recover = recover->removed;
+  }
+  explain(d);
+}
+
+std::string recovery_time(int64_t bytes) {
+  const auto ms = static_cast<int64_t>(1000.0 * static_cast<double>(bytes) / kKafkaRecoveryBytesPerSecond);
+  return ms < 1000 ? "under a second" : "about " + human_duration(ms);
+}
+
+std::string loss_text(int64_t bytes, int64_t offsets) {
+  if (bytes == 0 && offsets == 0) return "nothing";
+  return fmt::format("{}, {} offset{}", human_bytes(bytes), offsets, offsets == 1 ? "" : "s");
+}
+
+nlohmann::ordered_json startup_json(const Startup& s) {
+  nlohmann::ordered_json j{{"clean_shutdown", s.clean_shutdown},
+                           {"recovery_point", s.recovery_point ? nlohmann::ordered_json(*s.recovery_point) : nullptr},
+                           {"fails", s.fails ? nlohmann::ordered_json(*s.fails) : nullptr},
+                           {"segments_recovered", s.recovered},
+                           {"bytes_to_scan", s.bytes_to_scan},
+                           {"log_end_before", s.log_end_before},
+                           {"log_end_after", s.log_end_after},
+                           {"bytes_lost", s.bytes_lost},
+                           {"offsets_lost", s.offsets_lost},
+                           {"deletes_all", s.deletes_all}};
+  auto& segs = j["segments"] = nlohmann::ordered_json::array();
+  for (const auto& f : s.segments) {
+    if (f.why == RecoverWhy::none && !f.deleted) continue;
+    nlohmann::ordered_json g{{"base_offset", f.base}, {"bytes", f.size}, {"recovered", f.why != RecoverWhy::none}};
+    g["why"] = f.why == RecoverWhy::none ? nullptr : nlohmann::ordered_json(recover_why_text(f.why));
+    g["unclean_pass"] = f.unclean_pass;
+    g["truncated_bytes"] = f.truncated_bytes;
+    g["truncated_at"] = f.stop_position >= 0 ? nlohmann::ordered_json(f.stop_position) : nullptr;
+    g["stop"] = f.stop_kind.empty() ? nullptr : nlohmann::ordered_json(f.stop_kind);
+    g["offsets_cut"] = f.offsets_cut;
+    g["deleted"] = f.deleted;
+    segs.push_back(std::move(g));
+  }
+  return j;
+}
+
+nlohmann::ordered_json removed_json(const std::optional<Removed>& r) {
+  if (!r) return nullptr;
+  return {{"bytes", r->bytes}, {"offsets", r->offsets},
+          {"first", r->first ? nlohmann::ordered_json(*r->first) : nullptr},
+          {"last", r->last ? nlohmann::ordered_json(*r->last) : nullptr}};
+}
+
+const char* action_name(Action a) {
+  switch (a) {
+    case Action::none: return "none";
+    case Action::reindex: return "reindex";
+    case Action::producer_state: return "producer_state";
+    case Action::salvage: return "salvage";
+    case Action::by_hand: return "by_hand";
+  }
+  return "?";
+}
+
+nlohmann::ordered_json partition_json(const PartitionDoc& d) {
+  nlohmann::ordered_json j{{"dir", d.dir}, {"needs_fix", d.needs_fix()}, {"action", action_name(d.action)}, {"stray", d.stray}};
+  j["startup"] = d.startup ? startup_json(*d.startup) : nullptr;
+  j["startup_error"] = d.startup_error.empty() ? nullptr : nlohmann::ordered_json(d.startup_error);
+  j["salvage_removes"] = removed_json(d.salvage);
+  j["recover_removes"] = removed_json(d.recover);
+  auto& fs_ = j["findings"] = nlohmann::ordered_json::array();
+  for (const auto& f : d.findings) {
+    auto o = problem_json(f.problem);
+    o["kafka"] = f.kafka;
+    o["kafka_handles"] = f.kafka_handles;
+    auto& fixes = o["fixes"] = nlohmann::ordered_json::array();
+    for (const auto& x : f.fixes) fixes.push_back({{"command", x.command}, {"loses", x.loses}});
+    fs_.push_back(std::move(o));
+  }
+  j["suppressed"] = d.suppressed;
+  j["io_errors"] = d.io_errors;
+  return j;
+}
+
+// The run's totals and the plan, gathered as partitions are reported (a
+// step per partition that needs a command: bounded by partitions, not by
+// problems).
+struct Totals {
+  int64_t partitions = 0, healthy = 0, recovered_segments = 0, bytes_to_scan = 0;
+  int64_t kafka_bytes_lost = 0, kafka_offsets_lost = 0, kafka_losing = 0;
+  int64_t plan_bytes_lost = 0, plan_offsets_lost = 0;
+  std::vector<std::string> fails;  // why the broker (or a log dir) does not start
+  std::vector<Step> plan;
+  bool problems = false, io = false;
+};
+
+class Report {
+ public:
+  Report(const DoctorOptions& o, Sink& out, Sink& err) : o_(o), out_(out), err_(err) {
+    if (o_.json) out_.write(json_envelope_open("kseg-doctor") + "\"targets\":[");
+  }
+
+  void partition(const PartitionDoc& d) {
+    ++t_.partitions;
+    const bool fix = d.needs_fix();
+    if (!fix) ++t_.healthy;
+    else needing_fix_.push_back(d.dir);
+    t_.problems = t_.problems || fix;
+    t_.io = t_.io || !d.io_errors.empty();
+    if (d.startup) {
+      const Startup& s = *d.startup;
+      t_.recovered_segments += s.recovered;
+      t_.bytes_to_scan += s.bytes_to_scan;
+      if (s.fails) t_.fails.push_back(fmt::format("{}: {}", d.dir, *s.fails));
+      if (s.loses()) {
+        ++t_.kafka_losing;
+        t_.kafka_bytes_lost += s.bytes_lost;
+        t_.kafka_offsets_lost += s.offsets_lost;
+      }
+    }
+    if (d.stray) {  // served empty: all of it seems gone
+      ++t_.kafka_losing;
+      t_.kafka_bytes_lost += d.bytes;
+      t_.kafka_offsets_lost += d.log_end - d.log_start;
+    }
+    add_steps(d, t_.plan);
+    if (d.action == Action::salvage && d.salvage) {
+      t_.plan_bytes_lost += d.salvage->bytes;
+      t_.plan_offsets_lost += d.salvage->offsets;
+    }
+    if (o_.json) {
+      object(partition_json(d), "partition");
+      return;
+    }
+    for (const auto& e : d.io_errors) err_.print("kseg-doctor: {}\n", e);
+    if (!fix && !o_.verbose) return;
+    out_.print("\n{}\n", d.dir);
+    for (const auto& f : d.findings) {
+      if (f.problem.severity == Severity::info && !o_.verbose) continue;
+      out_.print("  {}\n", problem_text(f.problem));
+      out_.print("    Kafka: {}\n", f.kafka);
+      if (f.kafka_handles) out_.print("    fix: none needed, Kafka handles it\n");
+      for (size_t i = 0; i < f.fixes.size(); ++i)
+        out_.print("    {} {}{}\n", i == 0 ? "fix:" : " or:", f.fixes[i].command,
+                   f.fixes[i].loses.empty() ? "" : fmt::format("  (loses {})", f.fixes[i].loses));
+    }
+    if (d.suppressed > 0) out_.print("  ({} more problems not shown: --max-problems)\n", d.suppressed);
+    if (d.startup) {
+      const Startup& s = *d.startup;
+      if (d.stray) out_.print("  start-up: renamed -stray, the partition served empty ({} offsets, {} not served)\n", d.log_end - d.log_start, human_bytes(d.bytes));
+      if (s.fails) out_.print("  start-up: the load fails: {}\n", *s.fails);
+      else if (s.recovered > 0)
+        out_.print("  start-up: recovers {} segment{} ({} to read); log end {} -> {}; loses {}{}\n", s.recovered,
+                   s.recovered == 1 ? "" : "s", human_bytes(s.bytes_to_scan), s.log_end_before, s.log_end_after,
+                   loss_text(s.bytes_lost, s.offsets_lost), s.deletes_all ? " (every segment: the log end falls below the log start)" : "");
+      else if (!d.stray) out_.print("  start-up: loads as it is (nothing to recover)\n");
+    } else if (!d.startup_error.empty()) {
+      out_.print("  start-up: not predicted: {}\n", d.startup_error);
+    }
+  }
+
+  void log_dir(const std::string& path, const LogDirInventory& inv, const Findings& root) {
+    for (const auto& e : inv.entries)
+      if (e.stops_broker) t_.fails.push_back(fmt::format("{}/{}: {}", path, e.name, e.kafka));
+    for (const auto& p : root.problems)
+      if (p.severity == Severity::error) t_.problems = true;
+    if (!inv.clean_shutdown) unclean_.push_back(path);
+    if (inv.cluster_id) clusters_[*inv.cluster_id].push_back(path);
+    if (inv.node_id) nodes_[*inv.node_id].push_back(path);
+    if (o_.json) {
+      nlohmann::ordered_json j{{"log_dir", path}, {"clean_shutdown", inv.clean_shutdown}};
+      auto& entries = j["inventory"] = nlohmann::ordered_json::array();
+      for (const auto& e : inv.entries)
+        entries.push_back({{"name", e.name}, {"kind", e.kind}, {"count", e.count}, {"kafka", e.kafka}, {"stops_broker", e.stops_broker}});
+      auto& ps = j["problems"] = nlohmann::ordered_json::array();
+      for (const auto& p : root.problems) {
+        auto o = problem_json(p);
+        o["remedy"] = code_info(p.code).remedy;
+        ps.push_back(std::move(o));
+      }
+      object(j, "log_dir");
+      return;
+    }
+    out_.print("\nlog dir {}: {}\n", path,
+               inv.clean_shutdown ? "shut down cleanly (.kafka_cleanshutdown): no partition is recovered"
+                                  : "no .kafka_cleanshutdown: Kafka recovers each partition from its recovery point");
+    for (const auto& e : inv.entries) {
+      if (!o_.verbose && !e.notable) continue;
+      out_.print("  {:<34} {}\n", e.count > 1 ? fmt::format("{} x {}", e.count, e.name) : e.name, e.kafka);
+    }
+    for (const auto& p : root.problems) {
+      if (p.severity == Severity::info && !o_.verbose) continue;
+      out_.print("  {}\n    fix: {}\n", problem_text(p), code_info(p.code).remedy);
+    }
+  }
+
+  void path_error(const std::string& e) {
+    t_.io = true;
+    errors_.push_back(e);
+    if (!o_.json) err_.print("kseg-doctor: {}\n", e);
+  }
+
+  // The plan, in order: after finish().
+  const std::vector<Step>& plan() const { return t_.plan; }
+  // The partitions with something to fix (bounded by partitions).
+  const std::vector<std::string>& needing_fix() const { return needing_fix_; }
+
+  int finish() {
+    // MetaPropertiesEnsemble.verify: one cluster.id and one node.id across the log dirs.
+    auto differ = [&](const char* key, const auto& by) {
+      if (by.size() < 2) return;
+      std::string seen;
+      for (const auto& [value, dirs] : by) seen += fmt::format("{}{} in {}", seen.empty() ? "" : "; ", value, fmt::join(dirs, ", "));
+      t_.fails.push_back(fmt::format("meta.properties: {} differs across the log dirs ({}): the broker refuses to start", key, seen));
+    };
+    differ("cluster.id", clusters_);
+    differ("node.id", nodes_);
+    std::stable_sort(t_.plan.begin(), t_.plan.end(), [](const Step& a, const Step& b) { return a.order() < b.order(); });
+    const bool starts = t_.fails.empty();
+    if (o_.json) {
+      out_.write("],");
+      nlohmann::ordered_json plan = nlohmann::ordered_json::array();
+      for (const auto& step : t_.plan)
+        plan.push_back({{"command", step.fix.command}, {"loses", step.fix.loses}, {"optional", step.optional},
+                        {"by_hand", step.kind == Step::by_hand}});
+      nlohmann::ordered_json summary{{"partitions", t_.partitions},
+                                     {"needing_fix", t_.partitions - t_.healthy},
+                                     {"broker_starts", starts},
+                                     {"fails", t_.fails},
+                                     {"unclean_log_dirs", unclean_},
+                                     {"recovery_segments", t_.recovered_segments},
+                                     {"recovery_bytes", t_.bytes_to_scan},
+                                     {"kafka_loses", {{"partitions", t_.kafka_losing}, {"bytes", t_.kafka_bytes_lost}, {"offsets", t_.kafka_offsets_lost}}},
+                                     {"plan_loses", {{"bytes", t_.plan_bytes_lost}, {"offsets", t_.plan_offsets_lost}}}};
+      std::string s = nlohmann::ordered_json{{"plan", plan}, {"summary", summary}, {"errors", errors_}}.dump();
+      out_.write(std::string_view(s).substr(1));  // the object's keys, after the report's
+      out_.write("\n");
+    } else {
+      out_.print("\nplan, in the order that loses least:\n");
+      if (t_.plan.empty()) out_.print("  nothing to do\n");
+      for (size_t i = 0; i < t_.plan.size(); ++i) {
+        const Step& step = t_.plan[i];
+        out_.print("  {}. {}{}{}\n", i + 1, step.optional ? "(optional) " : "", step.fix.command,
+                   step.fix.loses.empty() ? "" : fmt::format("  (loses {})", step.fix.loses));
+      }
+      out_.print("\nsummary: {} partition{}, {} to fix\n", t_.partitions, t_.partitions == 1 ? "" : "s", t_.partitions - t_.healthy);
+      if (starts) out_.print("  the broker starts: yes\n");
+      else {
+        out_.print("  the broker starts: no\n");
+        for (const auto& f : t_.fails) out_.print("    {}\n", f);
+      }
+      if (!unclean_.empty() || t_.recovered_segments > 0)
+        out_.print("  its recovery: {} segment{}, {} to read ({} at 1 GiB/s)\n", t_.recovered_segments,
+                   t_.recovered_segments == 1 ? "" : "s", human_bytes(t_.bytes_to_scan), recovery_time(t_.bytes_to_scan));
+      else out_.print("  its recovery: none\n");
+      out_.print("  Kafka alone loses: {}{}\n", loss_text(t_.kafka_bytes_lost, t_.kafka_offsets_lost),
+                 t_.kafka_losing > 0 ? fmt::format(" in {} partition{}", t_.kafka_losing, t_.kafka_losing == 1 ? "" : "s") : "");
+      out_.print("  after kseg's plan: loses {}\n", loss_text(t_.plan_bytes_lost, t_.plan_offsets_lost));
+    }
+    if (t_.io) return kExitIo;
+    return t_.problems || !starts ? kExitProblems : kExitOk;
+  }
+
+ private:
+  void object(const nlohmann::ordered_json& j, const char* type) {
+    nlohmann::ordered_json o{{"type", type}};
+    o.update(j);
+    if (!first_) out_.put(',');
+    first_ = false;
+    out_.write(o.dump());
+  }
+
+  const DoctorOptions& o_;
+  Sink& out_;
+  Sink& err_;
+  Totals t_;
+  bool first_ = true;
+  std::vector<std::string> unclean_, errors_;
+  std::map<std::string, std::vector<std::string>> clusters_;
+  std::map<int32_t, std::vector<std::string>> nodes_;
+  std::vector<std::string> needing_fix_;
+};
+
+}  // namespace
+
+namespace {
+
+// The paths as targets (log dirs after their partitions, targets.h); what
+// cannot be read goes to `report`.
+std::vector<Target> expand(const DoctorOptions& opts, Report& report) {
+  std::vector<Target> targets;
+  for (std::string path : opts.paths) {
+    while (path.size() > 1 && path.back() == '/') path.pop_back();
+    std::error_code ec;
+    if (!fs::is_directory(path, ec)) {
+      report.path_error(fmt::format("{}: no such file or directory", path));
+      continue;
+    }
+    Targets t = expand_targets({path});
+    for (const auto& e : t.errors) report.path_error(e);
+    size_t partitions = 0;
+    for (auto& target : t.targets) {
+      if (target.kind == Target::file) continue;
+      // In a log dir, a directory Kafka cannot name is the inventory's (the broker refuses to start on it).
+      if (target.kind == Target::partition && fs::path(target.path).parent_path() == fs::path(path) &&
+          !file_names::parse_partition_dir_name(fs::path(target.path).filename().string()).ok())
+        continue;
+      partitions += target.kind == Target::partition;
+      targets.push_back(std::move(target));
+    }
+    // A broker's log dir may hold no partition yet; a directory with none of its files is a mistyped path.
+    const LogDirFiles root = log_dir_files(path);
+    if (partitions == 0 && root.checkpoints.empty() && !root.meta_properties)
+      report.path_error(fmt::format("{}: no partition directory and no log dir file in it", path));
+  }
+  return targets;
+}
+
+// Every target diagnosed on a small pool, reported in order as each is done.
+void diagnose(const std::vector<Target>& targets, const DoctorOptions& opts, const TopicSettings& settings,
+              Report& report) {
+  LogCheckOptions lo{opts.depth, opts.max_decompressed_bytes, INT64_MAX};
+  const unsigned hw = opts.threads ? opts.threads : usable_cpus();
+  const size_t n = targets.size();
+  const size_t workers = std::min<size_t>(hw, std::max<size_t>(1, n));
+  lo.segment_threads = static_cast<unsigned>(hw / workers);
+  std::map<std::string, std::map<std::string, PartitionRange>> ranges;  // by log dir, until its turn
+  Progress progress("kseg-doctor", Progress::Unit::partitions, static_cast<int64_t>(n), opts.progress);
+  run_ordered<Work>(
+      n, workers, 64,
+      [&](size_t i) {
+        auto w = std::make_unique<Work>();
+        w->target = targets[i];
+        if (w->target.kind == Target::partition) diagnose_partition(lo, settings, *w);
+        progress.add(1);
+        return w;
+      },
+      [&](size_t, Work& w) {
+        if (w.target.kind == Target::partition) {
+          const fs::path p(w.target.path);
+          ranges[p.parent_path().string()][p.filename().string()] =
+              PartitionRange{w.verified.log_start, w.verified.log_end};
+          report.partition(w.doc);
+          return;
+        }
+        // A log dir comes after its partitions (targets.h).
+        Findings root;
+        const LogDirFiles files = log_dir_files(w.target.path);
+        try {
+          for (const auto& cp : files.checkpoints) check_root_checkpoint(cp.path, ranges[w.target.path], root);
+          if (files.meta_properties) check_meta_properties(*files.meta_properties, root);
+        } catch (const std::exception& e) {
+          root.io_error(w.target.path, e.what());
+        }
+        ranges.erase(w.target.path);
+        for (const auto& e : root.io_errors) report.path_error(e);
+        report.log_dir(w.target.path, take_inventory(w.target.path), root);
+      });
+}
+
+// --fix on a terminal: the plan is above; go on only on a "y".
+bool confirmed(size_t steps, Sink& err) {
+  err.print("kseg-doctor: apply the {} step{} above (the originals kept unless --no-backup)? [y/N] ", steps,
+            steps == 1 ? "" : "s");
+  err.flush();
+  std::string answer;
+  for (int c = std::getchar(); c != EOF && c != '\n'; c = std::getchar()) answer += static_cast<char>(c);
+  return answer == "y" || answer == "Y" || answer == "yes";
+}
+
+// Each log dir shut down uncleanly: diagnosed as the fix left it (quietly),
+// then what Kafka's recovery would read made recovered where nothing is left
+// to fix (plan.h). kExitIo when a checkpoint or the marker cannot be written.
+int pre_recover_all(const std::vector<Target>& targets, const DoctorOptions& opts, const TopicSettings& settings,
+                    const std::map<std::string, safe::DirLock>& locks, const std::vector<std::string>* needing_fix,
+                    Sink& out, Sink& err) {
+  std::map<std::string, std::vector<std::string>> unclean;  // log dir -> its partitions Kafka's log manager recovers
+  std::set<std::string> whole;  // the log dirs given as paths: all of their partitions are in `targets`
+  for (const auto& t : targets) {
+    std::error_code ec;
+    if (t.kind == Target::log_dir) whole.insert(fs::weakly_canonical(t.path, ec).string());
+    if (t.kind != Target::partition || t.clean_shutdown) continue;
+    auto name = file_names::parse_partition_dir_name(fs::path(t.path).filename().string());
+    if (!name.ok() || name->topic == "__cluster_metadata" || name->kind == file_names::DirKind::deleting) continue;
+    unclean[log_dir_of(t.path)].push_back(t.path);
+  }
+  if (unclean.empty()) return kExitOk;
+  std::FILE* null = std::fopen("/dev/null", "w");
+  DoctorOptions quiet = opts;
+  quiet.json = false;
+  quiet.progress = false;
+  std::set<std::string> not_ready;
+  if (needing_fix) {  // nothing applied since the diagnosis: it still holds
+    not_ready.insert(needing_fix->begin(), needing_fix->end());
+  } else {
+    Sink discard(null);
+    Report middle(quiet, discard, discard);
+    diagnose(targets, quiet, settings, middle);
+    (void)middle.finish();
+    not_ready.insert(middle.needing_fix().begin(), middle.needing_fix().end());
+  }
+  if (null) std::fclose(null);
+  for (const auto& [log_dir, partitions] : unclean) {
+    const safe::DirLock* lock = nullptr;
+    for (const auto& [dir, l] : locks)
+      if (l.covers(partitions.front())) lock = &l;
+    if (lock == nullptr) continue;
+    auto r = pre_recover(log_dir, partitions, whole.contains(log_dir), not_ready, FixOptions{opts.backup, opts.backup_dir},
+                         settings, *lock, out, err);
+    if (!r.ok()) {
+      err.print("kseg-doctor: {}: {}\n", log_dir, error_text(r.error()));
+      return kExitIo;
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int run_doctor(const DoctorOptions& opts, Sink& out, Sink& err) {
+  auto settings = TopicSettings::open({});
+  if (!settings.ok()) return report_failure("kseg-doctor", settings.error(), err);
+  for (const auto& path : opts.paths) {  // directories only, as kseg-info: a file is a usage error
+    std::error_code ec;
+    if (fs::exists(path, ec) && !fs::is_directory(path, ec)) {
+      err.print("kseg-doctor: {}: not a directory (give log dirs or partition dirs)\n", path);
+      return kExitUsage;
+    }
+  }
+  if (!opts.fix) {
+    Report report(opts, out, err);
+    diagnose(expand(opts, report), opts, **settings, report);
+    return report.finish();
+  }
+  // --fix: every log dir locked before anything is read, held to the end.
+  // With JSON, stdout gets one document, the one after the fix; what comes
+  // before it goes to stderr as text.
+  DoctorOptions text = opts;
+  text.json = false;
+  Sink& before = opts.json ? err : out;
+  Report first(text, before, err);
+  const std::vector<Target> targets = expand(opts, first);
+  std::vector<std::string> dirs;
+  for (const auto& t : targets)
+    if (t.kind == Target::partition) dirs.push_back(t.path);
+  auto locks = safe::lock_log_dirs(dirs, false, "kseg-doctor", err);
+  if (!locks.ok()) return report_failure("kseg-doctor", locks.error(), err);
+  safe::install_interrupt_cleanup("kseg-doctor");
+  diagnose(targets, opts, **settings, first);
+  const int rc = first.finish();
+  std::vector<Step> plan = first.plan();
+  const size_t to_apply = static_cast<size_t>(std::count_if(plan.begin(), plan.end(), [](const Step& s) { return s.kind != Step::by_hand; }));
+  if (rc == kExitIo) return rc;
+  if (to_apply == 0) {
+    before.print("\nno step for --fix to apply\n");
+  } else {
+    if (!opts.yes && !confirmed(to_apply, err)) {
+      err.print("kseg-doctor: nothing applied\n");
+      return rc;
+    }
+    before.print("\n");
+    const int failed = apply_steps(plan, FixOptions{opts.backup, opts.backup_dir}, **settings, *locks, before, err);
+    if (failed > 0) err.print("kseg-doctor: {} step{} failed (above)\n", failed, failed == 1 ? "" : "s");
+  }
+  if (pre_recover_all(targets, opts, **settings, *locks, to_apply == 0 ? &first.needing_fix() : nullptr, before, err) !=
+      kExitOk)
+    return kExitIo;
+  before.print("\nafter the fix:\n");
+  Report after(opts, out, err);
+  diagnose(expand(opts, after), opts, **settings, after);  // anew: the fix may have written a marker
+  return after.finish();
+}
+
+}  // namespace kseg

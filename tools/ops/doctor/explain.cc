@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "tools/ops/doctor/explain.h"
+
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "formats/file_names.h"
+#include "lib/units.h"
+
+namespace kseg::doctor {
+
+namespace fs = std::filesystem;
+
+bool invalid_bytes(Code c) {
+  switch (c) {
+    case Code::log_crc_mismatch:
+    case Code::log_bad_magic:
+    case Code::log_bad_size:
+    case Code::log_torn_tail:
+    case Code::log_zero_tail:
+    case Code::log_trailing_garbage:
+    case Code::log_bad_control: return true;
+    default: return false;
+  }
+}
+
+namespace {
+
+bool index_content(Code c) {
+  switch (c) {
+    case Code::index_size:
+    case Code::index_not_increasing:
+    case Code::index_entry_mismatch:
+    case Code::index_past_log_end:
+    case Code::index_untrimmed:
+    case Code::timeindex_size:
+    case Code::timeindex_not_monotonic:
+    case Code::timeindex_entry_mismatch:
+    case Code::timeindex_final_entry:
+    case Code::timeindex_past_log_end:
+    case Code::timeindex_untrimmed: return true;
+    default: return false;
+  }
+}
+
+bool producer_state(Code c) {
+  switch (c) {
+    case Code::txnindex_size:
+    case Code::txnindex_not_increasing:
+    case Code::txnindex_missing_abort:
+    case Code::txnindex_unexpected_entry:
+    case Code::txnindex_entry_mismatch:
+    case Code::snapshot_mismatch: return true;
+    default: return false;
+  }
+}
+
+// Codes Kafka deals with by itself at start-up, whatever the shutdown.
+bool kafka_handles(Code c) {
+  switch (c) {
+    case Code::log_preallocated_tail:
+    case Code::index_append_entry:
+    case Code::index_preallocated:
+    case Code::index_missing:
+    case Code::timeindex_preallocated:
+    case Code::timeindex_empty_batch:
+    case Code::snapshot_corrupt:
+    case Code::snapshot_crc:
+    case Code::snapshot_past_log_end:
+    case Code::epoch_past_log_end:
+    case Code::log_producer_fields:
+    case Code::log_epoch_regression:
+    case Code::dir_leftover_swap:
+    case Code::dir_leftover_cleaned:
+    case Code::dir_leftover_deleted:
+    case Code::dir_leftover_tmp:
+    case Code::dir_orphan_index:
+    case Code::dir_leftover_kseg_tmp:
+    case Code::dir_kseg_backup:
+    case Code::dir_unknown_file: return true;
+    default: return false;
+  }
+}
+
+std::string size_offsets(int64_t bytes, int64_t offsets) {
+  return fmt::format("{}, {} offset{}", human_bytes(bytes), offsets, offsets == 1 ? "" : "s");
+}
+
+// The segment a problem's file belongs to (by its name's offset prefix).
+const SegmentFate* fate_of(const Startup& s, const std::string& file) {
+  auto name = file_names::parse_segment_file_name(fs::path(file).filename().string());
+  if (!name.ok()) return nullptr;
+  for (const auto& f : s.segments)
+    if (f.base == name->offset.value) return &f;
+  return nullptr;
+}
+
+std::string not_recovered_because(const Startup& s) {
+  return s.clean_shutdown ? "the log dir was shut down cleanly" : "the segment is below the recovery point";
+}
+
+// What recovery does with segment `f` and what it costs.
+std::string recovery_text(const Startup& s, const SegmentFate& f) {
+  std::string out = fmt::format("recovers the segment at start-up ({})", recover_why_text(f.why));
+  if (f.truncated_bytes > 0) {
+    out += fmt::format(" and truncates it at byte {}: {}", f.stop_position, size_offsets(f.truncated_bytes, f.offsets_cut));
+    int64_t later = 0, later_bytes = 0;
+    for (const auto& g : s.segments)
+      if (g.deleted) {
+        ++later;
+        later_bytes += g.size;
+      }
+    if (f.why == RecoverWhy::unclean && later > 0)
+      out += fmt::format("; then deletes the {} later segment{} ({})", later, later == 1 ? "" : "s", human_bytes(later_bytes));
+  }
+  return out;
+}
+
+std::string kafka_text(const PartitionDoc& d, const Finding& x) {
+  const Problem& p = x.problem;
+  const Startup* s = d.startup ? &*d.startup : nullptr;
+  const SegmentFate* f = s ? fate_of(*s, p.file) : nullptr;
+  const bool recovered = f && f->why != RecoverWhy::none;
+  if (s && s->fails && (p.code == Code::log_offset_overflow || p.code == Code::log_unrecoverable ||
+                        p.code == Code::txnindex_bad_version))
+    return fmt::format("the load of this partition throws: {}", *s->fails);
+  if (invalid_bytes(p.code)) {
+    if (f && f->deleted) return "deleted with its segment: an earlier segment's recovery truncates, and every later one goes";
+    if (recovered) return recovery_text(*s, *f);
+    if (s && f)
+      return fmt::format("loads it as it is ({}); a fetch that reaches these bytes fails (CorruptRecordException), "
+                         "and the log cleaner stops on them",
+                         not_recovered_because(*s));
+  }
+  if (index_content(p.code)) {
+    if (recovered) return fmt::format("rebuilds it: {}", recovery_text(*s, *f));
+    if (s && f)
+      return fmt::format("trusts it as it is ({}; Kafka checks no index content at start-up, KAFKA-7283): "
+                         "lookups by offset or time through it read the wrong place, or fail at a fetch or a roll",
+                         not_recovered_because(*s));
+  }
+  if (p.code == Code::index_missing && recovered) return fmt::format("rebuilds it: {}", recovery_text(*s, *f));
+  if (p.code == Code::timeindex_missing)
+    return recovered ? fmt::format("rebuilds it: {}", recovery_text(*s, *f))
+                     : "creates an empty .timeindex and never rebuilds it: time lookups find nothing in the segment, "
+                       "and retention goes by the .log's modification time";
+  if (p.code == Code::txnindex_below_base && recovered) return fmt::format("rebuilds it: {}", recovery_text(*s, *f));
+  if (p.code == Code::dir_kseg_backup)
+    return "ignores it (a directory): it holds the originals a kseg writer replaced; remove it once the broker has "
+           "loaded the repaired partition";
+  if (p.code == Code::dir_leftover_kseg_tmp) return "ignores it (no name Kafka knows); kseg reindex removes it";
+  if (p.code == Code::partition_metadata_stray)
+    return "renames the directory <topic>-<partition>.<id>-stray at start-up and serves the partition empty: every "
+           "record seems gone (they stay in the -stray directory, never deleted)";
+  if (producer_state(p.code))
+    return "trusts it: read_committed consumers are served the aborted ranges it holds, not the log's";
+  return code_info(p.code).summary;
+}
+
+}  // namespace
+
+bool PartitionDoc::needs_fix() const {
+  if (stray || (startup && (startup->fails || startup->loses()))) return true;
+  for (const auto& f : findings)
+    if (!f.kafka_handles && f.problem.severity != Severity::info) return true;
+  return false;
+}
+
+std::string shell_word(const std::string& s) {
+  bool plain = !s.empty();
+  for (char c : s)
+    plain = plain && (std::isalnum(static_cast<unsigned char>(c)) || std::string_view("_./=+,:@%-").find(c) != std::string_view::npos);
+  if (plain) return s;
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+void explain(PartitionDoc& d) {
+  bool invalid = false, index = false, producers = false, by_hand = false;
+  for (auto& x : d.findings) {
+    const Code c = x.problem.code;
+    x.kafka = kafka_text(d, x);
+    const SegmentFate* f = d.startup ? fate_of(*d.startup, x.problem.file) : nullptr;
+    const bool recovered = f && f->why != RecoverWhy::none;
+    if (invalid_bytes(c)) {
+      invalid = true;
+      if (d.salvage)
+        x.fixes.push_back({fmt::format("kseg reindex --salvage {}", shell_word(d.dir)), d.salvage->text()});
+      if (d.recover)
+        x.fixes.push_back({fmt::format("kseg reindex --recover {}", shell_word(d.dir)), d.recover->text()});
+      continue;
+    }
+    if ((index_content(c) || c == Code::timeindex_missing) && !recovered) {
+      index = true;
+      x.fixes.push_back({fmt::format("kseg reindex {}", shell_word(d.dir)), "nothing (indexes only)"});
+      continue;
+    }
+    if (index_content(c) || c == Code::timeindex_missing || (c == Code::txnindex_below_base && recovered)) {
+      x.kafka_handles = true;  // the segment is recovered at start-up anyway
+      if (c == Code::txnindex_below_base) d.saves_recovery = Action::producer_state;
+      continue;
+    }
+    if (c == Code::index_missing && recovered && d.saves_recovery == Action::none) d.saves_recovery = Action::reindex;
+    if (producer_state(c)) {
+      producers = true;
+      x.fixes.push_back({fmt::format("kseg reindex --producer-state {}", shell_word(d.dir)), "nothing (.txnindex and snapshots only)"});
+      continue;
+    }
+    if (c == Code::partition_metadata_stray && x.problem.expected.size() == 22) {  // the metadata log's topic id
+      by_hand = x.by_hand = true;
+      x.fixes.push_back({fmt::format("printf 'version: 0\\ntopic_id: {}' > {}", x.problem.expected, shell_word(x.problem.file)),
+                         "nothing if the records are the topic's; else move the directory away"});
+      continue;
+    }
+    if (kafka_handles(c)) {
+      x.kafka_handles = true;
+      continue;
+    }
+    if (x.problem.severity != Severity::info) {
+      by_hand = x.by_hand = true;
+      x.fixes.push_back({code_info(c).remedy, ""});
+    }
+  }
+  // Kafka's start-up loses data without a finding that says so here (a
+  // partition whose damage verify reports once): the plan prices the same.
+  if (d.startup && d.startup->loses()) invalid = invalid || d.salvage.has_value();
+  d.action = invalid       ? Action::salvage
+             : producers   ? Action::producer_state
+             : index       ? Action::reindex
+             : by_hand     ? Action::by_hand
+                           : Action::none;
+}
+
+}  // namespace kseg::doctor

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: Apache-2.0
+// One partition as doctor reports it: kseg-verify's findings, each with what
+// Kafka 4.4 does with it given the partition's start-up (startup.h) and the
+// kseg commands that fix it, with what each loses.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tools/ops/common/problem.h"
+#include "tools/ops/doctor/startup.h"
+#include "tools/ops/reindex/reindex.h"
+#include "tools/ops/verify/verify_problem.h"
+
+namespace kseg::doctor {
+
+struct Fix {
+  std::string command;  // a whole command line
+  std::string loses;    // "nothing", or bytes and offsets
+};
+
+struct Finding {
+  Problem problem;
+  std::string kafka;       // what Kafka 4.4 does with it, at start-up or in service
+  std::vector<Fix> fixes;  // alternatives side by side; empty when Kafka handles it
+  bool kafka_handles = false;
+  bool by_hand = false;    // its fix is no kseg command: a person does it (--fix leaves it)
+};
+
+// What kseg would do about a partition, in the order that loses least.
+enum class Action { none, reindex, producer_state, salvage, by_hand };
+
+struct PartitionDoc {
+  std::string dir;
+  std::string name;  // the directory's name
+  std::vector<Finding> findings;
+  std::optional<Startup> startup;
+  std::string startup_error;  // why there is no prediction
+  std::optional<Removed> salvage, recover;  // the priced repairs of invalid bytes
+  std::vector<std::string> io_errors;
+  Counts counts{};           // findings by severity
+  int64_t suppressed = 0;    // past --max-problems
+  int64_t bytes = 0;         // .log bytes
+  int64_t log_start = 0, log_end = 0;  // first segment's base, next offset after the last batch
+  Action action = Action::none;
+  // What kseg can do now that Kafka's start-up would otherwise do by
+  // recovering segments (a missing .index, a .txnindex below its base):
+  // nothing is lost either way; done now, the broker has less to recover.
+  Action saves_recovery = Action::none;
+  bool stray = false;        // Kafka renames it -stray at start-up and serves the partition empty
+  bool needs_fix() const;    // a finding Kafka does not handle, or a start-up that loses or fails
+};
+
+// Fills each finding's kafka and fixes from its problem, the start-up and
+// the priced repairs, and the partition's action.
+void explain(PartitionDoc& d);
+
+// Codes whose bytes stop Kafka's recovery scan: recovery truncates there, and
+// kseg-reindex --salvage or --recover removes them.
+bool invalid_bytes(Code c);
+
+// A path as a shell word: quoted when it holds anything but [A-Za-z0-9_./=+,:@%-].
+std::string shell_word(const std::string& s);
+
+}  // namespace kseg::doctor

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "tools/ops/doctor/plan.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "formats/checkpoint_file.h"
+#include "formats/partition_metadata.h"
+#include "lib/time_text.h"
+#include "lib/work_pool.h"
+#include "lib/units.h"
+#include "tools/ops/common/sink.h"
+#include "tools/ops/partition/log_dir.h"
+#include "tools/ops/partition/partition.h"
+#include "tools/ops/reindex/reindex.h"
+
+namespace kseg::doctor {
+
+int Step::order() const {
+  if (optional) return 6;
+  switch (kind) {
+    case salvage: return 0;
+    case producer_state: return 1;
+    case reindex: return 2;
+    case partition_metadata: return 3;
+    case by_hand: return 4;
+  }
+  return 5;
+}
+
+namespace {
+
+std::string reindex_command(const char* flag, const std::string& dir) {
+  return fmt::format("kseg reindex {}{}", flag, shell_word(dir));
+}
+
+// The startup's recovery of this partition, for an optional step's line.
+std::string recovery_spared(const PartitionDoc& d) {
+  if (!d.startup) return "nothing (spares the broker a recovery)";
+  int64_t bytes = 0;
+  for (const auto& g : d.startup->segments)
+    if (g.why == RecoverWhy::no_index || g.why == RecoverWhy::txnindex) bytes += g.size;
+  return fmt::format("nothing (spares the broker's recovery of {})", human_bytes(bytes));
+}
+
+}  // namespace
+
+void add_steps(const PartitionDoc& d, std::vector<Step>& plan) {
+  switch (d.action) {
+    case Action::salvage:
+      if (d.salvage) plan.push_back({Step::salvage, d.dir, {reindex_command("--salvage ", d.dir), d.salvage->text()}, {}, false});
+      else plan.push_back({Step::by_hand, d.dir, {fmt::format("(by hand) {}: no priced repair; see its findings", d.dir), ""}, {}, false});
+      break;
+    case Action::producer_state:
+      plan.push_back({Step::producer_state, d.dir, {reindex_command("--producer-state ", d.dir), "nothing"}, {}, false});
+      break;
+    case Action::reindex: plan.push_back({Step::reindex, d.dir, {reindex_command("", d.dir), "nothing"}, {}, false}); break;
+    case Action::by_hand:
+    case Action::none: break;
+  }
+  // The partition.metadata a stray needs, and what only a person can do.
+  for (const auto& f : d.findings) {
+    if (!f.by_hand || f.fixes.empty()) continue;
+    if (f.problem.code == Code::partition_metadata_stray && f.problem.expected.size() == 22)  // the metadata log's id
+      plan.push_back({Step::partition_metadata, d.dir, f.fixes.front(), f.problem.expected, false});
+    else
+      plan.push_back({Step::by_hand, d.dir, {fmt::format("(by hand) {}: {}", f.problem.file, f.fixes.front().command), f.fixes.front().loses}, {}, false});
+  }
+  if (d.action == Action::none || d.action == Action::by_hand) {
+    if (d.saves_recovery == Action::producer_state)
+      plan.push_back({Step::producer_state, d.dir, {reindex_command("--producer-state ", d.dir), recovery_spared(d)}, {}, true});
+    else if (d.saves_recovery == Action::reindex)
+      plan.push_back({Step::reindex, d.dir, {reindex_command("", d.dir), recovery_spared(d)}, {}, true});
+  }
+}
+
+int apply_steps(const std::vector<Step>& plan, const FixOptions& o, const TopicSettings& settings,
+                const std::map<std::string, safe::DirLock>& locks, Sink& out, Sink& err) {
+  int failed = 0, n = 0;
+  int total = 0;
+  for (const auto& s : plan) total += s.kind != Step::by_hand;
+  for (const auto& s : plan) {
+    if (s.kind == Step::by_hand) continue;
+    out.print("applying {}/{}: {}\n", ++n, total, s.fix.command);
+    out.flush();
+    const safe::DirLock* lock = nullptr;
+    for (const auto& [dir, l] : locks)
+      if (l.covers(s.dir)) lock = &l;
+    if (lock == nullptr) {
+      err.print("kseg-doctor: {}: no lock held on its log dir\n", s.dir);
+      ++failed;
+      continue;
+    }
+    if (s.kind == Step::partition_metadata) {
+      auto id = parse_kafka_uuid(s.topic_id);
+      if (!id.ok()) {
+        err.print("kseg-doctor: {}: the metadata log's topic id {}: {}\n", s.dir, s.topic_id, id.error().message);
+        ++failed;
+        continue;
+      }
+      const std::string text = partition_metadata::serialize(partition_metadata::kVersion, *id);
+      safe::Plan p{s.dir, {safe::Action::write("partition.metadata", std::vector<uint8_t>(text.begin(), text.end()),
+                                               "the topic id the metadata log gives the topic")}};
+      auto applied = safe::apply(p, {false, o.backup, o.backup_dir, "", nullptr}, *lock);
+      if (!applied.ok()) {
+        err.print("kseg-doctor: {}: {}\n", s.dir, applied.error().message);
+        ++failed;
+      } else {
+        out.print("{}: partition.metadata written (topic id {})\n", s.dir, s.topic_id);
+      }
+      continue;
+    }
+    ReindexOptions ro;
+    ro.backup = o.backup;
+    ro.backup_dir = o.backup_dir;
+    ro.repair = s.kind == Step::salvage ? Repair::salvage : Repair::none;
+    ro.producer_state = s.kind == Step::producer_state;
+    if (reindex_one(s.dir, ro, settings, *lock, out, err) != 0) ++failed;
+  }
+  return failed;
+}
+
+Result<PreRecovery> pre_recover(const std::string& log_dir, const std::vector<std::string>& partitions, bool whole,
+                                const std::set<std::string>& not_ready, const FixOptions& o,
+                                const TopicSettings& settings, const safe::DirLock& lock, Sink& out, Sink& err) {
+  PreRecovery r;
+  // Each partition on the process's threads; their results kept in order.
+  struct One {
+    bool advanced = false;
+    checkpoint::TopicPartitionOffset line;
+    std::string errors;  // what it said on stderr, written in order
+  };
+  std::vector<One> ones(partitions.size());
+  const int64_t now = clock_ms(std::nullopt);
+  WorkPool::shared().run(partitions.size(), [&](size_t i) {
+    One& one = ones[i];
+    const std::string& dir = partitions[i];
+    if (not_ready.contains(dir)) return;
+    ReindexOptions ro;
+    ro.backup = o.backup;
+    ro.backup_dir = o.backup_dir;
+    ro.producer_state = true;
+    ro.as_recovery = true;
+    ro.threads = 1;  // the partitions share the cores
+    ro.now_ms = now;
+    Sink quiet, said;
+    bool changed = true;
+    const int rc = reindex_one(dir, ro, settings, lock, quiet, said, &changed);
+    one.errors = said.contents();
+    if (rc != 0) return;
+    // Rewritten: planned again from the files as they are now, nothing may be left to change.
+    if (changed) {
+      recover::Config config;
+      if (!index_settings(settings, dir, config).ok()) return;
+      auto again = plan_partition(dir, config, Repair::none, std::nullopt, ProducerStateOptions{true, now}, false);
+      if (!again.ok() || !again->plan.empty() || again->invalid_left || again->refused || !again->problems.empty()) return;
+    }
+    auto p = load_partition(dir);
+    if (!p.ok()) return;
+    one.line = {p->topic, p->number, p->log_end};
+    one.advanced = true;
+  });
+  std::vector<checkpoint::TopicPartitionOffset> moved;
+  for (size_t i = 0; i < partitions.size(); ++i) {
+    err.write(ones[i].errors);
+    if (ones[i].advanced) {
+      moved.push_back(ones[i].line);
+      r.advanced.push_back(partitions[i]);
+    } else {
+      r.left.push_back(partitions[i]);
+    }
+  }
+  if (r.advanced.empty()) return r;
+  auto lines = read_checkpoint_lines(log_dir, RootCheckpoint::recovery_point, "", -1);
+  if (!lines.ok()) return lines.error();
+  std::vector<checkpoint::TopicPartitionOffset> entries = lines->entries;
+  for (const auto& m : moved) {
+    auto it = std::find_if(entries.begin(), entries.end(),
+                           [&](const auto& e) { return e.topic == m.topic && e.partition == m.partition; });
+    if (it != entries.end()) it->offset = m.offset;
+    else entries.push_back(m);
+  }
+  const std::string text = checkpoint::serialize_offset_checkpoint(entries);
+  safe::Plan plan{r.advanced.front(), {}};
+  plan.actions.push_back(safe::Action::write(root_checkpoint_name(RootCheckpoint::recovery_point),
+                                             std::vector<uint8_t>(text.begin(), text.end()),
+                                             "recovery points at the log ends kseg recovered")
+                             .in_log_dir());
+  // The marker last: a crash before it leaves recovery points Kafka starts its recovery from.
+  r.marked_clean = whole && r.left.empty();
+  if (r.marked_clean)
+    plan.actions.push_back(safe::Action::write(kCleanShutdownFile, {}, "every partition recovered").in_log_dir());
+  auto applied = safe::apply(plan, {false, o.backup, o.backup_dir, "", nullptr}, lock);
+  if (!applied.ok()) return applied.error();
+  out.print("{}: {} partition{} recovered by kseg: recovery point{} at the log end{}\n", log_dir, r.advanced.size(),
+            r.advanced.size() == 1 ? "" : "s", r.advanced.size() == 1 ? "" : "s",
+            r.marked_clean ? "; .kafka_cleanshutdown written: the broker recovers nothing"
+            : whole        ? fmt::format("; {} left for the broker to recover", r.left.size())
+                           : "; the log dir's other partitions unread, so no clean-shutdown marker");
+  return r;
+}
+
+}  // namespace kseg::doctor

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "tools/ops/doctor/startup.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "formats/txn_index.h"
+#include "lib/mapped_file.h"
+#include "tools/ops/partition/log_dir.h"
+
+namespace kseg::doctor {
+
+using file_names::FileKind;
+
+const char* recover_why_text(RecoverWhy w) {
+  switch (w) {
+    case RecoverWhy::none: return "loaded as it is";
+    case RecoverWhy::unclean: return "unclean shutdown: at or after the recovery point";
+    case RecoverWhy::no_index: return "no .index";
+    case RecoverWhy::txnindex: return ".txnindex fails the sanity check";
+  }
+  return "?";
+}
+
+namespace {
+
+// TransactionIndex.sanityCheck as LogSegment.sanityCheck calls it at load:
+// an entry ending below the base offset is a CorruptIndexException (the
+// segment is recovered); a version above 0 throws a KafkaException nothing
+// catches (the broker stops).
+struct TxnSanity {
+  bool recover = false;
+  std::optional<std::string> fails;
+};
+Result<TxnSanity> txnindex_sanity(const Segment& s) {
+  TxnSanity out;
+  if (!s.has(FileKind::txnindex)) return out;
+  const std::string path = s.path(FileKind::txnindex);
+  auto f = MappedFile::open(path);
+  if (!f.ok()) return f.error().in(path);
+  const txn_index::View v(f->bytes());
+  for (int64_t i = 0; i < v.entry_count(); ++i) {
+    if (Status st = txn_index::check_version(v, i, path); !st.ok()) {
+      out.fails = fmt::format("KafkaException: {}", st.error().message);
+      return out;
+    }
+    if (v.entry(i).last_offset < s.base) {  // CorruptIndexException: the first entry that fails decides
+      out.recover = true;
+      return out;
+    }
+  }
+  return out;
+}
+
+// Where the segment's offsets end as the files hold them now.
+int64_t end_now(const Partition& p, size_t i) {
+  return i + 1 < p.segments.size() ? p.segments[i + 1].base : p.log_end;
+}
+
+// Whether recovery's indexes of a `size`-byte segment cannot fill up: its
+// entries are at least index.interval.bytes + 1 apart, after the first
+// interval; the time index keeps its last slot for the final entry.
+bool indexes_fit(int64_t size, const recover::Config& c) {
+  const int64_t most = size > 0 ? (size - 1) / (static_cast<int64_t>(c.index_interval_bytes) + 1) : 0;
+  return most < c.segment_index_bytes / 8 && most < c.segment_index_bytes / 12 - 1;
+}
+
+}  // namespace
+
+Result<Startup> predict_startup(const Partition& p, bool clean, const recover::Config& config, bool metadata_log,
+                                const std::set<int64_t>& clean_logs) {
+  Startup s;
+  s.clean_shutdown = clean && !metadata_log;
+  s.log_start_line = metadata_log ? std::nullopt : p.log_start_line;
+  s.log_end_before = p.log_end;
+  if (metadata_log) s.recovery_point = 0;
+  // An unreadable checkpoint is read as empty (LogManager.loadLogs): recovery point 0.
+  else if (auto rp = partition_checkpoint(p.dir, RootCheckpoint::recovery_point); rp.ok()) s.recovery_point = *rp;
+  const int64_t recovery_point = s.recovery_point.value_or(0);
+  const size_t n = p.segments.size();
+  s.segments.resize(n);
+  std::vector<std::optional<recover::SegmentRecovery>> done(n);
+
+  // Recovers segment i once (a segment recovered at load is not cut again by
+  // the unclean pass: its bytes are already trimmed). False when Kafka throws.
+  auto recover_one = [&](size_t i, RecoverWhy why) -> Result<bool> {
+    SegmentFate& f = s.segments[i];
+    if (why == RecoverWhy::unclean) f.unclean_pass = true;
+    if (f.why != RecoverWhy::none) {  // read again: its bytes were trimmed at load, so nothing more is cut
+      s.bytes_to_scan += f.size - f.truncated_bytes;
+      return true;
+    }
+    f.why = why;
+    ++s.recovered;
+    s.bytes_to_scan += f.size;
+    if (clean_logs.contains(f.base) && indexes_fit(f.size, config)) return true;  // kept whole: nothing to cut
+    auto log = MappedFile::open(p.segments[i].path(FileKind::log));
+    if (!log.ok()) return log.error().in(p.segments[i].path(FileKind::log));
+    auto r = recover::recover_segment(log->bytes(), Offset{f.base}, config);
+    if (!r.ok()) {
+      const std::string& m = r.error().message;
+      // InvalidOffsetException: the unclean pass empties the segment; at
+      // load (no index, txnindex) it is not caught.
+      if (why == RecoverWhy::unclean && m.find("Attempt to append") != std::string::npos) {
+        recover::SegmentRecovery empty;
+        empty.file_size = Length{f.size};
+        empty.valid_end = Position{0};
+        empty.stop_detail = m;
+        done[i] = empty;
+      } else {
+        s.fails = fmt::format("{}:{}: {}", p.segments[i].path(FileKind::log),
+                              r.error().position ? r.error().position->value : 0, m);
+        return false;
+      }
+    } else {
+      done[i] = std::move(*r);
+    }
+    const auto& rec = *done[i];
+    if (rec.truncates()) {
+      f.stop_kind = segment_end_name(rec.stop);
+      f.truncated_bytes = f.size - rec.valid_end.value;
+      f.stop_position = rec.valid_end.value;
+      f.stop = rec.stop_detail.empty() ? segment_end_name(rec.stop) : fmt::format("{}: {}", segment_end_name(rec.stop), rec.stop_detail);
+      const int64_t new_end = rec.last_offset ? rec.last_offset->value + 1 : f.base;
+      // The offsets the cut bytes declare (a torn batch's too), as kseg-reindex prices a cut.
+      int64_t end = end_now(p, i);
+      const auto cut = recover::describe_removed(log->bytes(), rec.valid_end, Offset{f.base});
+      if (cut.last_offset) end = std::max(end, cut.last_offset->value + 1);
+      f.offsets_cut = std::max<int64_t>(0, end - new_end);
+    }
+    return true;
+  };
+
+  for (size_t i = 0; i < n; ++i) {
+    s.segments[i].base = p.segments[i].base;
+    s.segments[i].size = p.segments[i].size;
+  }
+  // Load (LogLoader.loadSegmentFiles): a segment without .index, or whose
+  // .txnindex fails the sanity check, is recovered whether or not the
+  // shutdown was clean; a truncation there deletes nothing after it.
+  for (size_t i = 0; i < n && !s.fails; ++i) {
+    const Segment& seg = p.segments[i];
+    if (!seg.has(FileKind::index)) {
+      auto ok = recover_one(i, RecoverWhy::no_index);
+      if (!ok.ok()) return ok.error();
+      continue;
+    }
+    auto t = txnindex_sanity(seg);
+    if (!t.ok()) return t.error();
+    if (t->fails) s.fails = fmt::format("{}: {}", seg.path(FileKind::txnindex), *t->fails);
+    else if (t->recover) {
+      auto ok = recover_one(i, RecoverWhy::txnindex);
+      if (!ok.ok()) return ok.error();
+    }
+  }
+  // Unclean: from the segment holding the recovery point to the end; the
+  // first that truncates ends the pass and every later segment is deleted.
+  if (!s.clean_shutdown && !s.fails) {
+    size_t from = 0;
+    for (size_t i = 0; i < n; ++i)
+      if (p.segments[i].base <= recovery_point) from = i;
+    for (size_t i = from; i < n; ++i) {
+      const bool earlier = s.segments[i].why != RecoverWhy::none;
+      auto ok = recover_one(i, RecoverWhy::unclean);
+      if (!ok.ok()) return ok.error();
+      if (!*ok) break;
+      if (!earlier && s.segments[i].truncated_bytes > 0) {
+        for (size_t j = i + 1; j < n; ++j) s.segments[j].deleted = true;
+        break;
+      }
+    }
+  }
+  if (s.fails) return s;
+  // What is left, and the log end Kafka reads from the last segment.
+  s.log_end_after = p.log_end;
+  for (size_t i = 0; i < n; ++i) {
+    const SegmentFate& f = s.segments[i];
+    if (f.deleted) {
+      s.bytes_lost += f.size;
+      s.offsets_lost += std::max<int64_t>(0, end_now(p, i) - f.base);
+      continue;
+    }
+    s.bytes_lost += f.truncated_bytes;
+    s.offsets_lost += f.offsets_cut;
+    if (done[i] && (i + 1 == n || s.segments[i + 1].deleted))
+      s.log_end_after = done[i]->last_offset ? done[i]->last_offset->value + 1 : f.base;
+  }
+  // A log end below the checkpointed log start: LogLoader deletes every
+  // segment and starts an empty one at the log start.
+  if (s.log_start_line && s.log_end_after < *s.log_start_line && n > 0) {
+    s.deletes_all = true;
+    s.bytes_lost = 0;
+    for (const auto& f : s.segments) s.bytes_lost += f.size;
+    s.offsets_lost = std::max<int64_t>(0, s.log_end_before - *s.log_start_line);  // all it could serve
+    s.log_end_after = *s.log_start_line;
+  }
+  return s;
+}
+
+}  // namespace kseg::doctor
