@@ -42,6 +42,14 @@ int doctor_main(int argc, char** argv) {
   CheckFlags check(100);
   add_check_flags(app, check, o.max_decompressed_bytes, o.threads);
   app.add_flag("-v,--verbose", o.verbose, "Every partition and log dir entry, healthy ones and info findings too");
+  not_empty(app.add_option("--broker-config", o.broker_config,
+                           "The broker's server.properties: log.index.interval.bytes, log.index.size.max.bytes "
+                           "(topics' own settings come from the log dir's metadata log)"));
+  // Kafka: INT, atLeast(1).
+  duration_option(app.add_option("--producer-id-expiration-ms", o.producer_id_expiration_ms,
+                                  "The broker's producer.id.expiration.ms, for the producer snapshots --fix writes "
+                                  "(ms, or 1d, 12h...; default 1d)"),
+                  1, INT32_MAX);
   app.add_flag("--fix", o.fix,
                "Apply the plan: lock the log dirs (the broker stopped), show the plan, ask, apply each step through "
                "kseg-reindex and the safe-write protocol, then diagnose again")

@@ -63,7 +63,7 @@ struct Work {
 void check_stray(const TopicSettings& settings, PartitionDoc& d) {
   auto name = file_names::parse_partition_dir_name(d.name);
   if (!name.ok() || name->topic == "__cluster_metadata" || name->kind != file_names::DirKind::partition) return;
-  auto id = settings.topic_id(name->topic, fs::path(d.dir).parent_path().string());
+  auto id = settings.topic_id(name->topic, log_dir_of(d.dir));
   if (!id.ok() || !id->metadata_log) return;
   const std::string path = d.dir + "/partition.metadata";
   std::error_code ec;
@@ -269,7 +269,7 @@ class Report {
         t_.kafka_offsets_lost += s.offsets_lost;
       }
     }
-    if (d.stray) {  // served empty: all of it seems gone
+    if (d.stray && !(d.startup && d.startup->loses())) {  // served empty: all of it seems gone
       ++t_.kafka_losing;
       t_.kafka_bytes_lost += d.bytes;
       t_.kafka_offsets_lost += d.log_end - d.log_start;
@@ -313,8 +313,12 @@ class Report {
   void log_dir(const std::string& path, const LogDirInventory& inv, const Findings& root) {
     for (const auto& e : inv.entries)
       if (e.stops_broker) t_.fails.push_back(fmt::format("{}/{}: {}", path, e.name, e.kafka));
-    for (const auto& p : root.problems)
+    for (const auto& p : root.problems) {
       if (p.severity == Severity::error) t_.problems = true;
+      if (p.code == Code::checkpoint_corrupt || p.code == Code::meta_corrupt)
+        t_.fails.push_back(fmt::format("{}: {}: the log dir goes offline at start-up, and every partition in it",
+                                       p.file, code_name(p.code)));
+    }
     if (!inv.clean_shutdown) unclean_.push_back(path);
     if (inv.cluster_id) clusters_[*inv.cluster_id].push_back(path);
     if (inv.node_id) nodes_[*inv.node_id].push_back(path);
@@ -440,6 +444,7 @@ namespace {
 // cannot be read goes to `report`.
 std::vector<Target> expand(const DoctorOptions& opts, Report& report) {
   std::vector<Target> targets;
+  std::set<std::string> seen;  // canonical paths: a partition named twice (or in a log dir named too) is one target
   for (std::string path : opts.paths) {
     while (path.size() > 1 && path.back() == '/') path.pop_back();
     std::error_code ec;
@@ -457,6 +462,8 @@ std::vector<Target> expand(const DoctorOptions& opts, Report& report) {
           !file_names::parse_partition_dir_name(fs::path(target.path).filename().string()).ok())
         continue;
       partitions += target.kind == Target::partition;
+      std::error_code cec;
+      if (!seen.insert(fs::weakly_canonical(target.path, cec).string()).second) continue;
       targets.push_back(std::move(target));
     }
     // A broker's log dir may hold no partition yet; a directory with none of its files is a mistyped path.
@@ -522,20 +529,37 @@ bool confirmed(size_t steps, Sink& err) {
 // Each log dir shut down uncleanly: diagnosed as the fix left it (quietly),
 // then what Kafka's recovery would read made recovered where nothing is left
 // to fix (plan.h). kExitIo when a checkpoint or the marker cannot be written.
-int pre_recover_all(const std::vector<Target>& targets, const DoctorOptions& opts, const TopicSettings& settings,
-                    const std::map<std::string, safe::DirLock>& locks, const std::vector<std::string>* needing_fix,
-                    Sink& out, Sink& err) {
-  std::map<std::string, std::vector<std::string>> unclean;  // log dir -> its partitions Kafka's log manager recovers
-  std::set<std::string> whole;  // the log dirs given as paths: all of their partitions are in `targets`
+// The log dirs shut down uncleanly, and what --fix's pre-recovery may do in each.
+struct Unclean {
+  std::map<std::string, std::vector<std::string>> partitions;  // log dir -> the partitions Kafka's log manager recovers
+  std::set<std::string> whole;          // the log dirs given as paths: all of their partitions are targets
+  std::set<std::string> stays_unclean;  // a -stray or -future copy in it
+  bool may_mark(const std::string& log_dir) const { return whole.contains(log_dir) && !stays_unclean.contains(log_dir); }
+};
+Unclean unclean_log_dirs(const std::vector<Target>& targets) {
+  Unclean u;
   for (const auto& t : targets) {
     std::error_code ec;
-    if (t.kind == Target::log_dir) whole.insert(fs::weakly_canonical(t.path, ec).string());
+    if (t.kind == Target::log_dir) u.whole.insert(fs::weakly_canonical(t.path, ec).string());
     if (t.kind != Target::partition || t.clean_shutdown) continue;
     auto name = file_names::parse_partition_dir_name(fs::path(t.path).filename().string());
     if (!name.ok() || name->topic == "__cluster_metadata" || name->kind == file_names::DirKind::deleting) continue;
-    unclean[log_dir_of(t.path)].push_back(t.path);
+    // A -stray or -future copy shares its partition's checkpoint line: kseg moves no line for it,
+    // and the log dir, which Kafka recovers it in, keeps its unclean state.
+    if (name->kind != file_names::DirKind::partition) {
+      u.stays_unclean.insert(log_dir_of(t.path));
+      continue;
+    }
+    u.partitions[log_dir_of(t.path)].push_back(t.path);
   }
-  if (unclean.empty()) return kExitOk;
+  return u;
+}
+
+int pre_recover_all(const std::vector<Target>& targets, const DoctorOptions& opts, const TopicSettings& settings,
+                    const std::map<std::string, safe::DirLock>& locks, const std::vector<std::string>* needing_fix,
+                    Sink& out, Sink& err) {
+  const Unclean u = unclean_log_dirs(targets);
+  if (u.partitions.empty()) return kExitOk;
   std::FILE* null = std::fopen("/dev/null", "w");
   DoctorOptions quiet = opts;
   quiet.json = false;
@@ -551,13 +575,13 @@ int pre_recover_all(const std::vector<Target>& targets, const DoctorOptions& opt
     not_ready.insert(middle.needing_fix().begin(), middle.needing_fix().end());
   }
   if (null) std::fclose(null);
-  for (const auto& [log_dir, partitions] : unclean) {
+  for (const auto& [log_dir, partitions] : u.partitions) {
     const safe::DirLock* lock = nullptr;
     for (const auto& [dir, l] : locks)
       if (l.covers(partitions.front())) lock = &l;
     if (lock == nullptr) continue;
-    auto r = pre_recover(log_dir, partitions, whole.contains(log_dir), not_ready, FixOptions{opts.backup, opts.backup_dir},
-                         settings, *lock, out, err);
+    auto r = pre_recover(log_dir, partitions, u.may_mark(log_dir), not_ready,
+                         FixOptions{opts.backup, opts.backup_dir, opts.producer_id_expiration_ms}, settings, *lock, out, err);
     if (!r.ok()) {
       err.print("kseg-doctor: {}: {}\n", log_dir, error_text(r.error()));
       return kExitIo;
@@ -569,7 +593,7 @@ int pre_recover_all(const std::vector<Target>& targets, const DoctorOptions& opt
 }  // namespace
 
 int run_doctor(const DoctorOptions& opts, Sink& out, Sink& err) {
-  auto settings = TopicSettings::open({});
+  auto settings = TopicSettings::open(SettingsFiles{"", opts.broker_config, {}});
   if (!settings.ok()) return report_failure("kseg-doctor", settings.error(), err);
   for (const auto& path : opts.paths) {  // directories only, as kseg-info: a file is a usage error
     std::error_code ec;
@@ -600,26 +624,36 @@ int run_doctor(const DoctorOptions& opts, Sink& out, Sink& err) {
   diagnose(targets, opts, **settings, first);
   const int rc = first.finish();
   std::vector<Step> plan = first.plan();
-  const size_t to_apply = static_cast<size_t>(std::count_if(plan.begin(), plan.end(), [](const Step& s) { return s.kind != Step::by_hand; }));
+  const size_t steps = static_cast<size_t>(std::count_if(plan.begin(), plan.end(), [](const Step& s) { return s.kind != Step::by_hand; }));
   if (rc == kExitIo) return rc;
+  // After an unclean shutdown, the broker's recovery done by kseg: said here, asked with the rest.
+  const Unclean u = unclean_log_dirs(targets);
+  if (!u.partitions.empty()) before.print("\nand, as the shutdown was unclean, --fix then does the broker's recovery:\n");
+  for (const auto& [log_dir, partitions] : u.partitions)
+    before.print("  in {}: each of its {} partition{} with nothing left to fix recovered as Kafka's recovery would, "
+                 "its recovery point moved to its log end{}\n",
+                 log_dir, partitions.size(), partitions.size() == 1 ? "" : "s",
+                 u.may_mark(log_dir) ? ", and .kafka_cleanshutdown written if every one holds" : "");
+  const size_t to_apply = steps + u.partitions.size();
   if (to_apply == 0) {
-    before.print("\nno step for --fix to apply\n");
-  } else {
-    if (!opts.yes && !confirmed(to_apply, err)) {
-      err.print("kseg-doctor: nothing applied\n");
-      return rc;
-    }
-    before.print("\n");
-    const int failed = apply_steps(plan, FixOptions{opts.backup, opts.backup_dir}, **settings, *locks, before, err);
-    if (failed > 0) err.print("kseg-doctor: {} step{} failed (above)\n", failed, failed == 1 ? "" : "s");
+    before.print("\nnothing for --fix to do\n");
+    return rc;
   }
-  if (pre_recover_all(targets, opts, **settings, *locks, to_apply == 0 ? &first.needing_fix() : nullptr, before, err) !=
-      kExitOk)
-    return kExitIo;
+  if (!opts.yes && !confirmed(to_apply, err)) {
+    err.print("kseg-doctor: nothing applied\n");
+    return rc;
+  }
+  before.print("\n");
+  const int failed = apply_steps(plan, FixOptions{opts.backup, opts.backup_dir, opts.producer_id_expiration_ms},
+                                 **settings, *locks, before, err);
+  if (failed > 0) err.print("kseg-doctor: {} step{} failed (above)\n", failed, failed == 1 ? "" : "s");
+  const bool recovered = pre_recover_all(targets, opts, **settings, *locks, steps == 0 ? &first.needing_fix() : nullptr,
+                                         before, err) == kExitOk;
   before.print("\nafter the fix:\n");
   Report after(opts, out, err);
   diagnose(expand(opts, after), opts, **settings, after);  // anew: the fix may have written a marker
-  return after.finish();
+  const int after_rc = after.finish();
+  return recovered ? after_rc : kExitIo;
 }
 
 }  // namespace kseg

@@ -31,6 +31,11 @@ struct DoctorOptions {
   bool yes = false;
   bool backup = true;
   std::string backup_dir;
+  // The broker's settings kseg cannot read from the log dir: its
+  // server.properties (log.index.interval.bytes, log.index.size.max.bytes),
+  // and producer.id.expiration.ms, for the producer snapshots --fix writes.
+  std::string broker_config;
+  int64_t producer_id_expiration_ms = 86400000;
 };
 
 // Returns the exit code: 0 nothing to fix, 1 findings (or Kafka's start-up

@@ -161,7 +161,7 @@ std::string kafka_text(const PartitionDoc& d, const Finding& x) {
 }  // namespace
 
 bool PartitionDoc::needs_fix() const {
-  if (stray || (startup && (startup->fails || startup->loses()))) return true;
+  if (stray || !io_errors.empty() || (startup && (startup->fails || startup->loses()))) return true;
   for (const auto& f : findings)
     if (!f.kafka_handles && f.problem.severity != Severity::info) return true;
   return false;

@@ -1,9 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "tools/ops/doctor/plan.h"
 
-#include <fmt/format.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <map>
+
+#include <fmt/format.h>
 
 #include "formats/checkpoint_file.h"
 #include "formats/partition_metadata.h"
@@ -62,7 +68,9 @@ void add_steps(const PartitionDoc& d, std::vector<Step>& plan) {
   // The partition.metadata a stray needs, and what only a person can do.
   for (const auto& f : d.findings) {
     if (!f.by_hand || f.fixes.empty()) continue;
-    if (f.problem.code == Code::partition_metadata_stray && f.problem.expected.size() == 22)  // the metadata log's id
+    // Only a partition.metadata that is missing is written by --fix: another topic id most often
+    // means an older incarnation of a topic deleted and made again, which Kafka sets aside on purpose.
+    if (f.problem.code == Code::partition_metadata_stray && f.problem.expected.size() == 22 && f.problem.found == "none")
       plan.push_back({Step::partition_metadata, d.dir, f.fixes.front(), f.problem.expected, false});
     else
       plan.push_back({Step::by_hand, d.dir, {fmt::format("(by hand) {}: {}", f.problem.file, f.fixes.front().command), f.fixes.front().loses}, {}, false});
@@ -121,6 +129,22 @@ int apply_steps(const std::vector<Step>& plan, const FixOptions& o, const TopicS
   return failed;
 }
 
+namespace {
+
+// Every file of the log dir's file system written back (syncfs(2)): the segments a killed broker
+// left in the page cache among them.
+Status sync_file_system(const std::string& log_dir) {
+  const int fd = ::open(log_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return Status::fail(Errc::io, std::nullopt, fmt::format("{}: cannot open: {}", log_dir, std::strerror(errno)));
+  const int rc = ::syncfs(fd);
+  const int e = errno;
+  ::close(fd);
+  if (rc != 0) return Status::fail(Errc::io, std::nullopt, fmt::format("{}: cannot sync its file system: {}", log_dir, std::strerror(e)));
+  return {};
+}
+
+}  // namespace
+
 Result<PreRecovery> pre_recover(const std::string& log_dir, const std::vector<std::string>& partitions, bool whole,
                                 const std::set<std::string>& not_ready, const FixOptions& o,
                                 const TopicSettings& settings, const safe::DirLock& lock, Sink& out, Sink& err) {
@@ -144,17 +168,22 @@ Result<PreRecovery> pre_recover(const std::string& log_dir, const std::vector<st
     ro.as_recovery = true;
     ro.threads = 1;  // the partitions share the cores
     ro.now_ms = now;
+    ro.producer_id_expiration_ms = o.producer_id_expiration_ms;
     Sink quiet, said;
     bool changed = true;
     const int rc = reindex_one(dir, ro, settings, lock, quiet, said, &changed);
     one.errors = said.contents();
     if (rc != 0) return;
-    // Rewritten: planned again from the files as they are now, nothing may be left to change.
+    // Rewritten (or with anything to say): planned again from the files as they are now, nothing
+    // may be left to change or to warn about.
     if (changed) {
       recover::Config config;
       if (!index_settings(settings, dir, config).ok()) return;
-      auto again = plan_partition(dir, config, Repair::none, std::nullopt, ProducerStateOptions{true, now}, false);
-      if (!again.ok() || !again->plan.empty() || again->invalid_left || again->refused || !again->problems.empty()) return;
+      auto again = plan_partition(dir, config, Repair::none, std::nullopt,
+                                  ProducerStateOptions{true, now, o.producer_id_expiration_ms}, false);
+      if (!again.ok() || !again->plan.empty() || again->invalid_left || again->refused || !again->problems.empty() ||
+          !again->left_as_is.empty())
+        return;
     }
     auto p = load_partition(dir);
     if (!p.ok()) return;
@@ -172,13 +201,17 @@ Result<PreRecovery> pre_recover(const std::string& log_dir, const std::vector<st
     }
   }
   if (r.advanced.empty()) return r;
+  // What the broker lost with its process may still be only in the page cache: Kafka flushes a
+  // log before it checkpoints it (LogManager.shutdown), and so does kseg before it says the
+  // segments need no recovery.
+  if (Status st = sync_file_system(log_dir); !st.ok()) return st.error();
   auto lines = read_checkpoint_lines(log_dir, RootCheckpoint::recovery_point, "", -1);
   if (!lines.ok()) return lines.error();
   std::vector<checkpoint::TopicPartitionOffset> entries = lines->entries;
+  std::map<std::pair<std::string, int32_t>, size_t> at;  // each line's index, by topic-partition
+  for (size_t i = 0; i < entries.size(); ++i) at[{entries[i].topic, entries[i].partition}] = i;
   for (const auto& m : moved) {
-    auto it = std::find_if(entries.begin(), entries.end(),
-                           [&](const auto& e) { return e.topic == m.topic && e.partition == m.partition; });
-    if (it != entries.end()) it->offset = m.offset;
+    if (auto it = at.find({m.topic, m.partition}); it != at.end()) entries[it->second].offset = m.offset;
     else entries.push_back(m);
   }
   const std::string text = checkpoint::serialize_offset_checkpoint(entries);

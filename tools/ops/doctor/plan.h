@@ -38,6 +38,7 @@ void add_steps(const PartitionDoc& d, std::vector<Step>& plan);
 struct FixOptions {
   bool backup = true;
   std::string backup_dir;  // empty: <partition>/.kseg-backup-<time>
+  int64_t producer_id_expiration_ms = 86400000;  // the broker's producer.id.expiration.ms
 };
 
 // Applies every step but by_hand ones, in order, each under the lock of its

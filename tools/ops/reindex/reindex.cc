@@ -167,7 +167,10 @@ int reindex_one(const std::string& dir, const ReindexOptions& options, const Top
   if (changed == nullptr) return reindex_partition(job, settings, resolved(options), &lock, out, err, nullptr);
   nlohmann::json report = nlohmann::json::array();  // the JSON report's entry says what was done
   const int rc = reindex_partition(job, settings, resolved(options), &lock, out, err, &report);
-  *changed = report.empty() || !report.back().is_object() || report.back().value("status", "") != "unchanged";
+  // Anything but a partition left as it was, with nothing to say, counts as a change to look at again.
+  const auto& last = report.empty() ? nlohmann::json() : report.back();
+  *changed = !last.is_object() || last.value("status", "") != "unchanged" ||
+             (last.contains("problems") && !last["problems"].empty());
   return rc;
 }
 

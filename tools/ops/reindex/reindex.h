@@ -120,7 +120,7 @@ int run_reindex(const ReindexOptions& options, Sink& out, Sink& err);
 // under `lock`, which the caller took on its log dir and holds for its whole
 // run: kseg-doctor --fix applies its plan through it. Returns the exit code.
 // With `changed`, it prints nothing but errors and says there whether it
-// wrote anything.
+// wrote anything or had anything to say (a caller then plans it again).
 int reindex_one(const std::string& dir, const ReindexOptions& o, const TopicSettings& settings, const safe::DirLock& lock,
                 Sink& out, Sink& err, bool* changed = nullptr);
 
