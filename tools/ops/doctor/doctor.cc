@@ -263,13 +263,13 @@ class Report {
       t_.recovered_segments += s.recovered;
       t_.bytes_to_scan += s.bytes_to_scan;
       if (s.fails) t_.fails.push_back(fmt::format("{}: {}", d.dir, *s.fails));
-      if (s.loses()) {
+      if (s.loses() && !d.stray) {  // a stray loses all of it, below
         ++t_.kafka_losing;
         t_.kafka_bytes_lost += s.bytes_lost;
         t_.kafka_offsets_lost += s.offsets_lost;
       }
     }
-    if (d.stray && !(d.startup && d.startup->loses())) {  // served empty: all of it seems gone
+    if (d.stray) {  // served empty: all of it seems gone
       ++t_.kafka_losing;
       t_.kafka_bytes_lost += d.bytes;
       t_.kafka_offsets_lost += d.log_end - d.log_start;
@@ -495,8 +495,7 @@ void diagnose(const std::vector<Target>& targets, const DoctorOptions& opts, con
       },
       [&](size_t, Work& w) {
         if (w.target.kind == Target::partition) {
-          const fs::path p(w.target.path);
-          ranges[p.parent_path().string()][p.filename().string()] =
+          ranges[log_dir_of(w.target.path)][fs::path(w.target.path).filename().string()] =
               PartitionRange{w.verified.log_start, w.verified.log_end};
           report.partition(w.doc);
           return;
@@ -504,13 +503,15 @@ void diagnose(const std::vector<Target>& targets, const DoctorOptions& opts, con
         // A log dir comes after its partitions (targets.h).
         Findings root;
         const LogDirFiles files = log_dir_files(w.target.path);
+        std::error_code ec;
+        const std::string key = fs::weakly_canonical(w.target.path, ec).string();  // as log_dir_of names it
         try {
-          for (const auto& cp : files.checkpoints) check_root_checkpoint(cp.path, ranges[w.target.path], root);
+          for (const auto& cp : files.checkpoints) check_root_checkpoint(cp.path, ranges[key], root);
           if (files.meta_properties) check_meta_properties(*files.meta_properties, root);
         } catch (const std::exception& e) {
           root.io_error(w.target.path, e.what());
         }
-        ranges.erase(w.target.path);
+        ranges.erase(key);
         for (const auto& e : root.io_errors) report.path_error(e);
         report.log_dir(w.target.path, take_inventory(w.target.path), root);
       });
@@ -635,25 +636,29 @@ int run_doctor(const DoctorOptions& opts, Sink& out, Sink& err) {
                  log_dir, partitions.size(), partitions.size() == 1 ? "" : "s",
                  u.may_mark(log_dir) ? ", and .kafka_cleanshutdown written if every one holds" : "");
   const size_t to_apply = steps + u.partitions.size();
+  int failed = 0;
+  bool recovered = true;
   if (to_apply == 0) {
     before.print("\nnothing for --fix to do\n");
-    return rc;
+    if (!opts.json) return rc;  // JSON: the one document, the diagnosis after (here unchanged)
+  } else {
+    if (!opts.yes && !confirmed(to_apply, err)) {
+      err.print("kseg-doctor: nothing applied\n");
+      return rc;
+    }
+    before.print("\n");
+    failed = apply_steps(plan, FixOptions{opts.backup, opts.backup_dir, opts.producer_id_expiration_ms}, **settings,
+                         *locks, before, err);
+    if (failed > 0) err.print("kseg-doctor: {} step{} failed (above)\n", failed, failed == 1 ? "" : "s");
+    recovered = pre_recover_all(targets, opts, **settings, *locks, steps == 0 ? &first.needing_fix() : nullptr,
+                                before, err) == kExitOk;
+    before.print("\nafter the fix:\n");
   }
-  if (!opts.yes && !confirmed(to_apply, err)) {
-    err.print("kseg-doctor: nothing applied\n");
-    return rc;
-  }
-  before.print("\n");
-  const int failed = apply_steps(plan, FixOptions{opts.backup, opts.backup_dir, opts.producer_id_expiration_ms},
-                                 **settings, *locks, before, err);
-  if (failed > 0) err.print("kseg-doctor: {} step{} failed (above)\n", failed, failed == 1 ? "" : "s");
-  const bool recovered = pre_recover_all(targets, opts, **settings, *locks, steps == 0 ? &first.needing_fix() : nullptr,
-                                         before, err) == kExitOk;
-  before.print("\nafter the fix:\n");
   Report after(opts, out, err);
   diagnose(expand(opts, after), opts, **settings, after);  // anew: the fix may have written a marker
   const int after_rc = after.finish();
-  return recovered ? after_rc : kExitIo;
+  if (!recovered) return kExitIo;
+  return failed > 0 ? std::max(after_rc, static_cast<int>(kExitProblems)) : after_rc;
 }
 
 }  // namespace kseg

@@ -69,6 +69,7 @@ bool kafka_handles(Code c) {
     case Code::snapshot_crc:
     case Code::snapshot_past_log_end:
     case Code::epoch_past_log_end:
+    case Code::log_offset_overflow:  // LogLoader splits the segment and loads again
     case Code::log_producer_fields:
     case Code::log_epoch_regression:
     case Code::dir_leftover_swap:
@@ -146,6 +147,9 @@ std::string kafka_text(const PartitionDoc& d, const Finding& x) {
                      : "creates an empty .timeindex and never rebuilds it: time lookups find nothing in the segment, "
                        "and retention goes by the .log's modification time";
   if (p.code == Code::txnindex_below_base && recovered) return fmt::format("rebuilds it: {}", recovery_text(*s, *f));
+  if (p.code == Code::log_offset_overflow)
+    return "splits the segment where its offsets overflow (LogLoader's legacy overflow repair) and loads it again; "
+           "nothing is lost";
   if (p.code == Code::dir_kseg_backup)
     return "ignores it (a directory): it holds the originals a kseg writer replaced; remove it once the broker has "
            "loaded the repaired partition";

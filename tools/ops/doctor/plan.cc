@@ -124,6 +124,7 @@ int apply_steps(const std::vector<Step>& plan, const FixOptions& o, const TopicS
     ro.backup_dir = o.backup_dir;
     ro.repair = s.kind == Step::salvage ? Repair::salvage : Repair::none;
     ro.producer_state = s.kind == Step::producer_state;
+    ro.producer_id_expiration_ms = o.producer_id_expiration_ms;
     if (reindex_one(s.dir, ro, settings, *lock, out, err) != 0) ++failed;
   }
   return failed;
