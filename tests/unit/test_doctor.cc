@@ -293,3 +293,15 @@ TEST_CASE("doctor --fix: a topic id other than the metadata log's is left to a p
   CHECK(fixed.out.find("nothing for --fix to do") != std::string::npos);
   CHECK(read_text(c.path("kcat-snappy-0/partition.metadata")) == other);
 }
+
+TEST_CASE("doctor --format json: bytes of a damaged file that are not UTF-8 are replaced, not thrown on", "[doctor]") {
+  // The fault campaign's find: a message quoting a garbled partition.metadata aborted the JSON dump.
+  kseg::test::CaseCopy c("live-broker");
+  const std::vector<uint8_t> garbled{'v', 'e', 'r', 's', 'i', 'o', 'n', ':', ' ', 0xff, 0x80, '\n', 0xb5, 0x13};
+  kseg::test::write_bytes(c.path("ledger-0/partition.metadata"), garbled);
+  auto d = doctor({c.dir()});  // parses and validates the document
+  CHECK(d.exit_code == 1);
+  bool found = false;
+  for (const auto& f : partition(d.doc, "ledger-0")["findings"]) found = found || f["code"] == "partition_metadata.corrupt";
+  CHECK(found);
+}

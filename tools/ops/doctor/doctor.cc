@@ -387,7 +387,8 @@ class Report {
                                      {"recovery_bytes", t_.bytes_to_scan},
                                      {"kafka_loses", {{"partitions", t_.kafka_losing}, {"bytes", t_.kafka_bytes_lost}, {"offsets", t_.kafka_offsets_lost}}},
                                      {"plan_loses", {{"bytes", t_.plan_bytes_lost}, {"offsets", t_.plan_offsets_lost}}}};
-      std::string s = nlohmann::ordered_json{{"plan", plan}, {"summary", summary}, {"errors", errors_}}.dump();
+      std::string s = nlohmann::ordered_json{{"plan", plan}, {"summary", summary}, {"errors", errors_}}.dump(
+          -1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
       out_.write(std::string_view(s).substr(1));  // the object's keys, after the report's
       out_.write("\n");
     } else {
@@ -422,7 +423,7 @@ class Report {
     o.update(j);
     if (!first_) out_.put(',');
     first_ = false;
-    out_.write(o.dump());
+    out_.write(o.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));  // file text may not be UTF-8
   }
 
   const DoctorOptions& o_;
