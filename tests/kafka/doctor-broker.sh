@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Kafka judges kseg-doctor: a real Kafka 4.4.0 broker process writes a log dir (kcat produces
-# topics d0..d5, 2,600 records of about 1 KiB each, three or four 1 MiB segments per
-# partition) and is stopped cleanly. Copies of it are damaged by script, one damage per
+# topics d0..d6, 2,600 records of about 1 KiB each, three or four 1 MiB segments per
+# partition; d6 with an idempotent producer) and is stopped cleanly. Copies of it are damaged by script, one damage per
 # partition, kseg-doctor predicts (--format json) what Kafka's start-up will do with each, and
 # the broker is started on the copy with its log on (slf4j-simple in place of slf4j-nop). For
 # every partition the judge compares, from the broker's own log: the segments Kafka recovered
 # and why (an unclean shutdown, a missing .index), where it found invalid bytes, the segments it
 # deleted, the log end offset it loaded, a directory it renamed -stray, the leftovers it removed;
-# and for the whole broker whether it started. Usage: doctor-broker.sh KSEG_DOCTOR
+# and for the whole broker whether it started. Then Kafka in service, on two more copies started
+# with other broker settings (given to kseg-doctor too, --broker-config): whether its load rebuilt
+# each partition's producer state (snapshots deleted), where its retention check moved each log
+# start (log.retention.bytes), and which partitions its cleaner picked (log.cleanup.policy
+# compact, one partition's cleaner checkpoint at its active segment). Usage: doctor-broker.sh KSEG_DOCTOR
 # Prints a table (partition, damage, Kafka did, doctor said) and "N passed, M failed".
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -27,7 +31,7 @@ cleanup() {
   rm -rf "$tmp"
 }
 trap cleanup EXIT
-topics=(d0 d1 d2 d3 d4 d5)
+topics=(d0 d1 d2 d3 d4 d5 d6)
 settings=(log.segment.bytes=1048576 log.retention.ms=-1 log.retention.bytes=-1)
 
 # ---- the log dir a real broker writes ----
@@ -38,7 +42,8 @@ start_broker "$tmp/server.properties"
 for t in "${topics[@]}"; do
   python3 -c 'import sys
 for i in range(2600): print(f"k{i % 50}:" + ("%06d" % i) * 160)' |
-    kcat -q -b "127.0.0.1:$bport" -P -t "$t" -K: -X linger.ms=5 -X batch.num.messages=16
+    kcat -q -b "127.0.0.1:$bport" -P -t "$t" -K: -X linger.ms=5 -X batch.num.messages=16 \
+      -X enable.idempotence="$([[ $t == d6 ]] && echo true || echo false)"
 done
 stop_broker
 [[ -f "$base/.kafka_cleanshutdown" ]] || { echo "doctor-broker.sh: the broker did not shut down cleanly" >&2; exit 1; }
@@ -71,7 +76,8 @@ txnindex() {
 open(sys.argv[1], "wb").write(struct.pack(">hqqqq", int(sys.argv[2]), 7, 0, int(sys.argv[3]), int(sys.argv[3]) + 1))' \
     "${1%.log}.txnindex" "$2" "$3"
 }
-declare -A damage
+declare -A damage extra linger
+linger[service]=8 linger[cleaner]=8  # seconds in service: the retention check, the cleaner's passes
 make_clean() {
   local d="$tmp/clean"; cp -a "$base" "$d"
   # An aborted transaction's entry ending below the segment's base: TransactionIndex.sanityCheck.
@@ -100,6 +106,16 @@ make_unclean() {
 make_refused() {
   local d="$tmp/refused"; cp -a "$base" "$d"; mkdir "$d/lost+found"
   damage[refused/*]="a lost+found directory in the log dir"
+  d="$tmp/service"; cp -a "$base" "$d"
+  rm "$d"/d5-0/*.snapshot "$d"/d6-0/*.snapshot
+  damage[service/d5]="producer snapshots deleted (no idempotent producer)"
+  damage[service/d6]="producer snapshots deleted (an idempotent producer)"
+  extra[service]="log.retention.bytes=1500000 log.initial.task.delay.ms=500"
+  d="$tmp/cleaner"; cp -a "$base" "$d"
+  local active; active="$(basename "$(ls "$d/d0-0"/*.log | tail -1)" .log)"
+  printf '0\n1\nd0 0 %d\n' "$((10#$active))" > "$d/cleaner-offset-checkpoint"
+  damage[cleaner/d0]="cleaner checkpoint at the active segment (nothing dirty)"
+  extra[cleaner]="log.cleanup.policy=compact"
   d="$tmp/txnversion"; cp -a "$base" "$d"
   txnindex "$(seg "$d/d0-0" 1)" 1 5; damage[txnversion/*]="a .txnindex entry of version 1"
   # A second log dir of the same broker, formatted for another cluster.
@@ -117,7 +133,7 @@ observe() {
   read -r bport cport < <(free_ports 2)
   local dirs="$d"
   [[ -d "$d-b" ]] && dirs="$d,$d-b"
-  props "$dirs" "${settings[@]}" > "$tmp/$1.properties"
+  props "$dirs" "${settings[@]}" ${extra[$1]:-} > "$tmp/$1.properties"
   : > "$tmp/broker.out"
   java -Xmx512m -XX:+UseSerialGC "${broker_jvm_flags[@]}" -cp "$cp" kafka.Kafka "$tmp/$1.properties" > "$tmp/broker.out" 2>&1 &
   broker_pid=$!
@@ -129,7 +145,7 @@ observe() {
     sleep 0.5
   done
   if [[ $started -eq 1 ]]; then
-    sleep 1  # the -stray rename follows the first metadata image
+    sleep "${linger[$1]:-1}"  # the -stray rename follows the first metadata image
     stop_broker
   else
     kill -9 "$broker_pid" 2>/dev/null || true; wait "$broker_pid" 2>/dev/null || true; broker_pid=""
@@ -148,10 +164,12 @@ for c in clean unclean; do
   touch "$tmp/$c-fix/.lock"  # a stopped broker leaves it
   "$doctor" --fix --yes --no-backup --format json "$tmp/$c-fix" > "$tmp/$c-fix.json" 2> "$tmp/$c-fix.steps" || true
 done
-cases=(clean unclean refused txnversion twodirs)
+cases=(clean unclean refused txnversion twodirs service cleaner)
 for c in "${cases[@]}" clean-fix unclean-fix; do
   dirs=("$tmp/$c"); [[ -d "$tmp/$c-b" ]] && dirs+=("$tmp/$c-b")
-  [[ $c == *-fix ]] || "$doctor" --format json "${dirs[@]}" > "$tmp/$c.json" || true
+  # The broker's settings, as the broker started on the copy has them.
+  props "$tmp/$c" "${settings[@]}" ${extra[$c]:-} > "$tmp/$c.settings"
+  [[ $c == *-fix ]] || "$doctor" --format json --broker-config "$tmp/$c.settings" "${dirs[@]}" > "$tmp/$c.json" || true
   observe "$c"
 done
 
@@ -195,7 +213,7 @@ for case in sys.argv[2].split():
             continue
         part = t["dir"].rsplit("/", 1)[1]
         topic = part[:-2]
-        damage = damages.get(f"{case}/{topic}", "?")
+        damage = damages.get(f"{case}/{topic}", "none")
         tag = f"\\[LogLoader partition={re.escape(part)}, dir=[^\\]]*\\]"
         unclean = sorted(int(b) for b in re.findall(tag + r" Recovering unflushed segment (\d+)\.", log))
         corrupt_index = sorted(int(b) for b in re.findall(tag + r" Found a corrupted index file corresponding to log file \S*/" + re.escape(part) + r"/0*(\d+)\.log", log))
@@ -224,6 +242,22 @@ for case in sys.argv[2].split():
         judge(case, part, f"{damage}: segments deleted", deleted, sorted(g["base_offset"] for g in segs if g["deleted"]))
         judge(case, part, f"{damage}: log end offset loaded", int(loaded[-1]) if loaded else None, s["log_end_after"])
         judge(case, part, f"{damage}: renamed -stray", stray, t["stray"])
+        if case == "service":
+            # UnifiedLog.rebuildProducerState: after a clean shutdown with no snapshot it rebuilds nothing.
+            rebuilt = bool(re.search(tag + r" Reloading from producer snapshot and rebuilding producer state", log))
+            missing = [f for f in t["findings"] if f["code"] == "snapshot.missing"]
+            judge(case, part, f"{damage}: producer state rebuilt at load", rebuilt, not missing)
+            judge(case, part, f"{damage}: producers forgotten (doctor: a warning)", not rebuilt and topic == "d6",
+                  any(f["severity"] == "warning" for f in missing))
+            # The retention check: the first segment left (the .log files, not the .deleted ones).
+            first = min((int(n.split("/")[1][:-4]) for n in after if n.startswith(part + "/") and n.endswith(".log")), default=None)
+            due = [f for f in t["findings"] if f["code"] == "retention.due"]
+            said = int(re.match(r"offsets \d+\.\.(\d+) ", due[0]["message"]).group(1)) + 1 if due else t["log_start"]
+            judge(case, part, f"{damage}: log start after the retention check", first, said)
+        if case == "cleaner":
+            picked = bool(re.search(r"Beginning cleaning of log " + re.escape(part) + r"\b", log))
+            judge(case, part, f"{damage}: the cleaner picks it", picked,
+                  any(f["code"] == "cleaner.dirty" for f in t["findings"]))
         leftovers = sorted(f["file"].rsplit("/", 2)[-2] + "/" + f["file"].rsplit("/", 1)[1] for f in t["findings"]
                            if f["code"] in ("dir.leftover_cleaned", "dir.leftover_deleted", "dir.leftover_swap"))
         judge(case, part, f"{damage}: leftovers Kafka removed (doctor: handled by Kafka)",

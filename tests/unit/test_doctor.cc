@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "tests/unit/json_schema.h"
@@ -304,4 +305,127 @@ TEST_CASE("doctor --format json: bytes of a damaged file that are not UTF-8 are 
   bool found = false;
   for (const auto& f : partition(d.doc, "ledger-0")["findings"]) found = found || f["code"] == "partition_metadata.corrupt";
   CHECK(found);
+}
+
+namespace {
+
+// The findings of `code` in partition `name` of a doctor report.
+std::vector<nlohmann::json> found(const nlohmann::json& doc, const std::string& name, const std::string& code) {
+  std::vector<nlohmann::json> out;
+  for (const auto& f : partition(doc, name)["findings"])
+    if (f["code"] == code) out.push_back(f);
+  return out;
+}
+
+const std::string kFuture = "2100-01-01T00:00:00Z";  // past every retention and transaction timeout
+
+}  // namespace
+
+TEST_CASE("doctor: a hanging transaction, with kseg txn's verdict", "[doctor]") {
+  // The last commit marker of ledger-0 cut away (as in the txn oracle, where Kafka's own
+  // truncation makes the same file): the transaction stays open, its coordinator has ended it.
+  kseg::test::CaseCopy c("live-broker");
+  const std::string part = c.path("ledger-0");
+  auto healthy = doctor({"--now", kFuture, c.dir()});
+  CHECK(found(healthy.doc, "ledger-0", "txn.hanging").empty());
+  auto end = nlohmann::json::parse(run_tool(kKseg, {"info", "--format", "json", part}, ".").out)["partitions"][0]["log_end_offset"].get<int64_t>();
+  REQUIRE(run_tool(kKseg, {"truncate", "--no-backup", "--to-offset", std::to_string(end - 1), part}, ".").exit_code == 0);
+  auto txn = run_tool(kKseg, {"txn", "--format", "json", "--now", kFuture, part}, ".");
+  REQUIRE(txn.exit_code == 1);
+  const auto open = nlohmann::json::parse(txn.out)["partitions"][0]["open_transactions"];
+  REQUIRE(open.size() == 1);
+  REQUIRE(open[0]["verdict"] == "hanging");
+  auto d = doctor({"--now", kFuture, c.dir()});
+  INFO(d.text);
+  CHECK(d.exit_code == 1);
+  const auto hanging = found(d.doc, "ledger-0", "txn.hanging");
+  REQUIRE(hanging.size() == 1);
+  CHECK(hanging[0]["severity"] == "error");
+  CHECK(hanging[0]["kafka_handles"] == false);
+  const std::string first = std::to_string(open[0]["first_offset"].get<int64_t>());
+  CHECK(hanging[0]["message"].get<std::string>().find("open from offset " + first) != std::string::npos);
+  CHECK(hanging[0]["message"].get<std::string>().find(open[0]["why"].get<std::string>()) != std::string::npos);
+  REQUIRE(hanging[0]["fixes"].size() == 1);
+  CHECK(hanging[0]["fixes"][0]["command"].get<std::string>().find(
+            "abort --topic ledger --partition 0 --start-offset " + first) != std::string::npos);
+  // By hand: --fix cannot end it, so the plan names it and --fix leaves it.
+  CHECK(d.doc["plan"].size() == 1);
+  CHECK(d.doc["plan"][0]["by_hand"] == true);
+}
+
+TEST_CASE("doctor: producer snapshots missing after a clean shutdown, or stale", "[doctor]") {
+  kseg::test::CaseCopy c("live-broker");
+  kseg::test::write_text(c.path(".lock"), "");
+  for (const char* p : {"idempotent-0", "codec-none-0"})
+    for (const auto& e : fs::directory_iterator(c.path(p)))
+      if (e.path().extension() == ".snapshot") fs::remove(e.path());
+  auto d = doctor({c.dir()});
+  INFO(d.text);
+  CHECK(d.exit_code == 1);
+  // Idempotent producers in the log: Kafka would forget them.
+  const auto idem = found(d.doc, "idempotent-0", "snapshot.missing");
+  REQUIRE(idem.size() == 1);
+  CHECK(idem[0]["severity"] == "warning");
+  CHECK(idem[0]["kafka_handles"] == false);
+  CHECK(partition(d.doc, "idempotent-0")["action"] == "producer_state");
+  // No producer in the log (a producer without idempotence): nothing to forget.
+  const auto plain = found(d.doc, "codec-none-0", "snapshot.missing");
+  REQUIRE(plain.size() == 1);
+  CHECK(plain[0]["severity"] == "info");
+  CHECK(plain[0]["kafka_handles"] == true);
+  CHECK(partition(d.doc, "codec-none-0")["needs_fix"] == false);
+  // The plan writes the snapshot Kafka's recovery would, at the log end.
+  auto fixed = run_tool(kKseg, {"doctor", "--fix", "--yes", c.dir()}, ".");
+  INFO(fixed.out << fixed.err);
+  CHECK(fixed.exit_code == 0);
+  auto after = doctor({c.dir()});
+  CHECK(found(after.doc, "idempotent-0", "snapshot.missing").empty());
+  CHECK(partition(after.doc, "idempotent-0")["needs_fix"] == false);
+
+  // A killed broker: its snapshot is below the log end, so Kafka replays from it.
+  kseg::test::CaseCopy crash("live-crash-before");
+  auto s = doctor({crash.dir()});
+  const auto stale = found(s.doc, "flood-0", "snapshot.stale");
+  REQUIRE(stale.size() == 1);
+  CHECK(stale[0]["severity"] == "info");
+  CHECK(stale[0]["kafka"].get<std::string>().find("replays the log from offset") != std::string::npos);
+}
+
+TEST_CASE("doctor: retention due and a dirty compacted partition, priced as kseg truncate and compact price them", "[doctor]") {
+  kseg::test::CaseCopy c("live-broker");
+  auto now = doctor({c.dir()});
+  CHECK(found(now.doc, "accounts-0", "cleaner.dirty").empty());  // the live cleaner left it clean
+  // The cleaner's checkpoint lost: every byte of accounts-0 is dirty again (min.cleanable.dirty.ratio 0.01).
+  kseg::test::write_text(c.path("cleaner-offset-checkpoint"), "0\n1\naccounts 0 0\n");
+  auto d = doctor({"--now", kFuture, c.dir()});
+  INFO(d.text);
+  CHECK(d.exit_code == 0);  // Kafka handles both in service
+  const auto dirty = found(d.doc, "accounts-0", "cleaner.dirty");
+  REQUIRE(dirty.size() == 1);
+  CHECK(dirty[0]["kafka_handles"] == true);
+  auto compact = run_tool(kKseg, {"compact", "--dry-run", "--now", kFuture, c.path("accounts-0")}, ".");
+  INFO(compact.out << compact.err);
+  const auto freed = compact.out.substr(compact.out.find("; ") + 2);
+  CHECK(dirty[0]["fixes"][0]["loses"].get<std::string>().find("frees " + freed.substr(0, freed.find(" would be freed"))) !=
+        std::string::npos);
+  // Past every retention.ms: each delete-policy partition's prefix, where kseg truncate --retention cuts.
+  int due = 0;
+  for (const auto& t : d.doc["targets"]) {
+    if (t["type"] != "partition") continue;
+    const std::string dir = t["dir"], name = fs::path(dir).filename();
+    auto plan = run_tool(kKseg, {"truncate", "--dry-run", "--retention", "--now", kFuture, "--format", "json", dir}, ".");
+    const auto p = nlohmann::json::parse(plan.out)["partitions"][0];
+    const int64_t before = p["log_start_offset"]["before"], after = p["log_start_offset"]["after"];
+    const auto r = found(d.doc, name, "retention.due");
+    INFO(name);
+    if (name == "accounts-0" || name.rfind("__", 0) == 0) {  // compacted: no retention
+      CHECK(r.empty());
+      continue;
+    }
+    CHECK(r.size() == (after > before ? 1u : 0u));
+    if (r.empty()) continue;
+    ++due;
+    CHECK(r[0]["message"].get<std::string>().rfind(fmt::format("offsets {}..{} ", before, after - 1), 0) == 0);
+  }
+  CHECK(due >= 10);
 }

@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "lib/time_text.h"
 #include "tools/cli/check_flags.h"
 #include "tools/cli/help.h"
 #include "tools/cli/writer_cli.h"
@@ -43,8 +44,12 @@ int doctor_main(int argc, char** argv) {
   add_check_flags(app, check, o.max_decompressed_bytes, o.threads);
   app.add_flag("-v,--verbose", o.verbose, "Every partition and log dir entry, healthy ones and info findings too");
   not_empty(app.add_option("--broker-config", o.broker_config,
-                           "The broker's server.properties: log.index.interval.bytes, log.index.size.max.bytes "
-                           "(topics' own settings come from the log dir's metadata log)"));
+                           "The broker's server.properties: its log.* defaults (index, retention, cleaner); "
+                           "topics' own settings come from the log dir's metadata log"));
+  int64_t now = -1;
+  time_option(app.add_option("--now", now,
+                             "The clock, epoch ms or ISO 8601 (default: now): transaction ages, retention, "
+                             "min.compaction.lag.ms"));
   // Kafka: INT, atLeast(1).
   duration_option(app.add_option("--producer-id-expiration-ms", o.producer_id_expiration_ms,
                                   "The broker's producer.id.expiration.ms, for the producer snapshots --fix writes "
@@ -80,6 +85,7 @@ int doctor_main(int argc, char** argv) {
   if (!depth) return kExitUsage;
   o.depth = *depth;
   o.json = format == "json";
+  o.now_ms = clock_ms(now >= 0 ? std::optional<int64_t>(now) : std::nullopt);
   o.progress = progress.wanted();
   Sink out(stdout), err(stderr);
   return exit_after_run("kseg-doctor", run_doctor(o, out, err));

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "tools/ops/compact/compact.h"
 
+#include <filesystem>
 #include <mutex>
 #include <algorithm>
 #include <optional>
@@ -9,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "formats/checkpoint_file.h"
+#include "formats/file_names.h"
 #include "lib/time_text.h"
 #include "lib/units.h"
 #include "tools/ops/common/exit_codes.h"
@@ -246,6 +248,42 @@ int compact_partition(const std::string& dir, const CompactOptions& o, int64_t n
 }
 
 }  // namespace
+
+Result<CleanerOutlook> cleaner_outlook(const std::string& dir, const TopicSettings& ts, int64_t now_ms, bool price) {
+  auto name = file_names::parse_partition_dir_name(std::filesystem::path(dir).filename().string());
+  if (!name.ok()) return name.error();
+  auto settings = compact::resolve(ts, {}, name->topic, log_dir_of(dir));
+  if (!settings.ok()) return settings.error();
+  CleanerOutlook out;
+  out.cleanup_policy = settings->cleanup_policy;
+  out.compacts = settings->compacts();
+  out.deletes = settings->cleanup_policy.find("delete") != std::string::npos;
+  out.min_ratio = settings->min_cleanable_ratio;
+  if (!out.compacts) return out;
+  std::vector<Problem> notes;
+  auto p = compact::load(dir, nullptr, notes);
+  if (!p.ok()) return p.error();
+  compact::RoundOptions ro;
+  ro.now_ms = now_ms;
+  ro.dry_run = true;
+  ro.bounds_only = true;
+  auto b = compact::clean_round(*p, *settings, ro);
+  if (!b.ok()) return b.error();
+  out.clean_bytes = b->clean_bytes;
+  out.cleanable_bytes = b->cleanable_bytes;
+  out.first_dirty = b->first_dirty;
+  out.first_uncleanable = b->first_uncleanable;
+  const int64_t total = out.clean_bytes + out.cleanable_bytes;
+  out.dirty_ratio = total > 0 ? static_cast<double>(out.cleanable_bytes) / static_cast<double>(total) : 0;
+  if (!price || !out.picked()) return out;
+  ro.bounds_only = false;
+  auto r = compact::clean_round(*p, *settings, ro);
+  if (!r.ok()) return r.error();
+  out.frees = r->read.bytes - r->kept.bytes;
+  out.records_removed = r->read.records - r->kept.records;
+  out.more_rounds = r->map_full;
+  return out;
+}
 
 int run_compact(const CompactOptions& o, Sink& out, Sink& err) {
   const int64_t now = clock_ms(o.now_ms);

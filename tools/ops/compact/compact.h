@@ -25,6 +25,7 @@
 namespace kseg {
 
 class Sink;
+class TopicSettings;
 
 struct CompactOptions : WriterOptions {  // now_ms: the cleaner's clock
   std::string topic_config_file;     // key=value lines of the topic's configs
@@ -34,6 +35,28 @@ struct CompactOptions : WriterOptions {  // now_ms: the cleaner's clock
   bool until_clean = false;
   bool force = false;  // compact a partition whose cleanup.policy has no "compact"
 };
+
+// What Kafka's cleaner makes of a partition when it next picks logs, offline
+// (LogCleanerManager.grabFilthiestCompactedLog): the topic's cleanup.policy,
+// the dirty ratio (cleanable bytes over clean and cleanable) against
+// min.cleanable.dirty.ratio, and, when it is above and `price` is set, what
+// one kseg-compact round (a dry run) removes and frees.
+struct CleanerOutlook {
+  std::string cleanup_policy;
+  bool compacts = false, deletes = false;
+  double dirty_ratio = 0, min_ratio = 0.5;
+  int64_t clean_bytes = 0, cleanable_bytes = 0;
+  int64_t first_dirty = 0, first_uncleanable = 0;
+  bool picked() const { return compacts && dirty_ratio > min_ratio; }
+  std::optional<int64_t> frees;  // bytes one round frees, when priced
+  int64_t records_removed = 0;
+  bool more_rounds = false;      // the dirty section does not fit one round's map
+};
+// `settings`: the settings lookup of the run (a metadata log read once).
+// Fails where the partition cannot be loaded as the cleaner loads it (kseg
+// verify says why); a partition with no compact policy is not loaded.
+Result<CleanerOutlook> cleaner_outlook(const std::string& dir, const TopicSettings& settings, int64_t now_ms,
+                                       bool price);
 
 // Runs a whole compaction; returns the exit code.
 int run_compact(const CompactOptions& options, Sink& out, Sink& err);

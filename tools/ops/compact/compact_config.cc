@@ -18,6 +18,7 @@ constexpr SettingKey kCleaningKeys[] = {
     {"delete.retention.ms", "log.cleaner.delete.retention.ms", "86400000"},
     {"min.compaction.lag.ms", "log.cleaner.min.compaction.lag.ms", "0"},
     {"segment.bytes", "log.segment.bytes", "1073741824"},
+    {"min.cleanable.dirty.ratio", "log.cleaner.min.cleanable.ratio", "0.5"},
 };
 
 // Cleaner settings (broker-wide only).
@@ -54,12 +55,29 @@ Result<int64_t> number(const Settings& s, const std::string& key, std::optional<
   return setting_number(s.all, key, min.value_or(lo), hi);
 }
 
+// A setting that is a Java double (Double.parseDouble of the trimmed text).
+Result<double> fraction(const Settings& s, const std::string& key) {
+  const Setting& v = s.all.at(key);
+  try {
+    size_t used = 0;
+    const double d = std::stod(v.value, &used);
+    if (used != v.value.size()) throw std::invalid_argument(v.value);
+    return d;
+  } catch (const std::exception&) {
+    return Error{Errc::usage, std::nullopt, fmt::format("{} = '{}' ({}): not a number", key, v.value, v.source)};
+  }
+}
+
 }  // namespace
 
 Result<Settings> resolve(const CompactOptions& o, const std::string& topic, const std::string& log_dir) {
   auto lookup = TopicSettings::open({o.topic_config_file, o.broker_config_file, o.overrides});
   if (!lookup.ok()) return lookup.error();
-  const TopicSettings& ts = **lookup;
+  return resolve(**lookup, o.overrides, topic, log_dir);
+}
+
+Result<Settings> resolve(const TopicSettings& ts, std::span<const std::pair<std::string, std::string>> overrides,
+                         const std::string& topic, const std::string& log_dir) {
   Settings s;
   for (std::span<const SettingKey> keys : {std::span<const SettingKey>(kCleaningKeys), std::span<const SettingKey>(kIndexSettingKeys),
                                           std::span<const SettingKey>(kBrokerKeys)}) {
@@ -72,7 +90,7 @@ Result<Settings> resolve(const CompactOptions& o, const std::string& topic, cons
   for (const char* key : {"internal.segment.bytes", "offset.map.bytes"})
     if (auto v = ts.given(key); v && (std::string_view(key) != "offset.map.bytes" || v->source == "command line"))
       s.all[key] = *v;
-  for (const auto& [key, value] : o.overrides) {
+  for (const auto& [key, value] : overrides) {
     bool known = s.all.count(key) != 0;
     if (!known) return Error{Errc::usage, std::nullopt, fmt::format("--config {}: not a setting kseg-compact uses", key)};
   }
@@ -106,14 +124,13 @@ Result<Settings> resolve(const CompactOptions& o, const std::string& topic, cons
     if (!n.ok()) return n.error();
     s.offset_map_bytes = std::min<int64_t>(*n, INT32_MAX);
   }
-  const std::string& lf = s.all["log.cleaner.io.buffer.load.factor"].value;
-  try {
-    size_t used = 0;
-    s.load_factor = std::stod(lf, &used);
-    if (used != lf.size()) throw std::invalid_argument(lf);
-  } catch (const std::exception&) {
-    return Error{Errc::usage, std::nullopt, fmt::format("log.cleaner.io.buffer.load.factor = '{}': not a number", lf)};
-  }
+  auto lf = fraction(s, "log.cleaner.io.buffer.load.factor");
+  if (!lf.ok()) return lf.error();
+  s.load_factor = *lf;
+  auto ratio = fraction(s, "min.cleanable.dirty.ratio");  // Kafka: between(0, 1)
+  if (!ratio.ok()) return ratio.error();
+  if (*ratio < 0 || *ratio > 1) return Error{Errc::usage, std::nullopt, "min.cleanable.dirty.ratio must be within [0, 1]"};
+  s.min_cleanable_ratio = *ratio;
   // Kafka refuses to start a cleaner whose map would hold at most one key.
   if (static_cast<double>(s.offset_map_bytes / 24) * s.load_factor <= 1)
     return Error{Errc::usage, std::nullopt,

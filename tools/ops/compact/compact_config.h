@@ -8,7 +8,9 @@
 
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lib/status.h"
@@ -27,6 +29,7 @@ struct Settings {
   int64_t index_interval_bytes = 0;
   int64_t offset_map_bytes = 0;  // min(dedupe buffer / cleaner threads, INT32_MAX)
   double load_factor = 0;
+  double min_cleanable_ratio = 0.5;  // the cleaner picks a log whose dirty ratio is above it
   bool compacts() const { return cleanup_policy.find("compact") != std::string::npos; }
 };
 
@@ -38,6 +41,10 @@ struct Settings {
 // formats/properties.h), (usage) on a value that is no decimal whole number
 // within the range Kafka gives the key.
 Result<Settings> resolve(const CompactOptions& options, const std::string& topic, const std::string& log_dir);
+// The same through settings already open; `overrides`: the command line's
+// keys, each of which must be one the cleaner uses.
+Result<Settings> resolve(const TopicSettings& settings, std::span<const std::pair<std::string, std::string>> overrides,
+                         const std::string& topic, const std::string& log_dir);
 
 // Lines "key = value (source)" for the plan.
 std::vector<std::string> describe(const Settings& s);

@@ -565,7 +565,7 @@ Result<RoundStats> Round::run() {
   const int64_t first_uncleanable = bounds();
   const int64_t first_dirty = st_.first_dirty;
   st_.end_offset = first_dirty;
-  if (first_dirty >= first_uncleanable) return st_;
+  if (first_dirty >= first_uncleanable || o_.bounds_only) return st_;
   // The progress line's work: the validating pass (the map is built
   // beside it) and the cleaning pass, each over the cleanable segments; what
   // a full map leaves uncleaned is told done at the end.

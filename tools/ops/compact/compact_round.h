@@ -81,6 +81,9 @@ struct RoundOptions {
   // before anything is written when the map fills inside the round's first
   // segment, rather than run a round per map of keys.
   bool refuse_small_map = false;
+  // Only the bounds and the clean and cleanable bytes: no map, nothing read
+  // but what load() read (the cleaner's choice of a log, kseg-doctor).
+  bool bounds_only = false;
 };
 
 // Plans and (unless dry_run) runs one round. Nothing dirty: stats with

@@ -30,6 +30,7 @@
 #include "tools/ops/doctor/explain.h"
 #include "tools/ops/doctor/inventory.h"
 #include "tools/ops/doctor/plan.h"
+#include "tools/ops/doctor/service.h"
 #include "tools/ops/partition/log_dir.h"
 #include "tools/ops/partition/partition.h"
 #include "tools/ops/partition/topic_settings.h"
@@ -91,7 +92,8 @@ void check_stray(const TopicSettings& settings, PartitionDoc& d) {
   d.findings.push_back(Finding{std::move(*p), {}, {}, false});
 }
 
-void diagnose_partition(const LogCheckOptions& lo, const TopicSettings& settings, Work& w) {
+void diagnose_partition(const LogCheckOptions& lo, const ServiceContext& service, Work& w) {
+  const TopicSettings& settings = service.settings;
   PartitionDoc& d = w.doc;
   d.dir = w.target.path;
   d.name = fs::path(d.dir).filename().string();
@@ -146,6 +148,7 @@ void diagnose_partition(const LogCheckOptions& lo, const TopicSettings& settings
                            clean_logs);
   if (!s.ok()) d.startup_error = s.error().message;
   else d.startup = std::move(*s);
+  in_service(service, *p, r, w.target.clean_shutdown, d);
   bool invalid = d.startup && d.startup->loses();
   for (const auto& f : d.findings) invalid = invalid || invalid_bytes(f.problem.code);
   if (invalid) {
@@ -214,7 +217,8 @@ const char* action_name(Action a) {
 }
 
 nlohmann::ordered_json partition_json(const PartitionDoc& d) {
-  nlohmann::ordered_json j{{"dir", d.dir}, {"needs_fix", d.needs_fix()}, {"action", action_name(d.action)}, {"stray", d.stray}};
+  nlohmann::ordered_json j{{"dir", d.dir},           {"needs_fix", d.needs_fix()}, {"action", action_name(d.action)},
+                           {"stray", d.stray},        {"log_start", d.log_start},   {"log_end", d.log_end}};
   j["startup"] = d.startup ? startup_json(*d.startup) : nullptr;
   j["startup_error"] = d.startup_error.empty() ? nullptr : nlohmann::ordered_json(d.startup_error);
   j["salvage_removes"] = removed_json(d.salvage);
@@ -292,7 +296,7 @@ class Report {
       out_.print("    Kafka: {}\n", f.kafka);
       if (f.kafka_handles) out_.print("    fix: none needed, Kafka handles it\n");
       for (size_t i = 0; i < f.fixes.size(); ++i)
-        out_.print("    {} {}{}\n", i == 0 ? "fix:" : " or:", f.fixes[i].command,
+        out_.print("    {} {}{}\n", f.kafka_handles ? "now:" : i == 0 ? "fix:" : " or:", f.fixes[i].command,
                    f.fixes[i].loses.empty() ? "" : fmt::format("  (loses {})", f.fixes[i].loses));
     }
     if (d.suppressed > 0) out_.print("  ({} more problems not shown: --max-problems)\n", d.suppressed);
@@ -485,12 +489,14 @@ void diagnose(const std::vector<Target>& targets, const DoctorOptions& opts, con
   lo.segment_threads = static_cast<unsigned>(hw / workers);
   std::map<std::string, std::map<std::string, PartitionRange>> ranges;  // by log dir, until its turn
   Progress progress("kseg-doctor", Progress::Unit::partitions, static_cast<int64_t>(n), opts.progress);
+  Coordinators coordinators;
+  const ServiceContext service{settings, coordinators, opts.now_ms, opts.broker_config};
   run_ordered<Work>(
       n, workers, 64,
       [&](size_t i) {
         auto w = std::make_unique<Work>();
         w->target = targets[i];
-        if (w->target.kind == Target::partition) diagnose_partition(lo, settings, *w);
+        if (w->target.kind == Target::partition) diagnose_partition(lo, service, *w);
         progress.add(1);
         return w;
       },

@@ -36,6 +36,7 @@ struct DoctorOptions {
   // and producer.id.expiration.ms, for the producer snapshots --fix writes.
   std::string broker_config;
   int64_t producer_id_expiration_ms = 86400000;
+  int64_t now_ms = 0;  // the clock: transaction ages, retention, min.compaction.lag.ms
 };
 
 // Returns the exit code: 0 nothing to fix, 1 findings (or Kafka's start-up

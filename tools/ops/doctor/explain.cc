@@ -185,6 +185,11 @@ void explain(PartitionDoc& d) {
   bool invalid = false, index = false, producers = false, by_hand = false;
   for (auto& x : d.findings) {
     const Code c = x.problem.code;
+    if (!x.kafka.empty()) {  // an in-service finding (service.h): its texts and fixes are its own
+      producers = producers || (c == Code::snapshot_missing && !x.kafka_handles);
+      by_hand = by_hand || x.by_hand;
+      continue;
+    }
     x.kafka = kafka_text(d, x);
     const SegmentFate* f = d.startup ? fate_of(*d.startup, x.problem.file) : nullptr;
     const bool recovered = f && f->why != RecoverWhy::none;

@@ -49,22 +49,6 @@ Status each_entry(const std::string& path, Fn&& fn) {
   return {};
 }
 
-// The coordinator's last word on a transactional id (TransactionLogValue).
-struct CoordinatorTxn {
-  std::string id;
-  int64_t producer_id = -1, previous_producer_id = -1;
-  int16_t producer_epoch = -1;
-  int8_t status = -1;
-  int32_t timeout_ms = 0;
-  int64_t last_update_ms = -1, start_ms = -1;
-  std::vector<std::pair<std::string, int32_t>> partitions;
-  std::string source;  // the __transaction_state partition
-  bool ended() const { return status == 0 || status >= 4; }  // Empty, Complete*, Dead, PrepareEpochFence
-  bool includes(const std::string& topic, int32_t p) const {
-    return std::find(partitions.begin(), partitions.end(), std::make_pair(topic, p)) != partitions.end();
-  }
-};
-
 // The __transaction_state partitions beside `log_dir`'s partitions, read to
 // their ends: the newest value of each key wins, a tombstone removes it.
 Result<std::map<std::string, CoordinatorTxn>> read_coordinator(const std::string& log_dir, bool& present) {
@@ -133,11 +117,8 @@ Result<std::map<std::string, CoordinatorTxn>> read_coordinator(const std::string
   return out;
 }
 
-struct Open {
+struct Open : TxnCoordinators::Verdict {
   ProducerEntry producer;
-  const CoordinatorTxn* coordinator = nullptr;
-  std::string verdict;  // ongoing, completing, hanging, unverified
-  std::string why;
 };
 
 // What txn reports of one partition.
@@ -177,7 +158,7 @@ Result<Report> read_partition(const std::string& dir, const TxnOptions& o) {
   p.lso = p.hw;
   for (const auto& e : p.producers)
     if (e.has_open_txn()) {
-      p.open.push_back(Open{e, nullptr, "", ""});
+      p.open.push_back(Open{{}, e});
       p.lso = std::min(p.lso, e.current_txn_first_offset);
     }
   std::sort(p.open.begin(), p.open.end(), [](const Open& a, const Open& b) {
@@ -199,69 +180,6 @@ Result<Report> read_partition(const std::string& dir, const TxnOptions& o) {
 
 // Java's long subtraction, which wraps.
 int64_t minus(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b)); }
-
-// The coordinator's transactional ids by producer id and previous producer id.
-using ByProducer = std::multimap<int64_t, const CoordinatorTxn*>;
-ByProducer by_producer(const std::map<std::string, CoordinatorTxn>& coord) {
-  ByProducer out;
-  for (const auto& [id, c] : coord) {
-    out.emplace(c.producer_id, &c);
-    if (c.previous_producer_id >= 0 && c.previous_producer_id != c.producer_id) out.emplace(c.previous_producer_id, &c);
-  }
-  return out;
-}
-
-// The coordinator's view of an open transaction, and the verdict, in the
-// spirit of kafka-transactions.sh find-hanging: the coordinator's transaction
-// for the producer does not include this partition (or is over), and the
-// partition's has been open longer than the coordinator's timeout (younger,
-// a lagging copy of either side could explain it: unverified).
-void judge(Open& t, const Report& p, const ByProducer& coord, bool coord_present, int64_t now_ms) {
-  const int64_t pid = t.producer.producer_id;
-  const CoordinatorTxn* best = nullptr;
-  for (auto [it, end] = coord.equal_range(pid); it != end; ++it)
-    if (!best || it->second->last_update_ms > best->last_update_ms) best = it->second;
-  t.coordinator = best;
-  if (!coord_present) {
-    t.verdict = "unverified";
-    t.why = "no __transaction_state partition in this log dir";
-    return;
-  }
-  if (!best) {
-    t.verdict = "unverified";
-    t.why = "no transactional id of the __transaction_state partitions here has this producer id (its coordinator "
-            "partition may be on another broker, or the id expired)";
-    return;
-  }
-  const bool listed = best->producer_id == pid && best->includes(p.topic, p.number);
-  if (best->status == 1 && listed) {
-    t.verdict = "ongoing";
-    t.why = "the coordinator has it ongoing with this partition";
-    return;
-  }
-  if ((best->status == 2 || best->status == 3) && listed) {
-    t.verdict = "completing";
-    t.why = fmt::format("the coordinator is writing its markers ({})", coordinator::transaction_state_name(best->status));
-    return;
-  }
-  const std::string what =
-      best->ended() ? fmt::format("the coordinator ended it ({}), but no marker for it is in this partition",
-                                  coordinator::transaction_state_name(best->status))
-                    : fmt::format("the coordinator's transaction ({}, producer {} epoch {}) does not include this "
-                                  "partition",
-                                  coordinator::transaction_state_name(best->status), best->producer_id,
-                                  best->producer_epoch);
-  const int64_t age = minus(now_ms, t.producer.timestamp_ms);
-  if (age <= best->timeout_ms) {
-    t.verdict = "unverified";
-    t.why = fmt::format("{}; but its last write is only {} ms old, within the transaction timeout ({} ms): a copy "
-                        "that lags behind could explain it",
-                        what, age, best->timeout_ms);
-    return;
-  }
-  t.verdict = "hanging";
-  t.why = what;
-}
 
 std::string iso(int64_t ms) {
   if (ms < 0) return "-";
@@ -362,15 +280,76 @@ void print_text(const Report& p, const TxnOptions& o, Sink& out) {
 
 }  // namespace
 
+// The coordinator's transactional ids by producer id and previous producer id.
+Result<TxnCoordinators> TxnCoordinators::read(const std::string& log_dir) {
+  TxnCoordinators c;
+  auto txns = read_coordinator(log_dir, c.present_);
+  if (!txns.ok()) return txns.error();
+  c.txns_ = std::move(*txns);
+  for (const auto& [id, t] : c.txns_) {
+    c.by_pid_.emplace(t.producer_id, &t);
+    if (t.previous_producer_id >= 0 && t.previous_producer_id != t.producer_id) c.by_pid_.emplace(t.previous_producer_id, &t);
+  }
+  return c;
+}
+
+// In the spirit of kafka-transactions.sh find-hanging: the coordinator's
+// transaction for the producer does not include this partition (or is over),
+// and the partition's has been open longer than the coordinator's timeout
+// (younger, a lagging copy of either side could explain it: unverified).
+TxnCoordinators::Verdict TxnCoordinators::judge(int64_t pid, int64_t last_timestamp_ms, const std::string& topic,
+                                                int32_t partition, int64_t now_ms) const {
+  Verdict t;
+  const CoordinatorTxn* best = nullptr;
+  for (auto [it, end] = by_pid_.equal_range(pid); it != end; ++it)
+    if (!best || it->second->last_update_ms > best->last_update_ms) best = it->second;
+  t.coordinator = best;
+  if (!present_) {
+    t.verdict = "unverified";
+    t.why = "no __transaction_state partition in this log dir";
+    return t;
+  }
+  if (!best) {
+    t.verdict = "unverified";
+    t.why = "no transactional id of the __transaction_state partitions here has this producer id (its coordinator "
+            "partition may be on another broker, or the id expired)";
+    return t;
+  }
+  const bool listed = best->producer_id == pid && best->includes(topic, partition);
+  if (best->status == 1 && listed) {
+    t.verdict = "ongoing";
+    t.why = "the coordinator has it ongoing with this partition";
+    return t;
+  }
+  if ((best->status == 2 || best->status == 3) && listed) {
+    t.verdict = "completing";
+    t.why = fmt::format("the coordinator is writing its markers ({})", coordinator::transaction_state_name(best->status));
+    return t;
+  }
+  const std::string what =
+      best->ended() ? fmt::format("the coordinator ended it ({}), but no marker for it is in this partition",
+                                  coordinator::transaction_state_name(best->status))
+                    : fmt::format("the coordinator's transaction ({}, producer {} epoch {}) does not include this "
+                                  "partition",
+                                  coordinator::transaction_state_name(best->status), best->producer_id,
+                                  best->producer_epoch);
+  const int64_t age = minus(now_ms, last_timestamp_ms);
+  if (age <= best->timeout_ms) {
+    t.verdict = "unverified";
+    t.why = fmt::format("{}; but its last write is only {} ms old, within the transaction timeout ({} ms): a copy "
+                        "that lags behind could explain it",
+                        what, age, best->timeout_ms);
+    return t;
+  }
+  t.verdict = "hanging";
+  t.why = what;
+  return t;
+}
+
 int run_txn(const TxnOptions& o, Sink& out, Sink& err) {
   auto dirs = partition_dirs_for(o);
   if (!dirs.ok()) return report_failure("kseg-txn", dirs.error(), err);
-  struct Coordinator {
-    bool present = false;
-    std::map<std::string, CoordinatorTxn> txns;
-    ByProducer by_pid;
-  };
-  std::map<std::string, Coordinator> coordinators;  // by log dir
+  std::map<std::string, TxnCoordinators> coordinators;  // by log dir
   json doc = {{"now_ms", o.now_ms}, {"partitions", json::array()}};
   int rc = kExitOk;
   int64_t hanging = 0;
@@ -386,21 +365,20 @@ int run_txn(const TxnOptions& o, Sink& out, Sink& err) {
     }
     const std::string log_dir = fs::absolute(dir).lexically_normal().parent_path().string();
     if (!coordinators.count(log_dir)) {
-      Coordinator& c = coordinators[log_dir];
-      auto txns = read_coordinator(log_dir, c.present);
-      if (!txns.ok()) {
-        err.print("kseg-txn: {}\n", txns.error().message);
-        rc = std::max(rc, static_cast<int>(exit_code_for(txns.error().code)));
-        c.present = false;
+      auto c = TxnCoordinators::read(log_dir);
+      if (!c.ok()) {  // judged as with no coordinator partition
+        err.print("kseg-txn: {}\n", c.error().message);
+        rc = std::max(rc, static_cast<int>(exit_code_for(c.error().code)));
+        coordinators.emplace(log_dir, TxnCoordinators{});
       } else {
-        c.txns = std::move(*txns);
-        c.by_pid = by_producer(c.txns);
+        coordinators.emplace(log_dir, std::move(*c));
       }
     }
-    const Coordinator& c = coordinators[log_dir];
+    const TxnCoordinators& c = coordinators.at(log_dir);
     int64_t hanging_here = 0;
     for (auto& t : p->open) {
-      judge(t, *p, c.by_pid, c.present, o.now_ms);
+      static_cast<TxnCoordinators::Verdict&>(t) =
+          c.judge(t.producer.producer_id, t.producer.timestamp_ms, p->topic, p->number, o.now_ms);
       if (t.verdict == "hanging") hanging_here++;
     }
     hanging += hanging_here;

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: Apache-2.0
+// What Kafka 4.4 does with a partition once it has loaded it, worked out
+// offline, each as a finding with its Kafka text and fixes: the producer
+// state its load reads (with no snapshot after a clean shutdown it forgets
+// the producers; a stale one is replayed), the transactions open at the log
+// end (kseg-txn's verdict against the log dir's coordinator), the cleaner's
+// next pick (the dirty ratio, and what a kseg-compact round frees), and the
+// retention check (what kseg-truncate --retention frees).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "tools/ops/doctor/explain.h"
+#include "tools/ops/partition/partition.h"
+#include "tools/ops/partition/topic_settings.h"
+#include "tools/ops/txn/txn.h"
+#include "tools/ops/verify/verify_partition.h"
+
+namespace kseg::doctor {
+
+// Each log dir's transaction coordinators, read once, by whichever worker
+// asks first.
+class Coordinators {
+ public:
+  const TxnCoordinators& of(const std::string& log_dir);
+
+ private:
+  std::mutex mu_;
+  std::map<std::string, TxnCoordinators> by_dir_;
+};
+
+struct ServiceContext {
+  const TopicSettings& settings;
+  Coordinators& coordinators;
+  int64_t now_ms = 0;
+  std::string broker_config;  // said in the commands printed, so they resolve the same settings
+};
+
+// Adds the in-service findings of partition `p` (kseg-verify's result `r`,
+// `clean`: the log dir shut down cleanly) to `d`, after its start-up is
+// predicted; explain() leaves their texts as they are.
+void in_service(const ServiceContext& c, const Partition& p, const TargetResult& r, bool clean, PartitionDoc& d);
+
+}  // namespace kseg::doctor
