@@ -108,6 +108,10 @@ make_refused() {
   damage[refused/*]="a lost+found directory in the log dir"
   d="$tmp/service"; cp -a "$base" "$d"
   rm "$d"/d5-0/*.snapshot "$d"/d6-0/*.snapshot
+  rm "$(ls "$d"/d3-0/*.snapshot | tail -1)"
+  damage[service/d3]="the newest producer snapshot deleted (an older one at a segment base left)"
+  local s; s="$(ls "$d"/d2-0/*.snapshot | tail -1)"; mv "$s" "$d/d2-0/00000000000000999999.snapshot"
+  damage[service/d2]="the newest producer snapshot renamed past the log end"
   damage[service/d5]="producer snapshots deleted (no idempotent producer)"
   damage[service/d6]="producer snapshots deleted (an idempotent producer)"
   extra[service]="log.retention.bytes=1500000 log.initial.task.delay.ms=500"

@@ -5,6 +5,7 @@
 // tests/kafka/doctor-broker.sh; here: the prediction against the recovery Kafka already made,
 // the plan's commands run until nothing is left to fix, the report against its schema, the exit
 // statuses.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -356,10 +357,24 @@ TEST_CASE("doctor: a hanging transaction, with kseg txn's verdict", "[doctor]") 
 TEST_CASE("doctor: producer snapshots missing after a clean shutdown, or stale", "[doctor]") {
   kseg::test::CaseCopy c("live-broker");
   kseg::test::write_text(c.path(".lock"), "");
+  // The clock just after the idempotent producers' last write: Kafka would still know them.
+  auto txn = nlohmann::json::parse(run_tool(kKseg, {"txn", "--format", "json", "--now", "1", c.path("idempotent-0")}, ".").out);  // a clock before every write: none expired
+  int64_t last = 0;
+  for (const auto& e : txn["partitions"][0]["producers"]) last = std::max(last, e["timestamp_ms"].get<int64_t>());
+  REQUIRE(last > 0);
+  const std::string now = std::to_string(last + 60000);
   for (const char* p : {"idempotent-0", "codec-none-0"})
     for (const auto& e : fs::directory_iterator(c.path(p)))
       if (e.path().extension() == ".snapshot") fs::remove(e.path());
-  auto d = doctor({c.dir()});
+  // accounts-0: the snapshot at the log end gone, the one at its second segment's base left.
+  std::vector<fs::path> snaps;
+  for (const auto& e : fs::directory_iterator(c.path("accounts-0")))
+    if (e.path().extension() == ".snapshot") snaps.push_back(e.path());
+  std::sort(snaps.begin(), snaps.end());
+  REQUIRE(snaps.size() == 2);
+  REQUIRE(snaps[0].filename() == "00000000000000000696.snapshot");
+  fs::remove(snaps[1]);
+  auto d = doctor({"--now", now, c.dir()});
   INFO(d.text);
   CHECK(d.exit_code == 1);
   // Idempotent producers in the log: Kafka would forget them.
@@ -374,21 +389,30 @@ TEST_CASE("doctor: producer snapshots missing after a clean shutdown, or stale",
   CHECK(plain[0]["severity"] == "info");
   CHECK(plain[0]["kafka_handles"] == true);
   CHECK(partition(d.doc, "codec-none-0")["needs_fix"] == false);
+  // A day later the same producers have expired: forgetting them loses nothing.
+  auto later = doctor({"--now", std::to_string(last + 2 * 86400000LL), c.dir()});
+  REQUIRE(found(later.doc, "idempotent-0", "snapshot.missing").size() == 1);
+  CHECK(found(later.doc, "idempotent-0", "snapshot.missing")[0]["severity"] == "info");
+  // An older snapshot at a segment base: Kafka loads it and replays the segment after it.
+  const auto stale = found(d.doc, "accounts-0", "snapshot.stale");
+  REQUIRE(stale.size() == 1);
+  CHECK(stale[0]["severity"] == "info");
+  CHECK(stale[0]["kafka"].get<std::string>().find("replays the log from offset 696 ") != std::string::npos);
+  CHECK(found(d.doc, "accounts-0", "snapshot.missing").empty());
   // The plan writes the snapshot Kafka's recovery would, at the log end.
-  auto fixed = run_tool(kKseg, {"doctor", "--fix", "--yes", c.dir()}, ".");
+  auto fixed = run_tool(kKseg, {"doctor", "--now", now, "--fix", "--yes", c.dir()}, ".");
   INFO(fixed.out << fixed.err);
   CHECK(fixed.exit_code == 0);
-  auto after = doctor({c.dir()});
+  auto after = doctor({"--now", now, c.dir()});
   CHECK(found(after.doc, "idempotent-0", "snapshot.missing").empty());
   CHECK(partition(after.doc, "idempotent-0")["needs_fix"] == false);
 
-  // A killed broker: its snapshot is below the log end, so Kafka replays from it.
+  // A killed broker: recovering its active segment snapshots the log end, so nothing is replayed
+  // besides what the recovery reads.
   kseg::test::CaseCopy crash("live-crash-before");
-  auto s = doctor({crash.dir()});
-  const auto stale = found(s.doc, "flood-0", "snapshot.stale");
-  REQUIRE(stale.size() == 1);
-  CHECK(stale[0]["severity"] == "info");
-  CHECK(stale[0]["kafka"].get<std::string>().find("replays the log from offset") != std::string::npos);
+  auto k = doctor({crash.dir()});
+  CHECK(found(k.doc, "flood-0", "snapshot.stale").empty());
+  CHECK(found(k.doc, "flood-0", "snapshot.missing").empty());
 }
 
 TEST_CASE("doctor: retention due and a dirty compacted partition, priced as kseg truncate and compact price them", "[doctor]") {

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "tools/ops/compact/compact.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <mutex>
-#include <algorithm>
 #include <optional>
+#include <span>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -252,33 +253,54 @@ int compact_partition(const std::string& dir, const CompactOptions& o, int64_t n
 Result<CleanerOutlook> cleaner_outlook(const std::string& dir, const TopicSettings& ts, int64_t now_ms, bool price) {
   auto name = file_names::parse_partition_dir_name(std::filesystem::path(dir).filename().string());
   if (!name.ok()) return name.error();
-  auto settings = compact::resolve(ts, {}, name->topic, log_dir_of(dir));
-  if (!settings.ok()) return settings.error();
+  const std::string log_dir = log_dir_of(dir);
+  auto policy = ts.lookup(name->topic, log_dir, std::span<const SettingKey>(&compact::kCleanupPolicyKey, 1));
+  if (!policy.ok()) return policy.error();
   CleanerOutlook out;
-  out.cleanup_policy = settings->cleanup_policy;
-  out.compacts = settings->compacts();
-  out.deletes = settings->cleanup_policy.find("delete") != std::string::npos;
-  out.min_ratio = settings->min_cleanable_ratio;
+  out.cleanup_policy = (*policy)["cleanup.policy"].value;
+  std::transform(out.cleanup_policy.begin(), out.cleanup_policy.end(), out.cleanup_policy.begin(), ::tolower);
+  out.compacts = out.cleanup_policy.find("compact") != std::string::npos;
+  out.deletes = out.cleanup_policy.find("delete") != std::string::npos;
   if (!out.compacts) return out;
+  auto settings = compact::resolve(ts, {}, name->topic, log_dir);
+  if (!settings.ok()) {
+    out.not_judged = settings.error().message;
+    return out;
+  }
+  out.min_ratio = settings->min_cleanable_ratio;
   std::vector<Problem> notes;
   auto p = compact::load(dir, nullptr, notes);
-  if (!p.ok()) return p.error();
+  if (!p.ok()) {
+    out.not_judged = p.error().message;
+    return out;
+  }
   compact::RoundOptions ro;
   ro.now_ms = now_ms;
   ro.dry_run = true;
   ro.bounds_only = true;
   auto b = compact::clean_round(*p, *settings, ro);
-  if (!b.ok()) return b.error();
-  out.clean_bytes = b->clean_bytes;
-  out.cleanable_bytes = b->cleanable_bytes;
+  if (!b.ok()) {
+    out.not_judged = b.error().message;
+    return out;
+  }
   out.first_dirty = b->first_dirty;
   out.first_uncleanable = b->first_uncleanable;
+  out.cleanable_bytes = b->cleanable_bytes;
+  // LogToClean.cleanBytes: every segment below the first dirty offset, the one holding it too (it
+  // then counts in both, as in Kafka).
+  for (const auto& s : p->segments)
+    if (s.base < out.first_dirty) out.clean_bytes += s.size;
   const int64_t total = out.clean_bytes + out.cleanable_bytes;
   out.dirty_ratio = total > 0 ? static_cast<double>(out.cleanable_bytes) / static_cast<double>(total) : 0;
   if (!price || !out.picked()) return out;
+  static std::mutex one_map_at_a_time;
+  std::lock_guard<std::mutex> l(one_map_at_a_time);
   ro.bounds_only = false;
   auto r = compact::clean_round(*p, *settings, ro);
-  if (!r.ok()) return r.error();
+  if (!r.ok()) {
+    out.not_judged = r.error().message;
+    return out;
+  }
   out.frees = r->read.bytes - r->kept.bytes;
   out.records_removed = r->read.records - r->kept.records;
   out.more_rounds = r->map_full;

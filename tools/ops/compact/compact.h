@@ -51,10 +51,13 @@ struct CleanerOutlook {
   std::optional<int64_t> frees;  // bytes one round frees, when priced
   int64_t records_removed = 0;
   bool more_rounds = false;      // the dirty section does not fit one round's map
+  std::string not_judged;        // why the cleaner's pick was not worked out (its settings, the partition)
 };
 // `settings`: the settings lookup of the run (a metadata log read once).
-// Fails where the partition cannot be loaded as the cleaner loads it (kseg
-// verify says why); a partition with no compact policy is not loaded.
+// Fails only where the policy cannot be read; a partition with no compact
+// policy is not loaded, and one whose cleaner settings or files do not read
+// says why in `not_judged`. The priced rounds run one at a time (each holds
+// an offset map of the cleaner's size).
 Result<CleanerOutlook> cleaner_outlook(const std::string& dir, const TopicSettings& settings, int64_t now_ms,
                                        bool price);
 

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "formats/properties.h"
 #include "tools/ops/partition/topic_settings.h"
 
 namespace kseg::compact {
@@ -14,7 +15,7 @@ namespace {
 
 // The topic's cleaning settings (the index settings are kIndexSettingKeys).
 constexpr SettingKey kCleaningKeys[] = {
-    {"cleanup.policy", "log.cleanup.policy", "delete"},
+    kCleanupPolicyKey,
     {"delete.retention.ms", "log.cleaner.delete.retention.ms", "86400000"},
     {"min.compaction.lag.ms", "log.cleaner.min.compaction.lag.ms", "0"},
     {"segment.bytes", "log.segment.bytes", "1073741824"},
@@ -55,13 +56,16 @@ Result<int64_t> number(const Settings& s, const std::string& key, std::optional<
   return setting_number(s.all, key, min.value_or(lo), hi);
 }
 
-// A setting that is a Java double (Double.parseDouble of the trimmed text).
+// A setting that is a Java double: ConfigDef trims it, then Double.parseDouble
+// (which takes a trailing d or f too).
 Result<double> fraction(const Settings& s, const std::string& key) {
   const Setting& v = s.all.at(key);
+  std::string text(properties::trim(v.value));
+  if (!text.empty() && std::string_view("dDfF").find(text.back()) != std::string_view::npos) text.pop_back();
   try {
     size_t used = 0;
-    const double d = std::stod(v.value, &used);
-    if (used != v.value.size()) throw std::invalid_argument(v.value);
+    const double d = std::stod(text, &used);
+    if (used != text.size() || text.empty()) throw std::invalid_argument(text);
     return d;
   } catch (const std::exception&) {
     return Error{Errc::usage, std::nullopt, fmt::format("{} = '{}' ({}): not a number", key, v.value, v.source)};

@@ -19,6 +19,9 @@
 
 namespace kseg::compact {
 
+// The topic's cleanup.policy: whether the cleaner compacts it, retention deletes from it.
+inline constexpr SettingKey kCleanupPolicyKey{"cleanup.policy", "log.cleanup.policy", "delete"};
+
 struct Settings {
   std::map<std::string, Setting> all;  // every key the round uses, by its topic (or broker) name
   std::string cleanup_policy;

@@ -148,7 +148,7 @@ void diagnose_partition(const LogCheckOptions& lo, const ServiceContext& service
                            clean_logs);
   if (!s.ok()) d.startup_error = s.error().message;
   else d.startup = std::move(*s);
-  in_service(service, *p, r, w.target.clean_shutdown, d);
+  if (name.ok() && name->kind == file_names::DirKind::partition) in_service(service, *p, w.target.clean_shutdown, d);
   bool invalid = d.startup && d.startup->loses();
   for (const auto& f : d.findings) invalid = invalid || invalid_bytes(f.problem.code);
   if (invalid) {
@@ -259,7 +259,7 @@ class Report {
     ++t_.partitions;
     const bool fix = d.needs_fix();
     if (!fix) ++t_.healthy;
-    else needing_fix_.push_back(d.dir);
+    if (d.blocks_recovery()) not_ready_.push_back(d.dir);
     t_.problems = t_.problems || fix;
     t_.io = t_.io || !d.io_errors.empty();
     if (d.startup) {
@@ -362,7 +362,8 @@ class Report {
   // The plan, in order: after finish().
   const std::vector<Step>& plan() const { return t_.plan; }
   // The partitions with something to fix (bounded by partitions).
-  const std::vector<std::string>& needing_fix() const { return needing_fix_; }
+  // The partitions --fix may not recover: a finding left that is no broker's to end.
+  const std::vector<std::string>& not_ready() const { return not_ready_; }
 
   int finish() {
     // MetaPropertiesEnsemble.verify: one cluster.id and one node.id across the log dirs.
@@ -438,7 +439,7 @@ class Report {
   std::vector<std::string> unclean_, errors_;
   std::map<std::string, std::vector<std::string>> clusters_;
   std::map<int32_t, std::vector<std::string>> nodes_;
-  std::vector<std::string> needing_fix_;
+  std::vector<std::string> not_ready_;
 };
 
 }  // namespace
@@ -490,7 +491,7 @@ void diagnose(const std::vector<Target>& targets, const DoctorOptions& opts, con
   std::map<std::string, std::map<std::string, PartitionRange>> ranges;  // by log dir, until its turn
   Progress progress("kseg-doctor", Progress::Unit::partitions, static_cast<int64_t>(n), opts.progress);
   Coordinators coordinators;
-  const ServiceContext service{settings, coordinators, opts.now_ms, opts.broker_config};
+  const ServiceContext service{settings, coordinators, opts.now_ms, opts.producer_id_expiration_ms, opts.broker_config};
   run_ordered<Work>(
       n, workers, 64,
       [&](size_t i) {
@@ -564,7 +565,7 @@ Unclean unclean_log_dirs(const std::vector<Target>& targets) {
 }
 
 int pre_recover_all(const std::vector<Target>& targets, const DoctorOptions& opts, const TopicSettings& settings,
-                    const std::map<std::string, safe::DirLock>& locks, const std::vector<std::string>* needing_fix,
+                    const std::map<std::string, safe::DirLock>& locks, const std::vector<std::string>* not_ready_now,
                     Sink& out, Sink& err) {
   const Unclean u = unclean_log_dirs(targets);
   if (u.partitions.empty()) return kExitOk;
@@ -573,14 +574,14 @@ int pre_recover_all(const std::vector<Target>& targets, const DoctorOptions& opt
   quiet.json = false;
   quiet.progress = false;
   std::set<std::string> not_ready;
-  if (needing_fix) {  // nothing applied since the diagnosis: it still holds
-    not_ready.insert(needing_fix->begin(), needing_fix->end());
+  if (not_ready_now) {  // nothing applied since the diagnosis: it still holds
+    not_ready.insert(not_ready_now->begin(), not_ready_now->end());
   } else {
     Sink discard(null);
     Report middle(quiet, discard, discard);
     diagnose(targets, quiet, settings, middle);
     (void)middle.finish();
-    not_ready.insert(middle.needing_fix().begin(), middle.needing_fix().end());
+    not_ready.insert(middle.not_ready().begin(), middle.not_ready().end());
   }
   if (null) std::fclose(null);
   for (const auto& [log_dir, partitions] : u.partitions) {
@@ -657,7 +658,7 @@ int run_doctor(const DoctorOptions& opts, Sink& out, Sink& err) {
     failed = apply_steps(plan, FixOptions{opts.backup, opts.backup_dir, opts.producer_id_expiration_ms}, **settings,
                          *locks, before, err);
     if (failed > 0) err.print("kseg-doctor: {} step{} failed (above)\n", failed, failed == 1 ? "" : "s");
-    recovered = pre_recover_all(targets, opts, **settings, *locks, steps == 0 ? &first.needing_fix() : nullptr,
+    recovered = pre_recover_all(targets, opts, **settings, *locks, steps == 0 ? &first.not_ready() : nullptr,
                                 before, err) == kExitOk;
     before.print("\nafter the fix:\n");
   }

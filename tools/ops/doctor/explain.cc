@@ -164,12 +164,21 @@ std::string kafka_text(const PartitionDoc& d, const Finding& x) {
 
 }  // namespace
 
-bool PartitionDoc::needs_fix() const {
-  if (stray || !io_errors.empty() || (startup && (startup->fails || startup->loses()))) return true;
-  for (const auto& f : findings)
-    if (!f.kafka_handles && f.problem.severity != Severity::info) return true;
+namespace {
+
+bool needs(const PartitionDoc& d, bool in_service) {
+  if (d.stray || !d.io_errors.empty() || (d.startup && (d.startup->fails || d.startup->loses()))) return true;
+  for (const auto& f : d.findings)
+    if (!f.kafka_handles && f.problem.severity != Severity::info &&
+        (in_service || (f.problem.code != Code::txn_hanging && f.problem.code != Code::txn_unverified)))
+      return true;
   return false;
 }
+
+}  // namespace
+
+bool PartitionDoc::needs_fix() const { return needs(*this, true); }
+bool PartitionDoc::blocks_recovery() const { return needs(*this, false); }
 
 std::string shell_word(const std::string& s) {
   bool plain = !s.empty();

@@ -50,6 +50,9 @@ struct PartitionDoc {
   Action saves_recovery = Action::none;
   bool stray = false;        // Kafka renames it -stray at start-up and serves the partition empty
   bool needs_fix() const;    // a finding Kafka does not handle, or a start-up that loses or fails
+  // needs_fix() but for what only the running broker can end (a hanging
+  // transaction): what keeps --fix from doing the partition's recovery.
+  bool blocks_recovery() const;
 };
 
 // Fills each finding's kafka and fixes from its problem, the start-up and

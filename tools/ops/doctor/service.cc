@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "tools/ops/doctor/service.h"
 
+#include <algorithm>
+#include <set>
+#include <vector>
+
 #include <fmt/format.h>
 
 #include "lib/units.h"
@@ -44,90 +48,119 @@ std::string with_config(const ServiceContext& c) {
   return c.broker_config.empty() ? "" : " --broker-config " + shell_word(c.broker_config);
 }
 
-// UnifiedLog.rebuildProducerState at the load: with no snapshot it keeps
-// after a clean shutdown it takes the log for one written before snapshots
-// existed and rebuilds nothing; else it loads the newest one it keeps and
-// replays every batch after it.
-void producer_load(const Partition& p, const TargetResult& r, bool clean, PartitionDoc& d) {
+// UnifiedLog.rebuildProducerState at the end of LogLoader.load: of the
+// snapshots removeStraySnapshots keeps (and those recovering a segment
+// writes at its end), with none after a clean shutdown it takes the log for
+// one written before snapshots and rebuilds nothing; else it loads the
+// newest it keeps and replays the batches after it. `loaded`: the state
+// kseg's loader rebuilds at the log end (no snapshot: every producer in the log).
+void producer_load(const ServiceContext& c, const Partition& p, const LoadedProducers& loaded, bool clean,
+                   PartitionDoc& d) {
   const int64_t start = p.log_start();
   const int64_t end = d.startup ? d.startup->log_end_after : p.log_end;
   if (end <= start) return;
-  std::optional<int64_t> snapshot;
-  std::string file = p.dir;
-  for (const auto& [offset, name] : p.snapshots)
-    if (loader_keeps_snapshot(offset, start, end)) {
-      snapshot = offset;
-      file = p.dir + "/" + name;
+  std::set<int64_t> deleted, recovered;
+  if (d.startup)
+    for (const auto& f : d.startup->segments) {
+      if (f.deleted) deleted.insert(f.base);
+      else if (f.why != RecoverWhy::none) recovered.insert(f.base);
     }
-  const int64_t from = snapshot.value_or(start);
-  if (from >= end) return;
+  std::vector<int64_t> bases, offsets;
+  for (const auto& seg : p.segments)
+    if (!deleted.contains(seg.base)) bases.push_back(seg.base);
+  for (const auto& [offset, name] : p.snapshots) offsets.push_back(offset);
+  std::vector<int64_t> snapshots = snapshots_kept_of_strays(offsets, bases);
+  for (size_t i = 0; i < bases.size(); ++i)  // LogLoader.recoverSegment snapshots the end of what it recovers
+    if (recovered.contains(bases[i])) snapshots.push_back(i + 1 < bases.size() ? bases[i + 1] : end);
   const std::string dir = shell_word(p.dir);
-  if (!snapshot && clean) {
+  if (snapshots.empty() && clean) {
+    // Those Kafka would still know: an open transaction, or a write within producer.id.expiration.ms.
+    int64_t live = 0, open = 0;
+    for (const auto& e : loaded.state.entries()) {
+      open += e.has_open_txn();
+      live += e.has_open_txn() || c.now_ms - e.timestamp_ms < c.producer_id_expiration_ms;
+    }
     Problem pr = Problem::of(Code::snapshot_missing, p.dir, std::nullopt,
-                             fmt::format("no producer snapshot in ({}, {}] after a clean shutdown", start, end),
-                             fmt::format("a snapshot at {}", end), "none");
-    if (r.producers == 0) {  // no idempotent or transactional batch: nothing to forget
+                             "no producer snapshot after a clean shutdown", fmt::format("a snapshot at {}", end), "none");
+    if (live == 0) {
       pr.severity = Severity::info;
-      add(d, std::move(pr), "rebuilds no producer state (it takes the log for one written before snapshots); the log "
-                            "has no idempotent or transactional batch, so nothing is forgotten",
+      add(d, std::move(pr),
+          "rebuilds no producer state (it takes the log for one written before snapshots); no producer of the log has "
+          "an open transaction or wrote within producer.id.expiration.ms, so nothing it would still know is forgotten",
           {}, true);
       return;
     }
     add(d, std::move(pr),
         fmt::format("takes the log for one written before snapshots and rebuilds no producer state: it forgets the {} "
-                    "producer{} in the log{} (a retried batch is appended again instead of refused as a duplicate)",
-                    r.producers, r.producers == 1 ? "" : "s",
-                    r.open_txns.empty() ? ""
-                                        : fmt::format(", and the {} open transaction{}, so the last stable offset no "
-                                                      "longer waits for {}",
-                                                      r.open_txns.size(), r.open_txns.size() == 1 ? "" : "s",
-                                                      r.open_txns.size() == 1 ? "it" : "them")),
+                    "producer{} it would still know (a retried batch is appended again instead of refused as a "
+                    "duplicate){}",
+                    live, live == 1 ? "" : "s",
+                    open == 0 ? ""
+                              : fmt::format("; the last stable offset no longer waits for the {} open transaction{}",
+                                            open, open == 1 ? "" : "s")),
         {{fmt::format("kseg reindex --producer-state {}", dir), "nothing (.txnindex and snapshots only)"}}, false);
     return;
   }
-  // The replay reads the segments from the one holding `from`.
+  std::optional<int64_t> from_snapshot;
+  for (int64_t o : snapshots)
+    if (loader_keeps_snapshot(o, start, end) && (!from_snapshot || o > *from_snapshot)) from_snapshot = o;
+  const int64_t from = from_snapshot.value_or(start);
+  // The bytes replayed: the segments from the one holding `from`, but those recovered (read by the recovery).
   int64_t bytes = 0;
-  const int64_t first = segment_of(p, from).base;
   for (const auto& seg : p.segments)
-    if (seg.base >= first) bytes += seg.size;
+    if (seg.base >= segment_of(p, from).base && !deleted.contains(seg.base) && !recovered.contains(seg.base) &&
+        seg.base < end)
+      bytes += seg.size;
+  if (from >= end || bytes == 0) return;
+  std::string file = p.dir;
+  for (const auto& [offset, name] : p.snapshots)
+    if (from_snapshot && offset == *from_snapshot) file = p.dir + "/" + name;
   Problem pr = Problem::of(Code::snapshot_stale, file, std::nullopt,
-                           snapshot ? fmt::format("the newest snapshot Kafka's load keeps is at {}, below the log end {}",
-                                                  *snapshot, end)
-                                    : fmt::format("no producer snapshot in ({}, {}]", start, end),
-                           fmt::format("a snapshot at {}", end), snapshot ? std::to_string(*snapshot) : "none");
+                           from_snapshot ? fmt::format("the newest snapshot Kafka's load keeps is at {}, below the log end {}",
+                                                       *from_snapshot, end)
+                                         : fmt::format("no producer snapshot Kafka's load keeps, below the log end {}", end),
+                           fmt::format("a snapshot at {}", end), from_snapshot ? std::to_string(*from_snapshot) : "none");
   add(d, std::move(pr),
       fmt::format("replays the log from offset {} to {} ({} of segments) to rebuild its producer state at start-up",
                   from, end, human_bytes(bytes)),
       {{fmt::format("kseg reindex --producer-state {}", dir), "nothing; spares the replay"}}, true);
 }
 
-// The transactions open at the log end, judged as kseg-txn judges them.
-void transactions(const ServiceContext& c, const Partition& p, const TargetResult& r, PartitionDoc& d) {
-  if (r.open_txns.empty()) return;
+// The transactions open at the log end of the state Kafka's loader rebuilds
+// (kseg-txn's), judged as kseg-txn judges them.
+void transactions(const ServiceContext& c, const Partition& p, const LoadedProducers& loaded, PartitionDoc& d) {
+  std::vector<producer_snapshot::ProducerEntry> open;
+  for (const auto& e : loaded.state.entries())
+    if (e.has_open_txn()) open.push_back(e);
+  if (open.empty()) return;
+  std::sort(open.begin(), open.end(),
+            [](const auto& a, const auto& b) { return a.current_txn_first_offset < b.current_txn_first_offset; });
   const TxnCoordinators& coordinators = c.coordinators.of(p.log_dir);
-  for (const auto& t : r.open_txns) {
-    const auto v = coordinators.judge(t.producer_id, t.last_timestamp_ms, p.topic, p.number, c.now_ms);
+  for (const auto& t : open) {
+    const int64_t first = t.current_txn_first_offset;
+    const auto v = coordinators.judge(t.producer_id, t.timestamp_ms, p.topic, p.number, c.now_ms);
     if (v.verdict != "hanging" && v.verdict != "unverified") continue;
-    const int64_t held = d.log_end - t.first_offset;
-    const int64_t age = c.now_ms - t.last_timestamp_ms;
+    const int64_t held = d.log_end - first;
     Problem pr = Problem::of(v.verdict == "hanging" ? Code::txn_hanging : Code::txn_unverified,
-                             segment_of(p, t.first_offset).path(FileKind::log), std::nullopt,
+                             segment_of(p, first).path(FileKind::log), std::nullopt,
                              fmt::format("producer {} epoch {}: open from offset {}, last write {} ago: {}", t.producer_id,
-                                         t.producer_epoch, t.first_offset, human_duration(age), v.why));
+                                         t.producer_epoch, first, human_duration(c.now_ms - t.timestamp_ms), v.why));
     const std::string holds = fmt::format(
         "the last stable offset stays at {} ({} offset{} behind the log end): read_committed consumers read no further, "
         "and the cleaner cleans nothing from there on",
-        t.first_offset, held, held == 1 ? "" : "s");
+        first, held, held == 1 ? "" : "s");
     if (v.verdict == "hanging") {
       add(d, std::move(pr), "keeps it open for good (no coordinator will end it): " + holds,
           {{fmt::format("kafka-transactions.sh --bootstrap-server HOST:PORT abort --topic {} --partition {} "
                         "--start-offset {}  # once the broker is up",
-                        p.topic, p.number, t.first_offset),
+                        p.topic, p.number, first),
             "nothing: the transaction's records are aborted (read_committed consumers skip them)"}},
           false, true);
     } else {
       add(d, std::move(pr), "keeps it open until its coordinator writes a marker: " + holds,
-          {{fmt::format("kseg txn <the log dir holding its __transaction_state partition> {}", shell_word(p.dir)),
+          {{fmt::format("kseg txn LOG_DIR/__transaction_state-N {}  # with the log dir holding its coordinator's "
+                        "partition",
+                        shell_word(p.dir)),
             "nothing (reads only)"}},
           true);
     }
@@ -182,13 +215,16 @@ void retention(const ServiceContext& c, const Partition& p, PartitionDoc& d) {
 
 }  // namespace
 
-void in_service(const ServiceContext& c, const Partition& p, const TargetResult& r, bool clean, PartitionDoc& d) {
-  if (p.segments.empty() || p.topic.empty() || p.topic == "__cluster_metadata") return;
+void in_service(const ServiceContext& c, const Partition& p, bool clean, PartitionDoc& d) {
+  // Kafka serves none of it: a partition it fails to load, deletes whole or sets aside as a stray.
+  if (p.segments.empty() || p.topic.empty() || p.topic == "__cluster_metadata" || d.stray) return;
   if (d.startup && (d.startup->fails || d.startup->deletes_all)) return;
-  producer_load(p, r, clean, d);
-  transactions(c, p, r, d);
+  if (auto loaded = load_producers(p, ProducerExpiry{c.now_ms, c.producer_id_expiration_ms}); loaded.ok()) {
+    producer_load(c, p, *loaded, clean, d);
+    transactions(c, p, *loaded, d);
+  }  // else a snapshot or segment that cannot be read: kseg-verify reports it
   auto outlook = cleaner_outlook(p.dir, c.settings, c.now_ms, true);
-  if (!outlook.ok()) return;  // what the cleaner cannot load, kseg-verify reports
+  if (!outlook.ok()) return;  // the policy unreadable: kseg-verify and the settings' own errors say why
   cleaner_pick(c, p, *outlook, d);
   if (outlook->deletes) retention(c, p, d);
 }

@@ -17,7 +17,6 @@
 #include "tools/ops/partition/partition.h"
 #include "tools/ops/partition/topic_settings.h"
 #include "tools/ops/txn/txn.h"
-#include "tools/ops/verify/verify_partition.h"
 
 namespace kseg::doctor {
 
@@ -36,12 +35,13 @@ struct ServiceContext {
   const TopicSettings& settings;
   Coordinators& coordinators;
   int64_t now_ms = 0;
+  int64_t producer_id_expiration_ms = 86400000;
   std::string broker_config;  // said in the commands printed, so they resolve the same settings
 };
 
-// Adds the in-service findings of partition `p` (kseg-verify's result `r`,
-// `clean`: the log dir shut down cleanly) to `d`, after its start-up is
-// predicted; explain() leaves their texts as they are.
-void in_service(const ServiceContext& c, const Partition& p, const TargetResult& r, bool clean, PartitionDoc& d);
+// Adds the in-service findings of partition `p` (`clean`: the log dir shut
+// down cleanly) to `d`, after its start-up is predicted; explain() leaves
+// their texts as they are.
+void in_service(const ServiceContext& c, const Partition& p, bool clean, PartitionDoc& d);
 
 }  // namespace kseg::doctor

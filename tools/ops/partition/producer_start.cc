@@ -25,6 +25,17 @@ std::vector<std::pair<int64_t, std::string>> snapshots_loader_deletes(
   return out;
 }
 
+std::vector<int64_t> snapshots_kept_of_strays(std::span<const int64_t> offsets, std::span<const int64_t> bases) {
+  std::vector<int64_t> out;
+  std::optional<int64_t> stray;  // the newest snapshot at no base so far
+  for (int64_t o : offsets) {
+    if (std::binary_search(bases.begin(), bases.end(), o)) out.push_back(o);
+    else stray = o;
+  }
+  if (stray && (bases.empty() || *stray > bases.back())) out.insert(std::upper_bound(out.begin(), out.end(), *stray), *stray);
+  return out;
+}
+
 Result<ProducerStart> producer_start(const std::string& dir, std::span<const std::pair<int64_t, std::string>> snapshots,
                                      int64_t log_start, int64_t end, std::optional<ProducerExpiry> expiry) {
   ProducerStart out;

@@ -33,6 +33,12 @@ constexpr bool loader_keeps_snapshot(int64_t offset, int64_t log_start, int64_t 
 std::vector<std::pair<int64_t, std::string>> snapshots_loader_deletes(
     std::span<const std::pair<int64_t, std::string>> snapshots, int64_t log_start, int64_t log_end);
 
+// ProducerStateManager.removeStraySnapshots, which the load runs on the
+// segments it ends with: of the snapshot offsets `offsets` (ascending), those
+// kept: every one at a segment base (`bases`, ascending), and the newest
+// other one if it is above every base.
+std::vector<int64_t> snapshots_kept_of_strays(std::span<const int64_t> offsets, std::span<const int64_t> bases);
+
 // loadFromSnapshot's expiry: producers with no open transaction whose last
 // timestamp is `expiration_ms` or more before `now_ms` are dropped.
 struct ProducerExpiry {

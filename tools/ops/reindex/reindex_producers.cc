@@ -25,6 +25,7 @@
 #include "lib/mapped_file.h"
 #include "tools/ops/partition/log_dir.h"
 #include "tools/ops/partition/partition_dir.h"
+#include "tools/ops/partition/producer_start.h"
 #include "tools/ops/reindex/reindex.h"
 
 namespace kseg {
@@ -179,21 +180,13 @@ class Replay {
     });
   }
 
-  // ProducerStateManager.removeStraySnapshots: only snapshots at segment
-  // bases stay, and the newest other one if it is above every base.
+  // ProducerStateManager.removeStraySnapshots (producer_start.h).
   void remove_strays() {
-    std::optional<int64_t> stray;
-    auto is_base = [&](int64_t o) { return std::binary_search(bases_.begin(), bases_.end(), o); };
-    for (auto it = snaps_.begin(); it != snaps_.end();) {
-      if (is_base(it->first)) {
-        ++it;
-        continue;
-      }
-      if (stray) snaps_.erase(*stray);
-      stray = it->first;
-      it = snaps_.upper_bound(it->first);
-    }
-    if (stray && !logs_.empty() && *stray < logs_.back().base.value) snaps_.erase(*stray);
+    std::vector<int64_t> offsets;
+    for (const auto& [o, snap] : snaps_) offsets.push_back(o);
+    const std::vector<int64_t> kept = snapshots_kept_of_strays(offsets, bases_);
+    for (int64_t o : offsets)
+      if (!std::binary_search(kept.begin(), kept.end(), o)) snaps_.erase(o);
   }
 
   // Every entry of segment `i` as the plan leaves it, until `fn` says false.

@@ -164,7 +164,6 @@ void verify_partition(const LogCheckOptions& opts, TargetResult& r) {
     prev = std::move(s);
   }
   replay.finish(r.log_end, tail_damaged, f);
-  replay.state_into(r);
   for (const auto& k : l.kraft_snapshots) {
     SegmentScan s;
     s.file = dir + "/" + k;

@@ -48,12 +48,7 @@ ProducerReplay::ProducerReplay(std::vector<SnapshotFile> snapshots, int64_t star
     }
     if (s.offset != start_offset) continue;
     for (const auto& e : s.entries)
-      if (e.has_open_txn()) {
-        Producer& p = producers_[e.producer_id];
-        p.open_txn_first = e.current_txn_first_offset;
-        p.last.producer_epoch = e.producer_epoch;  // its last write, until the log shows a later one
-        p.last.max_timestamp = e.timestamp_ms;
-      }
+      if (e.has_open_txn()) producers_[e.producer_id].open_txn_first = e.current_txn_first_offset;
     seeded_ = true;
   }
   std::sort(watched_.begin(), watched_.end());
@@ -167,15 +162,6 @@ void ProducerReplay::end_segment(const SegmentScan& s, const std::string& txn_pa
   check_txn_index(txn_path, txn_file_ ? &*txn_file_ : nullptr, s, aborts_, seeded_, compacted_, f);
   txn_file_.reset();
   aborts_.clear();
-}
-
-void ProducerReplay::state_into(TargetResult& r) const {
-  r.producers = static_cast<int64_t>(producers_.size());
-  r.open_txns.clear();
-  for (const auto& [pid, p] : producers_)
-    if (p.open_txn_first >= 0) r.open_txns.push_back({pid, p.last.producer_epoch, p.open_txn_first, p.last.max_timestamp});
-  std::sort(r.open_txns.begin(), r.open_txns.end(),
-            [](const auto& a, const auto& b) { return a.first_offset < b.first_offset; });
 }
 
 void ProducerReplay::finish(int64_t log_end_offset, bool tail_damaged, Findings& f) {

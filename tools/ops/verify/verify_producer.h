@@ -15,7 +15,6 @@
 #include "lib/mapped_file.h"
 #include "formats/txn_index.h"
 #include "tools/ops/verify/verify_log.h"
-#include "tools/ops/verify/verify_partition.h"
 #include "tools/ops/verify/verify_problem.h"
 
 namespace kseg {
@@ -63,8 +62,6 @@ class ProducerReplay {
   void end_segment(const SegmentScan& s, const std::string& txn_path, Findings& f);
   // After the last segment: snapshots at the log end or above it.
   void finish(int64_t log_end_offset, bool tail_damaged, Findings& f);
-  // The state the replay ends with: its open transactions and producers.
-  void state_into(TargetResult& r) const;
 
  private:
   struct Producer {
