@@ -90,6 +90,14 @@ make_clean() {
   damage[clean/d4]="leftover .log.cleaned and .index.deleted"
   flip "$(seg "$d/d5-0" 1)"; rm "$(seg "$d/d5-0" 1 | sed 's/\.log$/.index/')"
   damage[clean/d5]="CRC error mid first segment, its .index deleted"
+  # An epoch entry past the log end (a leader that was truncated): LogLoader drops it.
+  python3 - "$d/d6-0/leader-epoch-checkpoint" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().split("\n")
+entries = [l for l in lines[2:] if l] + ["99 999999"]
+open(sys.argv[1], "w").write("0\n%d\n%s\n" % (len(entries), "\n".join(entries)))
+PY
+  damage[clean/d6]="leader-epoch-checkpoint entry past the log end"
 }
 make_unclean() {
   local d="$tmp/unclean"; cp -a "$base" "$d"; rm "$d/.kafka_cleanshutdown"
@@ -114,11 +122,17 @@ make_refused() {
   damage[service/d2]="the newest producer snapshot renamed past the log end"
   damage[service/d5]="producer snapshots deleted (no idempotent producer)"
   damage[service/d6]="producer snapshots deleted (an idempotent producer)"
-  extra[service]="log.retention.bytes=1500000 log.initial.task.delay.ms=500"
+  # A partition deleted (-delete) and one set aside as a stray (-stray): their data are copies.
+  cp -a "$base/d0-0" "$d/x8-0.00000000000000000000000000000001-delete"
+  cp -a "$base/d1-0" "$d/x9-0.00000000000000000000000000000002-stray"
+  damage[service/*]="a -delete and a -stray directory beside the partitions"
+  extra[service]="log.retention.bytes=1500000 log.initial.task.delay.ms=500 log.segment.delete.delay.ms=1000"
   d="$tmp/cleaner"; cp -a "$base" "$d"
   local active; active="$(basename "$(ls "$d/d0-0"/*.log | tail -1)" .log)"
   printf '0\n1\nd0 0 %d\n' "$((10#$active))" > "$d/cleaner-offset-checkpoint"
   damage[cleaner/d0]="cleaner checkpoint at the active segment (nothing dirty)"
+  printf 'version: 0\ntopic_id: AAAAAAAAAAAAAAAAAAAAAQ\n' > "$d/d1-0/partition.metadata"
+  damage[cleaner/d1]="partition.metadata naming another topic id"
   extra[cleaner]="log.cleanup.policy=compact"
   d="$tmp/txnversion"; cp -a "$base" "$d"
   txnindex "$(seg "$d/d0-0" 1)" 1 5; damage[txnversion/*]="a .txnindex entry of version 1"
@@ -127,6 +141,12 @@ make_refused() {
   sed -E 's/^cluster.id=.*/cluster.id=AAAAAAAAAAAAAAAAAAAAAA/; s/^directory.id=.*/directory.id=BBBBBBBBBBBBBBBBBBBBBA/' \
     "$d/meta.properties" > "$d-b/meta.properties"
   damage[twodirs/*]="a second log dir whose meta.properties names another cluster.id"
+  # Root checkpoints that do not read, after an unclean shutdown (what the broker recovers
+  # depends on the recovery points it reads).
+  d="$tmp/badrp"; cp -a "$base" "$d"; rm "$d/.kafka_cleanshutdown"; echo garbage > "$d/recovery-point-offset-checkpoint"
+  damage[badrp/*]="recovery-point-offset-checkpoint unreadable, unclean shutdown"
+  d="$tmp/badlso"; cp -a "$base" "$d"; printf '0\n1\nd0 0\n' > "$d/log-start-offset-checkpoint"
+  damage[badlso/*]="log-start-offset-checkpoint unreadable (a short line)"
 }
 
 # ---- Kafka's start-up, observed ----
@@ -168,7 +188,7 @@ for c in clean unclean; do
   touch "$tmp/$c-fix/.lock"  # a stopped broker leaves it
   "$doctor" --fix --yes --no-backup --format json "$tmp/$c-fix" > "$tmp/$c-fix.json" 2> "$tmp/$c-fix.steps" || true
 done
-cases=(clean unclean refused txnversion twodirs service cleaner)
+cases=(clean unclean refused txnversion twodirs badrp badlso service cleaner)
 for c in "${cases[@]}" clean-fix unclean-fix; do
   dirs=("$tmp/$c"); [[ -d "$tmp/$c-b" ]] && dirs+=("$tmp/$c-b")
   # The broker's settings, as the broker started on the copy has them.
@@ -204,6 +224,12 @@ for case in sys.argv[2].split():
         reasons.append((case, why.group(0)[:160] if why else "?", "; ".join(doc["summary"]["fails"])[:160]))
         continue
     for t in doc["targets"]:
+        if t["type"] == "log_dir" and case == "service":
+            # What Kafka does with the -delete and -stray directories, some seconds in service.
+            for e in t["inventory"]:
+                if e["kind"] in ("deleting", "stray"):
+                    judge(case, e["name"], f"a {e['kind']} directory: still there after 8 s in service",
+                          e["name"] in after, e["kind"] == "stray")
         if t["type"] != "partition":
             continue
         if t["dir"].endswith("/__cluster_metadata-0"):
@@ -262,6 +288,11 @@ for case in sys.argv[2].split():
             picked = bool(re.search(r"Beginning cleaning of log " + re.escape(part) + r"\b", log))
             judge(case, part, f"{damage}: the cleaner picks it", picked,
                   any(f["code"] == "cleaner.dirty" for f in t["findings"]))
+        if case == "clean" and topic == "d6":
+            epochs = open(f"{tmp}/{case}/{part}/leader-epoch-checkpoint").read().split("\n")[2:]
+            judge(case, part, f"{damage}: epoch entries past the log end left (doctor: handled by Kafka)",
+                  [l for l in epochs if l and int(l.split()[1]) > 2600],
+                  [f["message"] for f in t["findings"] if f["code"] == "epoch.past_log_end" and not f["kafka_handles"]])
         leftovers = sorted(f["file"].rsplit("/", 2)[-2] + "/" + f["file"].rsplit("/", 1)[1] for f in t["findings"]
                            if f["code"] in ("dir.leftover_cleaned", "dir.leftover_deleted", "dir.leftover_swap"))
         judge(case, part, f"{damage}: leftovers Kafka removed (doctor: handled by Kafka)",
