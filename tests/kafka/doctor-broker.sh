@@ -31,7 +31,7 @@ cleanup() {
   rm -rf "$tmp"
 }
 trap cleanup EXIT
-topics=(d0 d1 d2 d3 d4 d5 d6)
+topics=(d0 d1 d2 d3 d4 d5 d6 d7)
 settings=(log.segment.bytes=1048576 log.retention.ms=-1 log.retention.bytes=-1)
 
 # ---- the log dir a real broker writes ----
@@ -39,12 +39,15 @@ base="$tmp/base"
 read -r bport cport < <(free_ports 2)
 props "$base" "${settings[@]}" > "$tmp/server.properties"
 start_broker "$tmp/server.properties"
-for t in "${topics[@]}"; do
+for t in "${topics[@]:0:7}"; do
   python3 -c 'import sys
 for i in range(2600): print(f"k{i % 50}:" + ("%06d" % i) * 160)' |
     kcat -q -b "127.0.0.1:$bport" -P -t "$t" -K: -X linger.ms=5 -X batch.num.messages=16 \
       -X enable.idempotence="$([[ $t == d6 ]] && echo true || echo false)"
 done
+# d7: ten plain records, then one transaction of five (a Java producer: kcat writes none).
+seq 10 | sed 's/^/p/' | kcat -q -b "127.0.0.1:$bport" -P -t d7 -p 0
+java -cp "$cp" kseg.oracle.TxnOnce "127.0.0.1:$bport" d7 doctor-txn 5 > /dev/null 2>&1
 stop_broker
 [[ -f "$base/.kafka_cleanshutdown" ]] || { echo "doctor-broker.sh: the broker did not shut down cleanly" >&2; exit 1; }
 rm -f "$base/.lock"
@@ -133,6 +136,13 @@ make_refused() {
   damage[cleaner/d0]="cleaner checkpoint at the active segment (nothing dirty)"
   printf 'version: 0\ntopic_id: AAAAAAAAAAAAAAAAAAAAAQ\n' > "$d/d1-0/partition.metadata"
   damage[cleaner/d1]="partition.metadata naming another topic id"
+  # The commit marker of d7's transaction cut (kseg truncate, which the truncate oracle checks
+  # against Kafka's own truncateTo): the partition holds it open, its coordinator has ended it.
+  d="$tmp/txn"; cp -a "$base" "$d"
+  local end; end="$("$(dirname "$doctor")/kseg-info" --format json "$d/d7-0" | jq '.partitions[0].log_end_offset')"
+  "$(dirname "$doctor")/kseg-truncate" --no-backup --to-offset "$((end - 1))" "$d/d7-0" > /dev/null
+  rm -f "$d/.lock"
+  damage[txn/d7]="the commit marker of its one transaction cut: the transaction hangs"
   extra[cleaner]="log.cleanup.policy=compact"
   d="$tmp/txnversion"; cp -a "$base" "$d"
   txnindex "$(seg "$d/d0-0" 1)" 1 5; damage[txnversion/*]="a .txnindex entry of version 1"
@@ -169,6 +179,12 @@ observe() {
     sleep 0.5
   done
   if [[ $started -eq 1 ]]; then
+    if [[ $1 == txn ]]; then  # what consumers read of d7: to the last stable offset, and to the end
+      for iso in read_committed read_uncommitted; do
+        timeout 30 kcat -C -b "127.0.0.1:$bport" -t d7 -p 0 -o beginning -e -q -X isolation.level=$iso -f '%o\n' \
+          > "$tmp/txn.$iso" 2>/dev/null || true
+      done
+    fi
     sleep "${linger[$1]:-1}"  # the -stray rename follows the first metadata image
     stop_broker
   else
@@ -188,7 +204,7 @@ for c in clean unclean; do
   touch "$tmp/$c-fix/.lock"  # a stopped broker leaves it
   "$doctor" --fix --yes --no-backup --format json "$tmp/$c-fix" > "$tmp/$c-fix.json" 2> "$tmp/$c-fix.steps" || true
 done
-cases=(clean unclean refused txnversion twodirs badrp badlso service cleaner)
+cases=(clean unclean refused txnversion twodirs badrp badlso service cleaner txn)
 for c in "${cases[@]}" clean-fix unclean-fix; do
   dirs=("$tmp/$c"); [[ -d "$tmp/$c-b" ]] && dirs+=("$tmp/$c-b")
   # The broker's settings, as the broker started on the copy has them.
@@ -288,6 +304,15 @@ for case in sys.argv[2].split():
             picked = bool(re.search(r"Beginning cleaning of log " + re.escape(part) + r"\b", log))
             judge(case, part, f"{damage}: the cleaner picks it", picked,
                   any(f["code"] == "cleaner.dirty" for f in t["findings"]))
+        if case == "txn" and topic == "d7":
+            committed = [int(o) for o in open(f"{tmp}/txn.read_committed").read().split()]
+            everything = [int(o) for o in open(f"{tmp}/txn.read_uncommitted").read().split()]
+            hanging = [f for f in t["findings"] if f["code"] == "txn.hanging"]
+            first = int(re.search(r"open from offset (\d+)", hanging[0]["message"]).group(1)) if hanging else None
+            judge(case, part, f"{damage}: read_committed stops short of read_uncommitted (doctor: txn.hanging)",
+                  len(committed) < len(everything), bool(hanging))
+            judge(case, part, f"{damage}: offsets read_committed consumers read (doctor: all below the open transaction's first)",
+                  committed, [o for o in everything if first is None or o < first])
         if case == "clean" and topic == "d6":
             epochs = open(f"{tmp}/{case}/{part}/leader-epoch-checkpoint").read().split("\n")[2:]
             judge(case, part, f"{damage}: epoch entries past the log end left (doctor: handled by Kafka)",
