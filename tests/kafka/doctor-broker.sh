@@ -24,7 +24,7 @@ cp="$(oracle_classpath)"
 cp="$KAFKA_DIR/target/broker-logging/slf4j-simple-1.7.36.jar:$(tr ':' '\n' <<< "$cp" | grep -v '/slf4j-nop-' | paste -sd:)"
 broker_jvm_flags=(-Dorg.slf4j.simpleLogger.defaultLogLevel=warn -Dorg.slf4j.simpleLogger.log.kafka.log=info
                   -Dorg.slf4j.simpleLogger.log.org.apache.kafka.storage.internals.log=info
-                  -Dorg.slf4j.simpleLogger.log.kafka.server=error)
+                  -Dorg.slf4j.simpleLogger.log.kafka.server=error -Dorg.slf4j.simpleLogger.log.kafka.cluster=info)
 tmp="$(mktemp -d)"
 cleanup() {
   [[ -n "$broker_pid" ]] && kill -9 "$broker_pid" 2>/dev/null || true
@@ -63,9 +63,12 @@ flip() {
 p = int(sys.argv[2]); f = open(sys.argv[1], "r+b"); f.seek(p); b = f.read(1); f.seek(p); f.write(bytes([b[0] ^ 0xFF]))' "$1" "$pos"
 }
 set_recovery_point() {  # set_recovery_point LOGDIR TOPIC OFFSET|none
+  set_checkpoint "$1/recovery-point-offset-checkpoint" "$2" "$3"
+}
+set_checkpoint() {  # set_checkpoint FILE TOPIC OFFSET|none: partition 0's line
   python3 - "$@" <<'PY'
 import sys
-path = sys.argv[1] + "/recovery-point-offset-checkpoint"
+path = sys.argv[1]
 lines = open(path).read().split("\n")
 entries = [l for l in lines[2:] if l and not l.startswith(sys.argv[2] + " 0 ")]
 if sys.argv[3] != "none":
@@ -157,6 +160,11 @@ make_refused() {
   damage[badrp/*]="recovery-point-offset-checkpoint unreadable, unclean shutdown"
   d="$tmp/badlso"; cp -a "$base" "$d"; printf '0\n1\nd0 0\n' > "$d/log-start-offset-checkpoint"
   damage[badlso/*]="log-start-offset-checkpoint unreadable (a short line)"
+  # Checkpoint lines past the log end, after an unclean shutdown.
+  d="$tmp/outside"; cp -a "$base" "$d"; rm "$d/.kafka_cleanshutdown"
+  set_checkpoint "$d/replication-offset-checkpoint" d0 999999; damage[outside/d0]="high watermark line past the log end"
+  set_checkpoint "$d/recovery-point-offset-checkpoint" d1 999999; damage[outside/d1]="recovery point line past the log end"
+  set_checkpoint "$d/log-start-offset-checkpoint" d3 5000; damage[outside/d3]="log start line past the log end"
 }
 
 # ---- Kafka's start-up, observed ----
@@ -204,7 +212,7 @@ for c in clean unclean; do
   touch "$tmp/$c-fix/.lock"  # a stopped broker leaves it
   "$doctor" --fix --yes --no-backup --format json "$tmp/$c-fix" > "$tmp/$c-fix.json" 2> "$tmp/$c-fix.steps" || true
 done
-cases=(clean unclean refused txnversion twodirs badrp badlso service cleaner txn)
+cases=(clean unclean refused txnversion twodirs badrp badlso outside service cleaner txn)
 for c in "${cases[@]}" clean-fix unclean-fix; do
   dirs=("$tmp/$c"); [[ -d "$tmp/$c-b" ]] && dirs+=("$tmp/$c-b")
   # The broker's settings, as the broker started on the copy has them.
@@ -304,6 +312,12 @@ for case in sys.argv[2].split():
             picked = bool(re.search(r"Beginning cleaning of log " + re.escape(part) + r"\b", log))
             judge(case, part, f"{damage}: the cleaner picks it", picked,
                   any(f["code"] == "cleaner.dirty" for f in t["findings"]))
+        if case == "outside" and topic == "d0":
+            hw = re.findall(r"Log loaded for partition " + re.escape(part) + r" with initial high watermark (\d+)", log)
+            handles = [p["kafka_handles"] for lt in doc["targets"] if lt["type"] == "log_dir" for p in lt["problems"]
+                       if p["code"] == "checkpoint.past_log_end" and p["file"].endswith("/replication-offset-checkpoint")]
+            judge(case, part, f"{damage}: high watermark at load (doctor: Kafka takes the log end)",
+                  int(hw[-1]) if hw else None, s["log_end_after"] if handles == [True] else 999999)
         if case == "txn" and topic == "d7":
             committed = [int(o) for o in open(f"{tmp}/txn.read_committed").read().split()]
             everything = [int(o) for o in open(f"{tmp}/txn.read_uncommitted").read().split()]

@@ -318,10 +318,10 @@ class Report {
     for (const auto& e : inv.entries)
       if (e.stops_broker) t_.fails.push_back(fmt::format("{}/{}: {}", path, e.name, e.kafka));
     for (const auto& p : root.problems) {
-      if (p.severity == Severity::error) t_.problems = true;
-      if (p.code == Code::checkpoint_corrupt || p.code == Code::meta_corrupt)
-        t_.fails.push_back(fmt::format("{}: {}: the log dir goes offline at start-up, and every partition in it",
-                                       p.file, code_name(p.code)));
+      const RootKafka k = explain_root(p);
+      if (p.severity == Severity::error && !k.handles) t_.problems = true;
+      if (k.offline) t_.fails.push_back(fmt::format("{}: {}: the log dir goes offline at start-up, and every partition in it",
+                                                    p.file, code_name(p.code)));
     }
     if (!inv.clean_shutdown) unclean_.push_back(path);
     if (inv.cluster_id) clusters_[*inv.cluster_id].push_back(path);
@@ -333,8 +333,11 @@ class Report {
         entries.push_back({{"name", e.name}, {"kind", e.kind}, {"count", e.count}, {"kafka", e.kafka}, {"stops_broker", e.stops_broker}});
       auto& ps = j["problems"] = nlohmann::ordered_json::array();
       for (const auto& p : root.problems) {
+        const RootKafka k = explain_root(p);
         auto o = problem_json(p);
         o["remedy"] = code_info(p.code).remedy;
+        o["kafka"] = k.kafka;
+        o["kafka_handles"] = k.handles;
         ps.push_back(std::move(o));
       }
       object(j, "log_dir");
@@ -349,7 +352,9 @@ class Report {
     }
     for (const auto& p : root.problems) {
       if (p.severity == Severity::info && !o_.verbose) continue;
-      out_.print("  {}\n    fix: {}\n", problem_text(p), code_info(p.code).remedy);
+      const RootKafka k = explain_root(p);
+      out_.print("  {}\n    Kafka: {}\n    fix: {}\n", problem_text(p), k.kafka,
+                 k.handles ? "none needed, Kafka handles it" : code_info(p.code).remedy);
     }
   }
 

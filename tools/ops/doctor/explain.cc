@@ -127,7 +127,9 @@ std::string kafka_text(const PartitionDoc& d, const Finding& x) {
                         p.code == Code::txnindex_bad_version))
     return fmt::format("the load of this partition throws: {}", *s->fails);
   if (invalid_bytes(p.code)) {
-    if (f && f->deleted) return "deleted with its segment: an earlier segment's recovery truncates, and every later one goes";
+    if (f && f->deleted)
+      return s->deletes_all ? "deleted with every segment: the log ends below its checkpointed log start"
+                            : "deleted with its segment: an earlier segment's recovery truncates, and every later one goes";
     if (recovered) return recovery_text(*s, *f);
     if (s && f)
       return fmt::format("loads it as it is ({}); a fetch that reaches these bytes fails (CorruptRecordException), "
@@ -179,6 +181,36 @@ bool needs(const PartitionDoc& d, bool in_service) {
 
 bool PartitionDoc::needs_fix() const { return needs(*this, true); }
 bool PartitionDoc::blocks_recovery() const { return needs(*this, false); }
+
+RootKafka explain_root(const Problem& p) {
+  const std::string name = fs::path(p.file).filename().string();
+  switch (p.code) {
+    case Code::checkpoint_corrupt:
+      // Read through CheckpointFileWithFailureHandler, which reports the log dir failed even
+      // where LogManager catches the error (a recovery point of 0, a log start at the first base).
+      return {"the checkpoint reader reports the log dir failed: it goes offline at start-up, and every partition "
+              "in it (with one log dir, the broker stops)",
+              false, true};
+    case Code::meta_corrupt:
+      return {"the broker refuses the log dir: it goes offline at start-up, and every partition in it", false, true};
+    case Code::checkpoint_past_log_end:
+      if (name == "recovery-point-offset-checkpoint")
+        return {"LogLoader takes the recovery point no higher than the log end: nothing is lost", true, false};
+      if (name == "replication-offset-checkpoint")
+        return {"the high watermark is taken no higher than the log end when the partition's log is made: nothing "
+                "is lost",
+                true, false};
+      if (name == "cleaner-offset-checkpoint")
+        return {"the cleaner takes a checkpoint outside the log as none and cleans from the log start", true, false};
+      if (name == "log-start-offset-checkpoint")
+        return {"the log starts past its end: Kafka deletes every segment and starts the log empty at that offset "
+                "(the partition's start-up says what goes)",
+                false, false};
+      break;
+    default: break;
+  }
+  return {code_info(p.code).summary, false, false};
+}
 
 std::string shell_word(const std::string& s) {
   bool plain = !s.empty();

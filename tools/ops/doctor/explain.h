@@ -59,6 +59,15 @@ struct PartitionDoc {
 // the priced repairs, and the partition's action.
 void explain(PartitionDoc& d);
 
+// A finding on a log dir's own files (its root checkpoints, meta.properties):
+// what Kafka does with it at start-up, and whether that needs no one.
+struct RootKafka {
+  std::string kafka;
+  bool handles = false;     // Kafka deals with it, losing nothing
+  bool offline = false;     // the log dir goes offline (a broker of one log dir stops)
+};
+RootKafka explain_root(const Problem& p);
+
 // Codes whose bytes stop Kafka's recovery scan: recovery truncates there, and
 // kseg-reindex --salvage or --recover removes them.
 bool invalid_bytes(Code c);

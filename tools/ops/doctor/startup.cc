@@ -197,7 +197,10 @@ Result<Startup> predict_startup(const Partition& p, bool clean, const recover::C
   if (s.log_start_line && s.log_end_after < *s.log_start_line && n > 0) {
     s.deletes_all = true;
     s.bytes_lost = 0;
-    for (const auto& f : s.segments) s.bytes_lost += f.size;
+    for (auto& f : s.segments) {
+      f.deleted = true;  // "Deleting segments as part of log recovery", every one
+      s.bytes_lost += f.size;
+    }
     s.offsets_lost = std::max<int64_t>(0, s.log_end_before - *s.log_start_line);  // all it could serve
     s.log_end_after = *s.log_start_line;
   }
