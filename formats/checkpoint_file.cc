@@ -17,7 +17,10 @@ Error malformed(const java::Line& line, std::string_view file_path) {
 }  // namespace
 
 Status read(std::string_view text, Position base, int32_t expected_version, std::string_view file_path,
-            const EntryParser& parse_entry) {
+            const EntryParser& parse_entry, Failure* failure) {
+  Failure ignored;
+  Failure& kind = failure ? *failure : ignored;
+  kind = Failure::io_exception;
   const std::vector<java::Line> lines = java::read_lines(text, base);
   if (lines.empty()) return {};
   const auto version = java::parse_int(lines[0].text);
@@ -29,14 +32,18 @@ Status read(std::string_view text, Position base, int32_t expected_version, std:
   if (lines.size() == 1) return {};
   const auto count = java::parse_int(lines[1].text);
   if (!count) return malformed(lines[1], file_path);
-  if (*count < 0)  // new ArrayList<>(count) in Kafka
+  if (*count < 0) {  // new ArrayList<>(count) in Kafka: IllegalArgumentException
+    kind = Failure::unchecked;
     return Status::fail(Errc::bad_length, lines[1].position, fmt::format("Illegal Capacity: {}", *count));
+  }
   for (size_t i = 2; i < lines.size(); ++i) {
     const LineVerdict v = parse_entry(lines[i].text);
     if (v.kind == LineVerdict::malformed) return malformed(lines[i], file_path);
-    if (v.kind == LineVerdict::bad_number)
+    if (v.kind == LineVerdict::bad_number) {
+      kind = Failure::unchecked;
       return Status::fail(Errc::bad_value, lines[i].position,
                           fmt::format("line {}: {}", lines[i].number, java::number_format_message(v.bad_field)));
+    }
   }
   const auto found = static_cast<int64_t>(lines.size()) - 2;
   if (found != *count)
@@ -56,7 +63,7 @@ std::string write(int32_t version, std::span<const std::string> entry_lines) {
 }
 
 Result<std::vector<TopicPartitionOffset>> parse_offset_checkpoint(std::string_view text, std::string_view file_path,
-                                                                  Position base) {
+                                                                  Position base, Failure* failure) {
   std::vector<TopicPartitionOffset> out;
   Status st = read(text, base, kOffsetCheckpointVersion, file_path, [&](std::string_view line) -> LineVerdict {
     const auto parts = java::split_whitespace(line);
@@ -67,7 +74,7 @@ Result<std::vector<TopicPartitionOffset>> parse_offset_checkpoint(std::string_vi
     if (!offset) return {LineVerdict::bad_number, parts[2]};
     out.push_back({std::string(parts[0]), *partition, *offset});
     return {};
-  });
+  }, failure);
   if (!st.ok()) return st;
   return out;
 }

@@ -42,13 +42,21 @@ struct LineVerdict {
 };
 using EntryParser = std::function<LineVerdict(std::string_view line)>;
 
+// How Kafka's CheckpointFile.read fails on a text: an IOException (a
+// malformed line, an unrecognised version, a count that does not match),
+// which CheckpointFileWithFailureHandler reports as a failed log dir; or an
+// unchecked exception (a NumberFormatException in an entry, a negative
+// count), which only the caller sees (LogManager resets a recovery point or
+// log start; the log cleaner's thread dies).
+enum class Failure { io_exception, unchecked };
+
 // The generic reader: calls parse_entry for every line after the count.
 // Errors carry Kafka's message (with `file_path` where Kafka names the
 // file) and the byte position of the offending line; a bad number inside
 // an entry reads `line N: For input string: "x"` (Kafka throws the bare
-// NumberFormatException there).
+// NumberFormatException there). `failure`, when given, gets which kind.
 Status read(std::string_view text, Position base, int32_t expected_version, std::string_view file_path,
-            const EntryParser& parse_entry);
+            const EntryParser& parse_entry, Failure* failure = nullptr);
 
 // The generic writer: version, count, then the lines, each ending in "\n".
 std::string write(int32_t version, std::span<const std::string> entry_lines);
@@ -60,7 +68,8 @@ struct TopicPartitionOffset {
   bool operator==(const TopicPartitionOffset&) const = default;
 };
 Result<std::vector<TopicPartitionOffset>> parse_offset_checkpoint(std::string_view text, std::string_view file_path,
-                                                                  Position base = Position{0});
+                                                                  Position base = Position{0},
+                                                                  Failure* failure = nullptr);
 std::string serialize_offset_checkpoint(std::span<const TopicPartitionOffset> entries);
 
 struct EpochEntry {

@@ -28,7 +28,8 @@ broker_jvm_flags=(-Dorg.slf4j.simpleLogger.defaultLogLevel=warn -Dorg.slf4j.simp
 tmp="$(mktemp -d)"
 cleanup() {
   [[ -n "$broker_pid" ]] && kill -9 "$broker_pid" 2>/dev/null || true
-  rm -rf "$tmp"
+  # DOCTOR_BROKER_KEEP=1: the copies and the broker's output stay, for a look at what Kafka did.
+  if [[ -n "${DOCTOR_BROKER_KEEP:-}" ]]; then echo "doctor-broker.sh: kept $tmp" >&2; else rm -rf "$tmp"; fi
 }
 trap cleanup EXIT
 topics=(d0 d1 d2 d3 d4 d5 d6 d7)
@@ -83,7 +84,7 @@ open(sys.argv[1], "wb").write(struct.pack(">hqqqq", int(sys.argv[2]), 7, 0, int(
     "${1%.log}.txnindex" "$2" "$3"
 }
 declare -A damage extra linger
-linger[service]=8 linger[cleaner]=8  # seconds in service: the retention check, the cleaner's passes
+linger[service]=8 linger[cleaner]=8 linger[badcleaner]=8  # seconds in service: the retention check, the cleaner's passes
 make_clean() {
   local d="$tmp/clean"; cp -a "$base" "$d"
   # An aborted transaction's entry ending below the segment's base: TransactionIndex.sanityCheck.
@@ -160,6 +161,26 @@ make_refused() {
   damage[badrp/*]="recovery-point-offset-checkpoint unreadable, unclean shutdown"
   d="$tmp/badlso"; cp -a "$base" "$d"; printf '0\n1\nd0 0\n' > "$d/log-start-offset-checkpoint"
   damage[badlso/*]="log-start-offset-checkpoint unreadable (a short line)"
+  d="$tmp/badhw"; cp -a "$base" "$d"; echo garbage > "$d/replication-offset-checkpoint"
+  damage[badhw/*]="replication-offset-checkpoint unreadable"
+  # A number that does not parse is no IOException: the failure handler does not see it.
+  d="$tmp/badcleaner"; cp -a "$base" "$d"; printf '0\n1\nd0 x 5\n' > "$d/cleaner-offset-checkpoint"
+  damage[badcleaner/*]="cleaner-offset-checkpoint with a partition that is no number"
+  d="$tmp/badrp2"; cp -a "$base" "$d"; rm "$d/.kafka_cleanshutdown"; printf '0\n1\nd0 x 5\n' > "$d/recovery-point-offset-checkpoint"
+  damage[badrp2/*]="recovery-point-offset-checkpoint with a partition that is no number, unclean shutdown"
+  d="$tmp/badlso2"; cp -a "$base" "$d"; printf '0\n1\nd0 0 x\n' > "$d/log-start-offset-checkpoint"
+  damage[badlso2/*]="log-start-offset-checkpoint with an offset that is no number"
+  d="$tmp/badhw2"; cp -a "$base" "$d"; printf '0\n1\nd0 x 5\n' > "$d/replication-offset-checkpoint"
+  damage[badhw2/*]="replication-offset-checkpoint with a partition that is no number"
+  # No root checkpoint at all, after an unclean shutdown: every partition recovered from 0.
+  d="$tmp/nocheckpoints"; cp -a "$base" "$d"; rm "$d/.kafka_cleanshutdown"
+  rm "$d"/{recovery-point,log-start,replication}-offset-checkpoint "$d/cleaner-offset-checkpoint"
+  damage[nocheckpoints/*]="the four root checkpoints deleted, unclean shutdown"
+  # A second log dir of the same broker, formatted for another node.
+  d="$tmp/twonodes"; cp -a "$base" "$d"; mkdir "$d-b"
+  sed -E 's/^node.id=.*/node.id=7/; s/^directory.id=.*/directory.id=BBBBBBBBBBBBBBBBBBBBBA/' \
+    "$d/meta.properties" > "$d-b/meta.properties"
+  damage[twonodes/*]="a second log dir whose meta.properties names another node.id"
   # Checkpoint lines past the log end, after an unclean shutdown.
   d="$tmp/outside"; cp -a "$base" "$d"; rm "$d/.kafka_cleanshutdown"
   set_checkpoint "$d/replication-offset-checkpoint" d0 999999; damage[outside/d0]="high watermark line past the log end"
@@ -212,7 +233,10 @@ for c in clean unclean; do
   touch "$tmp/$c-fix/.lock"  # a stopped broker leaves it
   "$doctor" --fix --yes --no-backup --format json "$tmp/$c-fix" > "$tmp/$c-fix.json" 2> "$tmp/$c-fix.steps" || true
 done
-cases=(clean unclean refused txnversion twodirs badrp badlso outside service cleaner txn)
+cases=(clean unclean refused txnversion twodirs twonodes badrp badlso badhw badcleaner badrp2 badlso2 badhw2 nocheckpoints outside
+       service cleaner txn)
+# DOCTOR_BROKER_CASES="a b": only those (and the --fix copies), when looking into one.
+[[ -n "${DOCTOR_BROKER_CASES:-}" ]] && read -ra cases <<< "$DOCTOR_BROKER_CASES"
 for c in "${cases[@]}" clean-fix unclean-fix; do
   dirs=("$tmp/$c"); [[ -d "$tmp/$c-b" ]] && dirs+=("$tmp/$c-b")
   # The broker's settings, as the broker started on the copy has them.
@@ -243,6 +267,12 @@ for case in sys.argv[2].split():
     started = open(f"{tmp}/{case}.started").read().strip() == "1"
     doc = json.load(open(f"{tmp}/{case}.json"))
     judge(case, "*", "broker starts", started, doc["summary"]["broker_starts"])
+    if started:
+        judge(case, "*", "the log cleaner's thread dies", bool(re.search(r"CleanerThread.*Error due to", log)),
+              any(p.get("kafka_effect") == "cleaner_stops" for lt in doc["targets"] if lt["type"] == "log_dir" for p in lt["problems"]))
+        judge(case, "*", "partitions fail to become leader (NumberFormatException)",
+              bool(re.search(r"due to NumberFormatException", log)),
+              any(p.get("kafka_effect") == "partitions_unserved" for lt in doc["targets"] if lt["type"] == "log_dir" for p in lt["problems"]))
     if not started:
         why = re.search(r"^\S*(?:Exception|Error)\b.*$", log, re.M)
         reasons.append((case, why.group(0)[:160] if why else "?", "; ".join(doc["summary"]["fails"])[:160]))
@@ -261,7 +291,7 @@ for case in sys.argv[2].split():
             tag = r"\[LogLoader partition=__cluster_metadata-0, dir=[^\]]*\]"
             judge(case, "__cluster_metadata-0", "the metadata log: segments recovered",
                   sorted(int(b) for b in re.findall(tag + r" Recovering unflushed segment (\d+)\.", log)),
-                  sorted(g["base_offset"] for g in t["startup"]["segments"] if g["unclean_pass"]))
+                  sorted(g["base_offset"] for g in (t["startup"] or {"segments": []})["segments"] if g["unclean_pass"]))
             continue
         if not re.search(r"/d\d-0$", t["dir"]):
             continue

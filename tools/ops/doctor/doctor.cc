@@ -124,7 +124,7 @@ void diagnose_partition(const LogCheckOptions& lo, const ServiceContext& service
     explain(d);
     return;
   }
-  auto p = load_partition(d.dir, LoadOptions{Unreadable::refuse, false});
+  auto p = load_partition(d.dir, LoadOptions{Unreadable::refuse, false, true});
   if (!p.ok()) {
     d.startup_error = p.error().message;
     explain(d);
@@ -320,7 +320,7 @@ class Report {
     for (const auto& p : root.problems) {
       const RootKafka k = explain_root(p);
       if (p.severity == Severity::error && !k.handles) t_.problems = true;
-      if (k.offline) t_.fails.push_back(fmt::format("{}: {}: the log dir goes offline at start-up, and every partition in it",
+      if (k.offline()) t_.fails.push_back(fmt::format("{}: {}: the log dir goes offline at start-up, and every partition in it",
                                                     p.file, code_name(p.code)));
     }
     if (!inv.clean_shutdown) unclean_.push_back(path);
@@ -338,6 +338,7 @@ class Report {
         o["remedy"] = code_info(p.code).remedy;
         o["kafka"] = k.kafka;
         o["kafka_handles"] = k.handles;
+        o["kafka_effect"] = k.effect;
         ps.push_back(std::move(o));
       }
       object(j, "log_dir");

@@ -5,7 +5,9 @@
 
 #include <fmt/format.h>
 
+#include "formats/checkpoint_file.h"
 #include "formats/file_names.h"
+#include "lib/mapped_file.h"
 #include "lib/units.h"
 
 namespace kseg::doctor {
@@ -185,31 +187,54 @@ bool PartitionDoc::blocks_recovery() const { return needs(*this, false); }
 RootKafka explain_root(const Problem& p) {
   const std::string name = fs::path(p.file).filename().string();
   switch (p.code) {
-    case Code::checkpoint_corrupt:
-      // Read through CheckpointFileWithFailureHandler, which reports the log dir failed even
-      // where LogManager catches the error (a recovery point of 0, a log start at the first base).
-      return {"the checkpoint reader reports the log dir failed: it goes offline at start-up, and every partition "
-              "in it (with one log dir, the broker stops)",
-              false, true};
+    case Code::checkpoint_corrupt: {
+      // Read through CheckpointFileWithFailureHandler, which reports the log dir failed on an
+      // IOException even where LogManager catches it; an unchecked exception only its caller sees.
+      checkpoint::Failure failure = checkpoint::Failure::io_exception;
+      if (auto bytes = MappedFile::read_state_file(p.file); bytes.ok())
+        (void)checkpoint::parse_offset_checkpoint(
+            std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), p.file, Position{0},
+            &failure);
+      if (failure == checkpoint::Failure::io_exception)
+        return {"the checkpoint reader reports the log dir failed: it goes offline at start-up, and every partition "
+                "in it (with one log dir, the broker stops)",
+                false, "offline"};
+      if (name == "recovery-point-offset-checkpoint")
+        return {"LogManager catches the number it cannot read and takes every recovery point as 0: after an unclean "
+                "shutdown every segment of the log dir is recovered (the partitions' start-ups say so); after a clean "
+                "one, nothing",
+                true};
+      if (name == "log-start-offset-checkpoint")
+        return {"LogManager catches the number it cannot read and takes each partition's log start as its first "
+                "segment's base: records deleted below a log start (DeleteRecords, retention) are served again",
+                false};
+      if (name == "cleaner-offset-checkpoint")
+        return {"the log cleaner's thread dies at its first pass on the number it cannot read (\"Error due to\" in "
+                "log-cleaner.log): the broker runs, and compacts nothing until the file is mended",
+                false, "cleaner_stops"};
+      return {"the number it cannot read fails every partition of the log dir that becomes leader or follower "
+              "after it (NumberFormatException): the broker runs, those partitions are not served",
+              false, "partitions_unserved"};
+    }
     case Code::meta_corrupt:
-      return {"the broker refuses the log dir: it goes offline at start-up, and every partition in it", false, true};
+      return {"the broker refuses the log dir: it goes offline at start-up, and every partition in it", false, "offline"};
     case Code::checkpoint_past_log_end:
       if (name == "recovery-point-offset-checkpoint")
-        return {"LogLoader takes the recovery point no higher than the log end: nothing is lost", true, false};
+        return {"LogLoader takes the recovery point no higher than the log end: nothing is lost", true};
       if (name == "replication-offset-checkpoint")
         return {"the high watermark is taken no higher than the log end when the partition's log is made: nothing "
                 "is lost",
-                true, false};
+                true};
       if (name == "cleaner-offset-checkpoint")
-        return {"the cleaner takes a checkpoint outside the log as none and cleans from the log start", true, false};
+        return {"the cleaner takes a checkpoint outside the log as none and cleans from the log start", true};
       if (name == "log-start-offset-checkpoint")
         return {"the log starts past its end: Kafka deletes every segment and starts the log empty at that offset "
                 "(the partition's start-up says what goes)",
-                false, false};
+                false};
       break;
     default: break;
   }
-  return {code_info(p.code).summary, false, false};
+  return {code_info(p.code).summary, false};
 }
 
 std::string shell_word(const std::string& s) {

@@ -63,8 +63,12 @@ void explain(PartitionDoc& d);
 // what Kafka does with it at start-up, and whether that needs no one.
 struct RootKafka {
   std::string kafka;
-  bool handles = false;     // Kafka deals with it, losing nothing
-  bool offline = false;     // the log dir goes offline (a broker of one log dir stops)
+  bool handles = false;  // Kafka deals with it, losing nothing
+  // What it does to the broker: "none", "offline" (the log dir goes offline;
+  // a broker of one log dir stops), "cleaner_stops" (the log cleaner's thread
+  // dies), "partitions_unserved" (partitions fail to become leader or follower).
+  std::string effect = "none";
+  bool offline() const { return effect == "offline"; }
 };
 RootKafka explain_root(const Problem& p);
 

@@ -88,8 +88,8 @@ Result<Partition> load_partition(const std::string& dir, const LoadOptions& o) {
   std::sort(p.snapshots.begin(), p.snapshots.end());
   if (!p.topic.empty()) {
     auto start = checkpoint_line(p.log_dir, RootCheckpoint::log_start, p.topic, p.number);
-    if (!start.ok()) return start.error();
-    p.log_start_line = *start;
+    if (start.ok()) p.log_start_line = *start;
+    else if (!o.log_start_as_log_manager || start.error().code == Errc::io) return start.error();
   }
   if (p.segments.empty()) {
     p.log_end = p.first_base();

@@ -71,6 +71,10 @@ struct LoadOptions {
   // A directory whose name is no <topic>-<partition> is refused (Errc::usage)
   // when set; readers load it with no topic (and no checkpoint lines).
   bool need_name = true;
+  // The log start line as LogManager reads it at start-up: a file that does
+  // not parse counts as none (each log then starts at its first segment).
+  // Otherwise such a file is refused (checkpoint.corrupt).
+  bool log_start_as_log_manager = false;
 };
 
 // Lists and stats the segments, reads the log start line and scans the
