@@ -133,11 +133,17 @@ make_refused() {
   cp -a "$base/d0-0" "$d/x8-0.00000000000000000000000000000001-delete"
   cp -a "$base/d1-0" "$d/x9-0.00000000000000000000000000000002-stray"
   damage[service/*]="a -delete and a -stray directory beside the partitions"
+  # An interrupted swap of the first segment, the .log only: LogLoader deletes the segment's
+  # files, renames the .swap and, with no .index, recovers it.
+  cp "$(seg "$d/d1-0" 1)" "$(seg "$d/d1-0" 1).swap"
+  damage[service/d1]="first segment's .log.swap left (no index swapped)"
   extra[service]="log.retention.bytes=1500000 log.initial.task.delay.ms=500 log.segment.delete.delay.ms=1000"
   d="$tmp/cleaner"; cp -a "$base" "$d"
   local active; active="$(basename "$(ls "$d/d0-0"/*.log | tail -1)" .log)"
   printf '0\n1\nd0 0 %d\n' "$((10#$active))" > "$d/cleaner-offset-checkpoint"
   damage[cleaner/d0]="cleaner checkpoint at the active segment (nothing dirty)"
+  local f; for f in "$d"/d2-0/00000000000000000000.{log,index,timeindex}; do cp "$f" "$f.swap"; done
+  damage[cleaner/d2]="first segment's .log, .index and .timeindex .swap files left"
   printf 'version: 0\ntopic_id: AAAAAAAAAAAAAAAAAAAAAQ\n' > "$d/d1-0/partition.metadata"
   damage[cleaner/d1]="partition.metadata naming another topic id"
   # The commit marker of d7's transaction cut (kseg truncate, which the truncate oracle checks

@@ -15,7 +15,7 @@
 #include "formats/file_names.h"
 #include "lib/mapped_file.h"
 #include "tools/ops/compact/compact_round.h"
-#include "tools/ops/partition/log_end.h"
+#include "tools/ops/partition/swap.h"
 #include "tools/ops/write/safe_write.h"
 
 namespace kseg::compact {
@@ -37,55 +37,22 @@ Result<std::vector<uint8_t>> read_small(const std::string& path) {
   return b;
 }
 
-// LogLoader's recovery of an interrupted swap: .cleaned files go, and so do
-// .swap files at or above the lowest .cleaned base; every other file of a
-// segment the remaining swaps cover, [lowest swap base, highest swap end), is
-// deleted (kept in the backup by kseg), then .swap is stripped.
+// LogLoader's recovery of an interrupted swap (partition/swap.h), applied:
+// the files it removes kept in a backup by kseg.
 Status finish_swaps(const std::string& dir, const PartitionLayout& layout, const safe::DirLock* held,
                     std::vector<Problem>& notes) {
-  std::vector<std::pair<int64_t, std::string>> swaps, cleaned;
-  for (const auto& l : layout.leftovers) {
-    if (l.kind != Leftover::swap && l.kind != Leftover::cleaned) continue;
-    auto n = file_names::parse_segment_file_name(l.name);
-    if (!n.ok()) continue;
-    (l.kind == Leftover::swap ? swaps : cleaned).emplace_back(n->offset.value, l.name);
-  }
-  if (swaps.empty() && cleaned.empty()) return {};
+  auto plan = plan_swap_finish(dir, layout);
+  if (!plan.ok()) return plan.error();
+  if (plan->empty()) return {};
   if (!held)
     return refusal(Code::refuse_interrupted_clean, std::nullopt,
                    fmt::format("{}/{}: an interrupted clean; a run without --dry-run (or the broker's start-up) "
-                               "finishes it first", dir, (swaps.empty() ? cleaned : swaps)[0].second));
-  int64_t min_cleaned = INT64_MAX;
-  for (const auto& [b, name] : cleaned) min_cleaned = std::min(min_cleaned, b);
+                               "finishes it first",
+                               dir, plan->renamed.empty() ? plan->removed[0].first : plan->renamed[0].second));
   safe::Plan drop{dir, {}};
-  for (const auto& [b, name] : cleaned) drop.actions.push_back(safe::Action::remove(name, "an interrupted clean's output (LogLoader deletes it)"));
-  std::vector<std::pair<int64_t, std::string>> keep;
-  for (const auto& [b, name] : swaps) {
-    if (b >= min_cleaned) drop.actions.push_back(safe::Action::remove(name, "a swap above an unfinished clean (LogLoader deletes it)"));
-    else keep.emplace_back(b, name);
-  }
-  int64_t lo = INT64_MAX, hi = INT64_MIN;
-  for (const auto& [b, name] : keep) {
-    auto n = file_names::parse_segment_file_name(name);
-    if (n->kind != FileKind::log) continue;
-    auto end = segment_next_offset(dir + "/" + name, b);
-    if (!end.ok()) return end.error();
-    lo = std::min(lo, b);
-    // An emptied segment ends where it starts; its own base is still
-    // replaced (Kafka's rename overwrites it), so it is covered too.
-    hi = std::max(hi, std::max(*end, b == INT64_MAX ? b : b + 1));
-  }
-  auto covered = [&](const std::string& name) {
-    auto n = file_names::parse_segment_file_name(name);
-    return n.ok() && n->transient == file_names::TransientSuffix::none && n->offset.value >= lo && n->offset.value < hi;
-  };
-  for (const auto& [base, files] : layout.segments)
-    for (const auto& [kind, name] : files.names)
-      if (covered(name)) drop.actions.push_back(safe::Action::remove(name, "covered by an interrupted swap (LogLoader deletes it)"));
-  for (const auto& l : layout.leftovers)  // an index whose .log an interrupted removal took first
-    if (l.kind == Leftover::orphan_index && covered(l.name))
-      drop.actions.push_back(safe::Action::remove(l.name, "covered by an interrupted swap (LogLoader deletes it)"));
+  for (const auto& [name, why] : plan->removed) drop.actions.push_back(safe::Action::remove(name, why));
   for (const auto& a : drop.actions) notes.push_back(note(Code::note_swap_finished, dir + "/" + a.name, a.why));
+  const auto& keep = plan->renamed;
   for (const auto& [b, name] : keep)
     notes.push_back(note(Code::note_swap_finished, dir + "/" + name, "swap finished, as LogLoader finishes it"));
   if (!drop.empty()) {
@@ -107,13 +74,15 @@ Status finish_swaps(const std::string& dir, const PartitionLayout& layout, const
 
 }  // namespace
 
-Result<Input> load(const std::string& dir, const safe::DirLock* held, std::vector<Problem>& notes) {
+Result<Input> load(const std::string& dir, const safe::DirLock* held, std::vector<Problem>& notes,
+                   bool swaps_as_they_are) {
   if (auto tp = file_names::parse_partition_dir_name(fs::path(dir).filename().string()); !tp.ok())
     return fail(Errc::usage, fmt::format("{}: not a partition directory name (<topic>-<partition>)", dir));
   {
     auto layout = read_partition_layout(dir);
     if (!layout.ok()) return fail(Errc::io, fmt::format("cannot list {}: {}", dir, layout.error().message));
-    if (Status st = finish_swaps(dir, *layout, held, notes); !st.ok()) return st.error();
+    if (!swaps_as_they_are)
+      if (Status st = finish_swaps(dir, *layout, held, notes); !st.ok()) return st.error();
   }
   auto loaded = load_partition(dir);
   if (!loaded.ok()) return loaded.error();

@@ -40,7 +40,10 @@ struct Input : Partition {
 // Reads what a round needs. Refuses (Errc::refused) a missing .index of an
 // inactive segment, and finishes an interrupted swap first as LogLoader does
 // (reported in `notes`) under `held` (none: a dry run, which refuses it).
-Result<Input> load(const std::string& dir, const safe::DirLock* held, std::vector<Problem>& notes);
+// `swaps_as_they_are`: an interrupted swap is neither finished nor refused
+// (kseg-doctor's outlook, which reads only; the segments as they are now).
+Result<Input> load(const std::string& dir, const safe::DirLock* held, std::vector<Problem>& notes,
+                   bool swaps_as_they_are = false);
 
 struct Counts {
   int64_t batches = 0, records = 0, bytes = 0;

@@ -2,12 +2,15 @@
 #include "tools/ops/doctor/startup.h"
 
 #include <algorithm>
+#include <filesystem>
 
 #include <fmt/format.h>
 
 #include "formats/txn_index.h"
 #include "lib/mapped_file.h"
 #include "tools/ops/partition/log_dir.h"
+#include "tools/ops/partition/log_end.h"
+#include "tools/ops/partition/swap.h"
 
 namespace kseg::doctor {
 
@@ -66,10 +69,50 @@ bool indexes_fit(int64_t size, const recover::Config& c) {
   return most < c.segment_index_bytes / 8 && most < c.segment_index_bytes / 12 - 1;
 }
 
+// The partition as LogLoader's first passes leave it (partition/swap.h): the
+// segments a swap covers gone, the swapped-in ones in their place (read from
+// their .swap files), the snapshots in the covered offsets gone.
+Result<Partition> finish_swaps(const Partition& given) {
+  auto plan = plan_swap_finish(given.dir, given.layout);
+  if (!plan.ok()) return plan.error();
+  Partition p = given;
+  if (plan->empty()) return p;
+  auto covered = [&](int64_t o) { return o >= plan->lo && o < plan->hi; };
+  std::erase_if(p.segments, [&](const Segment& s) { return covered(s.base); });
+  std::erase_if(p.snapshots, [&](const auto& s) { return covered(s.first); });
+  for (const auto& [base, name] : plan->renamed) {
+    auto n = file_names::parse_segment_file_name(name);
+    if (!n.ok() || n->kind != FileKind::log) continue;
+    Segment seg;
+    seg.base = base;
+    seg.stem = p.dir + "/" + fmt::format("{:020d}", base);
+    seg.transient = ".swap";
+    for (const auto& [b, other] : plan->renamed)  // the indexes swapped in with it
+      if (auto m = file_names::parse_segment_file_name(other); b == base && m.ok()) seg.files.names[m->kind] = other;
+    // Without one, reading the swap's next offset creates an empty .index.swap, renamed with the
+    // rest: the segment loads with it (seen with 4.4.0: no recovery, an index of zeros).
+    if (!seg.has(FileKind::index)) seg.files.names[FileKind::index] = fmt::format("{:020d}.index.swap", base);
+    std::error_code ec;
+    seg.size = static_cast<int64_t>(std::filesystem::file_size(seg.path(FileKind::log), ec));
+    if (ec) return Error{Errc::io, std::nullopt, fmt::format("{}: cannot stat", seg.path(FileKind::log))};
+    p.segments.push_back(std::move(seg));
+  }
+  std::sort(p.segments.begin(), p.segments.end(), [](const Segment& a, const Segment& b) { return a.base < b.base; });
+  if (!p.segments.empty() && covered(p.segments.back().base)) {  // the swap is the last segment: its end is the log's
+    auto end = segment_next_offset(p.segments.back().path(FileKind::log), p.segments.back().base);
+    if (!end.ok()) return end.error();
+    p.log_end = *end;
+  }
+  return p;
+}
+
 }  // namespace
 
-Result<Startup> predict_startup(const Partition& p, bool clean, const recover::Config& config, bool metadata_log,
+Result<Startup> predict_startup(const Partition& given, bool clean, const recover::Config& config, bool metadata_log,
                                 const std::set<int64_t>& clean_logs) {
+  auto finished = finish_swaps(given);
+  if (!finished.ok()) return finished.error();
+  const Partition& p = *finished;
   Startup s;
   s.clean_shutdown = clean && !metadata_log;
   s.log_start_line = metadata_log ? std::nullopt : p.log_start_line;
@@ -94,7 +137,8 @@ Result<Startup> predict_startup(const Partition& p, bool clean, const recover::C
     f.why = why;
     ++s.recovered;
     s.bytes_to_scan += f.size;
-    if (clean_logs.contains(f.base) && indexes_fit(f.size, config)) return true;  // kept whole: nothing to cut
+    if (clean_logs.contains(f.base) && p.segments[i].transient.empty() && indexes_fit(f.size, config))
+      return true;  // kept whole: nothing to cut (a swapped-in .log is not the one verify read)
     auto log = MappedFile::open(p.segments[i].path(FileKind::log));
     if (!log.ok()) return log.error().in(p.segments[i].path(FileKind::log));
     auto r = recover::recover_segment(log->bytes(), Offset{f.base}, config);

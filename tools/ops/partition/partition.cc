@@ -31,7 +31,7 @@ int64_t whole_entries(const std::string& path, int64_t entry_size) {
 
 }  // namespace
 
-std::string Segment::path(FileKind k) const { return stem + file_names::suffix(k); }
+std::string Segment::path(FileKind k) const { return stem + file_names::suffix(k) + transient; }
 
 std::string Partition::path(int64_t base, FileKind k) const {
   return dir + "/" + file_names::segment_file_name(Offset{base}, k);

@@ -29,6 +29,9 @@ struct Segment {
   int64_t timeindex_bytes = -1;  // likewise of .timeindex
   SegmentFiles files;
   std::string stem;  // <dir>/<20-digit base>
+  // ".swap" for a segment not yet swapped in (kseg-doctor's model of
+  // LogLoader's swap finish, partition/swap.h): its files' names end in it.
+  std::string transient;
   bool has(file_names::FileKind k) const { return files.has(k); }
   std::string path(file_names::FileKind k) const;
 };
