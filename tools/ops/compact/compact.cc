@@ -2,7 +2,6 @@
 #include "tools/ops/compact/compact.h"
 
 #include <algorithm>
-#include <filesystem>
 #include <mutex>
 #include <optional>
 #include <span>
@@ -11,7 +10,6 @@
 #include <nlohmann/json.hpp>
 
 #include "formats/checkpoint_file.h"
-#include "formats/file_names.h"
 #include "lib/time_text.h"
 #include "lib/units.h"
 #include "tools/ops/common/exit_codes.h"
@@ -250,11 +248,9 @@ int compact_partition(const std::string& dir, const CompactOptions& o, int64_t n
 
 }  // namespace
 
-Result<CleanerOutlook> cleaner_outlook(const std::string& dir, const TopicSettings& ts, int64_t now_ms, bool price) {
-  auto name = file_names::parse_partition_dir_name(std::filesystem::path(dir).filename().string());
-  if (!name.ok()) return name.error();
-  const std::string log_dir = log_dir_of(dir);
-  auto policy = ts.lookup(name->topic, log_dir, std::span<const SettingKey>(&compact::kCleanupPolicyKey, 1));
+Result<CleanerOutlook> cleaner_outlook(const std::string& dir, const std::string& topic, const std::string& log_dir,
+                                       const TopicSettings& ts, int64_t now_ms, bool price) {
+  auto policy = ts.lookup(topic, log_dir, std::span<const SettingKey>(&compact::kCleanupPolicyKey, 1));
   if (!policy.ok()) return policy.error();
   CleanerOutlook out;
   out.cleanup_policy = (*policy)["cleanup.policy"].value;
@@ -262,7 +258,7 @@ Result<CleanerOutlook> cleaner_outlook(const std::string& dir, const TopicSettin
   out.compacts = out.cleanup_policy.find("compact") != std::string::npos;
   out.deletes = out.cleanup_policy.find("delete") != std::string::npos;
   if (!out.compacts) return out;
-  auto settings = compact::resolve(ts, {}, name->topic, log_dir);
+  auto settings = compact::resolve(ts, {}, topic, log_dir);
   if (!settings.ok()) {
     out.not_judged = settings.error().message;
     return out;
@@ -294,10 +290,16 @@ Result<CleanerOutlook> cleaner_outlook(const std::string& dir, const TopicSettin
   const int64_t total = out.clean_bytes + out.cleanable_bytes;
   out.dirty_ratio = total > 0 ? static_cast<double>(out.cleanable_bytes) / static_cast<double>(total) : 0;
   if (!price || !out.picked()) return out;
+  // A map that cannot fill prices the same round as the cleaner's: no more keys than the
+  // cleanable offsets, so one that size (not the cleaner's 128 MiB) does.
+  compact::Settings sized = *settings;
+  const double keys = static_cast<double>(out.first_uncleanable - out.first_dirty) + 2;
+  sized.offset_map_bytes =
+      std::min(sized.offset_map_bytes, static_cast<int64_t>(keys * 24 / sized.load_factor) + 24 * 16);
   static std::mutex one_map_at_a_time;
   std::lock_guard<std::mutex> l(one_map_at_a_time);
   ro.bounds_only = false;
-  auto r = compact::clean_round(*p, *settings, ro);
+  auto r = compact::clean_round(*p, sized, ro);
   if (!r.ok()) {
     out.not_judged = r.error().message;
     return out;

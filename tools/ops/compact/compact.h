@@ -58,8 +58,9 @@ struct CleanerOutlook {
 // policy is not loaded, and one whose cleaner settings or files do not read
 // says why in `not_judged`. The priced rounds run one at a time (each holds
 // an offset map of the cleaner's size).
-Result<CleanerOutlook> cleaner_outlook(const std::string& dir, const TopicSettings& settings, int64_t now_ms,
-                                       bool price);
+// `topic` and `log_dir` (canonical) are the partition's, as load_partition names them.
+Result<CleanerOutlook> cleaner_outlook(const std::string& dir, const std::string& topic, const std::string& log_dir,
+                                       const TopicSettings& settings, int64_t now_ms, bool price);
 
 // Runs a whole compaction; returns the exit code.
 int run_compact(const CompactOptions& options, Sink& out, Sink& err);

@@ -41,14 +41,21 @@ Result<std::vector<uint8_t>> read_small(const std::string& path) {
 // the files it removes kept in a backup by kseg.
 Status finish_swaps(const std::string& dir, const PartitionLayout& layout, const safe::DirLock* held,
                     std::vector<Problem>& notes) {
-  auto plan = plan_swap_finish(dir, layout);
-  if (!plan.ok()) return plan.error();
-  if (plan->empty()) return {};
+  // Refused before any .swap is read (a dry run holds no lock), naming the first one.
+  std::string first_swap, first_cleaned;
+  for (const auto& l : layout.leftovers) {
+    if (l.kind == Leftover::swap && first_swap.empty()) first_swap = l.name;
+    if (l.kind == Leftover::cleaned && first_cleaned.empty()) first_cleaned = l.name;
+  }
+  if (first_swap.empty() && first_cleaned.empty()) return {};
   if (!held)
     return refusal(Code::refuse_interrupted_clean, std::nullopt,
                    fmt::format("{}/{}: an interrupted clean; a run without --dry-run (or the broker's start-up) "
                                "finishes it first",
-                               dir, plan->renamed.empty() ? plan->removed[0].first : plan->renamed[0].second));
+                               dir, first_swap.empty() ? first_cleaned : first_swap));
+  auto plan = plan_swap_finish(dir, layout);
+  if (!plan.ok()) return plan.error();
+  if (plan->empty()) return {};
   safe::Plan drop{dir, {}};
   for (const auto& [name, why] : plan->removed) drop.actions.push_back(safe::Action::remove(name, why));
   for (const auto& a : drop.actions) notes.push_back(note(Code::note_swap_finished, dir + "/" + a.name, a.why));

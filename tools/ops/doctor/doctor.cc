@@ -61,10 +61,10 @@ struct Work {
 // partition with no topic id, or not the id the metadata log gives its
 // topic, is renamed -stray and served empty. Judged only where the log dir
 // holds the metadata log (the replica assignment is not read).
-void check_stray(const TopicSettings& settings, PartitionDoc& d) {
+void check_stray(const TopicSettings& settings, const std::string& log_dir, PartitionDoc& d) {
   auto name = file_names::parse_partition_dir_name(d.name);
   if (!name.ok() || name->topic == "__cluster_metadata" || name->kind != file_names::DirKind::partition) return;
-  auto id = settings.topic_id(name->topic, log_dir_of(d.dir));
+  auto id = settings.topic_id(name->topic, log_dir);
   if (!id.ok() || !id->metadata_log) return;
   const std::string path = d.dir + "/partition.metadata";
   std::error_code ec;
@@ -124,13 +124,14 @@ void diagnose_partition(const LogCheckOptions& lo, const ServiceContext& service
     explain(d);
     return;
   }
-  auto p = load_partition(d.dir, LoadOptions{Unreadable::refuse, false, true});
+  // Unreadable files are kseg-verify's to report (above): listed, not refused.
+  auto p = load_partition(d.dir, LoadOptions{Unreadable::list, false, true, service.log_dirs.of(d.dir)});
   if (!p.ok()) {
     d.startup_error = p.error().message;
     explain(d);
     return;
   }
-  check_stray(settings, d);
+  check_stray(settings, p->log_dir, d);
   recover::Config config;
   config.max_decompressed_bytes = lo.max_decompressed_bytes;
   if (Status st = index_settings(settings, d.dir, config); !st.ok())
@@ -148,7 +149,7 @@ void diagnose_partition(const LogCheckOptions& lo, const ServiceContext& service
                            clean_logs);
   if (!s.ok()) d.startup_error = s.error().message;
   else d.startup = std::move(*s);
-  if (name.ok() && name->kind == file_names::DirKind::partition) in_service(service, *p, w.target.clean_shutdown, d);
+  if (name.ok() && name->kind == file_names::DirKind::partition) in_service(service, *p, r, w.target.clean_shutdown, d);
   bool invalid = d.startup && d.startup->loses();
   for (const auto& f : d.findings) invalid = invalid || invalid_bytes(f.problem.code);
   if (invalid) {
@@ -495,9 +496,12 @@ void diagnose(const std::vector<Target>& targets, const DoctorOptions& opts, con
   const size_t workers = std::min<size_t>(hw, std::max<size_t>(1, n));
   lo.segment_threads = static_cast<unsigned>(hw / workers);
   std::map<std::string, std::map<std::string, PartitionRange>> ranges;  // by log dir, until its turn
+  std::map<std::string, std::string> log_dirs;  // a partition's parent as given -> its log dir, canonical
   Progress progress("kseg-doctor", Progress::Unit::partitions, static_cast<int64_t>(n), opts.progress);
   Coordinators coordinators;
-  const ServiceContext service{settings, coordinators, opts.now_ms, opts.producer_id_expiration_ms, opts.broker_config};
+  LogDirs log_dirs_of;
+  const ServiceContext service{settings, coordinators, opts.now_ms, opts.producer_id_expiration_ms, opts.broker_config,
+                               log_dirs_of};
   run_ordered<Work>(
       n, workers, 64,
       [&](size_t i) {
@@ -509,7 +513,11 @@ void diagnose(const std::vector<Target>& targets, const DoctorOptions& opts, con
       },
       [&](size_t, Work& w) {
         if (w.target.kind == Target::partition) {
-          ranges[log_dir_of(w.target.path)][fs::path(w.target.path).filename().string()] =
+          // log_dir_of resolves links component by component: once for each parent as given.
+          const std::string parent = fs::path(w.target.path).parent_path().string();
+          auto it = log_dirs.find(parent);
+          if (it == log_dirs.end()) it = log_dirs.emplace(parent, log_dir_of(w.target.path)).first;
+          ranges[it->second][fs::path(w.target.path).filename().string()] =
               PartitionRange{w.verified.log_start, w.verified.log_end};
           report.partition(w.doc);
           return;

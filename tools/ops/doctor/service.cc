@@ -2,6 +2,7 @@
 #include "tools/ops/doctor/service.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <set>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "tools/ops/partition/log_dir.h"
 #include "tools/ops/partition/producer_start.h"
 #include "tools/ops/truncate/truncate.h"
+#include "tools/ops/truncate/truncate_input.h"
 
 namespace kseg::doctor {
 
@@ -26,6 +28,14 @@ const TxnCoordinators& Coordinators::of(const std::string& log_dir) {
     auto c = TxnCoordinators::read(log_dir);
     it = by_dir_.emplace(log_dir, c.ok() ? std::move(*c) : TxnCoordinators{}).first;
   }
+  return it->second;
+}
+
+std::string LogDirs::of(const std::string& partition_dir) {
+  const std::string parent = std::filesystem::path(partition_dir).parent_path().string();
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = by_parent_.find(parent);
+  if (it == by_parent_.end()) it = by_parent_.emplace(parent, log_dir_of(partition_dir)).first;
   return it->second;
 }
 
@@ -187,9 +197,10 @@ void cleaner_pick(const ServiceContext& c, const Partition& p, const CleanerOutl
       {{fmt::format("kseg compact --until-clean{} {}", with_config(c), shell_word(p.dir)), frees}}, true);
 }
 
-// UnifiedLog.deleteOldSegments at the first retention check.
-void retention(const ServiceContext& c, const Partition& p, PartitionDoc& d) {
-  auto found = c.settings.lookup_partition(p.dir, kRetentionSettingKeys);
+// UnifiedLog.deleteOldSegments at the first retention check, by kseg-truncate's
+// own rule (its retention plan, without the plan of files).
+void retention(const ServiceContext& c, const Partition& p, const TargetResult& r, PartitionDoc& d) {
+  auto found = c.settings.lookup(p.topic, p.log_dir, kRetentionSettingKeys);
   if (!found.ok()) return;
   auto ms = setting_number(*found, "retention.ms", -1, INT64_MAX);
   auto bytes = setting_number(*found, "retention.bytes", -1, INT64_MAX);
@@ -199,23 +210,38 @@ void retention(const ServiceContext& c, const Partition& p, PartitionDoc& d) {
   o.retention_ms = *ms;
   o.retention_bytes = *bytes;
   o.now_ms = c.now_ms;
-  auto plan = plan_truncate(p.dir, o);
-  if (!plan.ok() || plan->new_start <= plan->old_start) return;
+  auto hw_line = checkpoint_line(p.log_dir, RootCheckpoint::replication, p.topic, p.number);
+  if (!hw_line.ok()) return;
+  const int64_t log_start = p.log_start();
+  // The time indexes' last entries as kseg-verify read them (not read again), else read.
+  auto largest = [&](size_t i) -> Result<int64_t> {
+    const Segment& seg = p.segments[i];
+    auto it = std::lower_bound(r.time_index_last.begin(), r.time_index_last.end(), std::make_pair(seg.base, std::optional<int64_t>()));
+    if (it != r.time_index_last.end() && it->first == seg.base) return it->second.value_or(seg.mtime_ms);
+    return largest_timestamp(seg);
+  };
+  auto n = truncation::retention_prefix(p, o, hw_line->value_or(p.log_end), log_start, largest);
+  if (!n.ok() || *n == 0) return;
+  // Every segment gone: Kafka rolls an empty one at the log end.
+  const int64_t new_start = std::max(log_start, *n < p.segments.size() ? p.segments[*n].base : p.log_end);
+  int64_t freed = 0;
+  for (size_t i = 0; i < *n; ++i) freed += p.segments[i].size;
+  if (new_start <= log_start) return;
   Problem pr = Problem::of(Code::retention_due, p.dir, std::nullopt,
-                           fmt::format("offsets {}..{} ({}) past retention: {}", plan->old_start, plan->new_start - 1,
-                                       human_bytes(plan->bytes_freed), settings_line(*found)));
+                           fmt::format("offsets {}..{} ({}) past retention: {}", log_start, new_start - 1,
+                                       human_bytes(freed), settings_line(*found)));
   add(d, std::move(pr),
       fmt::format("deletes what breaches retention at its first retention check, 30 s after start-up "
                   "(log.initial.task.delay.ms): offsets {}..{}, {}",
-                  plan->old_start, plan->new_start - 1, human_bytes(plan->bytes_freed)),
+                  log_start, new_start - 1, human_bytes(freed)),
       {{fmt::format("kseg truncate --retention{} {}", with_config(c), shell_word(p.dir)),
-        fmt::format("the same offsets; frees {} now", human_bytes(plan->bytes_freed))}},
+        fmt::format("the same offsets; frees {} now", human_bytes(freed))}},
       true);
 }
 
 }  // namespace
 
-void in_service(const ServiceContext& c, const Partition& p, bool clean, PartitionDoc& d) {
+void in_service(const ServiceContext& c, const Partition& p, const TargetResult& r, bool clean, PartitionDoc& d) {
   // Kafka serves none of it: a partition it fails to load, deletes whole or sets aside as a stray.
   if (p.segments.empty() || p.topic.empty() || p.topic == "__cluster_metadata" || d.stray) return;
   if (d.startup && (d.startup->fails || d.startup->deletes_all)) return;
@@ -223,10 +249,10 @@ void in_service(const ServiceContext& c, const Partition& p, bool clean, Partiti
     producer_load(c, p, *loaded, clean, d);
     transactions(c, p, *loaded, d);
   }  // else a snapshot or segment that cannot be read: kseg-verify reports it
-  auto outlook = cleaner_outlook(p.dir, c.settings, c.now_ms, true);
+  auto outlook = cleaner_outlook(p.dir, p.topic, p.log_dir, c.settings, c.now_ms, true);
   if (!outlook.ok()) return;  // the policy unreadable: kseg-verify and the settings' own errors say why
   cleaner_pick(c, p, *outlook, d);
-  if (outlook->deletes) retention(c, p, d);
+  if (outlook->deletes) retention(c, p, r, d);
 }
 
 }  // namespace kseg::doctor

@@ -17,6 +17,7 @@
 #include "tools/ops/partition/partition.h"
 #include "tools/ops/partition/topic_settings.h"
 #include "tools/ops/txn/txn.h"
+#include "tools/ops/verify/verify_partition.h"
 
 namespace kseg::doctor {
 
@@ -31,17 +32,30 @@ class Coordinators {
   std::map<std::string, TxnCoordinators> by_dir_;
 };
 
+// Each partition's log dir as log_dir_of names it, worked out once for each
+// parent directory as given, by whichever worker asks first.
+class LogDirs {
+ public:
+  std::string of(const std::string& partition_dir);
+
+ private:
+  std::mutex mu_;
+  std::map<std::string, std::string> by_parent_;
+};
+
 struct ServiceContext {
   const TopicSettings& settings;
   Coordinators& coordinators;
   int64_t now_ms = 0;
   int64_t producer_id_expiration_ms = 86400000;
   std::string broker_config;  // said in the commands printed, so they resolve the same settings
+  LogDirs& log_dirs;
 };
 
 // Adds the in-service findings of partition `p` (`clean`: the log dir shut
 // down cleanly) to `d`, after its start-up is predicted; explain() leaves
 // their texts as they are.
-void in_service(const ServiceContext& c, const Partition& p, bool clean, PartitionDoc& d);
+// `r`: kseg-verify's result for it (the time indexes it read).
+void in_service(const ServiceContext& c, const Partition& p, const TargetResult& r, bool clean, PartitionDoc& d);
 
 }  // namespace kseg::doctor

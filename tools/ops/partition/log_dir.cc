@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "tools/ops/partition/log_dir.h"
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -93,13 +95,25 @@ std::string log_dir_of(const std::string& partition_dir) {
 
 namespace {
 
-// A root checkpoint's lines by "<topic> <partition>", parsed once for its
-// bytes: a tool that loads each of a log dir's thousands of partitions asks
-// it once each, and parsing it each time cost time in the square of their
-// number. Kept with the bytes it was parsed from, so a file rewritten since
-// is parsed again, whatever its inode or time stamps say.
+// A root checkpoint's lines by "<topic> <partition>", parsed once: a tool
+// that loads each of a log dir's thousands of partitions asks it once each,
+// and parsing it (or only reading it) each time cost time in the square of
+// their number. Kept with the file's identity and times (device, inode,
+// size, modification and change times to the nanosecond): a file rewritten
+// or replaced since changes one of them and is read again.
+struct FileStamp {
+  dev_t dev = 0;
+  ino_t ino = 0;
+  off_t size = 0;
+  int64_t mtime_ns = 0, ctime_ns = 0;
+  bool operator==(const FileStamp&) const = default;
+};
+FileStamp stamp_of(const struct stat& st) {
+  return {st.st_dev, st.st_ino, st.st_size, st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec,
+          st.st_ctim.tv_sec * 1000000000LL + st.st_ctim.tv_nsec};
+}
 struct ParsedCheckpoint {
-  std::vector<uint8_t> bytes;
+  FileStamp stamp;
   std::unordered_map<std::string, int64_t> offsets;
 };
 std::mutex parsed_mu;
@@ -110,20 +124,22 @@ std::map<std::string, std::shared_ptr<const ParsedCheckpoint>> parsed;  // by pa
 Result<std::optional<int64_t>> checkpoint_line(const std::string& log_dir, RootCheckpoint which, const std::string& topic,
                                                int32_t partition) {
   const std::string path = (fs::path(log_dir) / root_checkpoint_name(which)).string();
-  if (!present(path)) return std::optional<int64_t>();
-  auto bytes = MappedFile::read_state_file(path);
-  if (!bytes.ok()) return bytes.error().in(path);
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::optional<int64_t>();  // absent (or unreachable: read as absent, as present() did)
+  const FileStamp stamp = stamp_of(st);
   std::shared_ptr<const ParsedCheckpoint> file;
   {
     std::lock_guard lock(parsed_mu);
-    if (auto it = parsed.find(path); it != parsed.end() && it->second->bytes == *bytes) file = it->second;
+    if (auto it = parsed.find(path); it != parsed.end() && it->second->stamp == stamp) file = it->second;
   }
   if (!file) {
+    auto bytes = MappedFile::read_state_file(path);
+    if (!bytes.ok()) return bytes.error().in(path);
     auto entries = parse_root_checkpoint(path, *bytes);
     if (!entries.ok()) return entries.error();
     auto fresh = std::make_shared<ParsedCheckpoint>();
     for (const auto& e : *entries) fresh->offsets[fmt::format("{} {}", e.topic, e.partition)] = e.offset;
-    fresh->bytes = std::move(*bytes);
+    fresh->stamp = stamp;  // taken before the read: a change during it is read again next time
     std::lock_guard lock(parsed_mu);
     parsed[path] = fresh;
     file = std::move(fresh);

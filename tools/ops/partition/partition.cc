@@ -58,7 +58,7 @@ Result<Partition::HighWatermark> Partition::high_watermark(int64_t start) const 
 Result<Partition> load_partition(const std::string& dir, const LoadOptions& o) {
   Partition p;
   p.dir = dir;
-  p.log_dir = log_dir_of(dir);
+  p.log_dir = o.log_dir.empty() ? log_dir_of(dir) : o.log_dir;
   if (auto tp = file_names::parse_partition_dir_name(fs::path(dir).filename().string()); tp.ok()) {
     p.topic = tp->topic;
     p.number = tp->partition;
@@ -116,6 +116,7 @@ Result<LoadedProducers> load_producers(const Partition& p, std::optional<Produce
   auto ps = producer_start(p.dir, p.snapshots, p.log_start(), p.log_end, expiry);
   if (!ps.ok()) return ps.error();
   LoadedProducers out{std::move(ps->state), ps->snapshot, 0};
+  if (ps->from >= p.log_end) return out;  // a snapshot at the log end: nothing after it to replay
   KSEG_RETURN_IF_ERROR(replay_producers(p.logs(), ps->from, INT64_MAX, out.state, &out.replayed));
   return out;
 }

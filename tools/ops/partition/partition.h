@@ -78,6 +78,9 @@ struct LoadOptions {
   // not parse counts as none (each log then starts at its first segment).
   // Otherwise such a file is refused (checkpoint.corrupt).
   bool log_start_as_log_manager = false;
+  // The partition's log dir as log_dir_of names it, when the caller knows it
+  // (it resolves links component by component: once a log dir, not once a partition).
+  std::string log_dir = {};
 };
 
 // Lists and stats the segments, reads the log start line and scans the

@@ -173,7 +173,8 @@ Result<std::optional<int64_t>> offset_for_time(Input& p, int64_t t) {
 
 // deleteOldSegments: the contiguous prefix of segments each rule deletes,
 // rules in Kafka's order: log start offset, retention.bytes, retention.ms.
-Result<size_t> retention_prefix(Input& p, const TruncateOptions& o, int64_t hw, int64_t log_start) {
+Result<size_t> retention_prefix(const Partition& p, const TruncateOptions& o, int64_t hw, int64_t log_start,
+                                const std::function<Result<int64_t>(size_t)>& largest) {
   size_t deleted = 0;
   auto prefix = [&](auto&& deletable) -> Result<size_t> {
     size_t n = deleted;
@@ -210,7 +211,7 @@ Result<size_t> retention_prefix(Input& p, const TruncateOptions& o, int64_t hw, 
   if (o.retention_ms && *o.retention_ms >= 0) {
     const int64_t now = clock_ms(o.now_ms);
     auto by_time = prefix([&](size_t i) -> Result<bool> {
-      auto ts = largest_timestamp(p.segments[i]);
+      auto ts = largest ? largest(i) : largest_timestamp(p.segments[i]);
       if (!ts.ok()) return ts.error();
       return now - *ts > *o.retention_ms;
     });

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <functional>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -49,6 +50,8 @@ Result<std::optional<int64_t>> offset_for_time(Input& p, int64_t t);
 
 // deleteOldSegments (below): how many segments, from the first, retention
 // deletes.
-Result<size_t> retention_prefix(Input& p, const TruncateOptions& o, int64_t hw, int64_t log_start);
+// `largest`: each segment's largest timestamp (largest_timestamp, partition.h, unless the caller read them already).
+Result<size_t> retention_prefix(const Partition& p, const TruncateOptions& o, int64_t hw, int64_t log_start,
+                                const std::function<Result<int64_t>(size_t)>& largest = {});
 
 }  // namespace kseg::truncation

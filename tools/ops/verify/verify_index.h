@@ -90,6 +90,9 @@ class TimeIndexCheck {
   TimeIndexCheck(std::string path, Offset base_offset);
   void batch(const BatchInfo& b);
   void finish(const SegmentScan& s, Findings& f);
+  // Its last entry's timestamp, as largest_timestamp (partition.h) reads it:
+  // none for an empty index or a negative one.
+  std::optional<int64_t> last_timestamp() const;
 
  private:
   // A point where the segment's running max timestamp strictly rises.

@@ -86,6 +86,8 @@ class SegmentIndexes {
     if (index_) index_->batch(b);
     if (time_index_) time_index_->batch(b);
   }
+  std::optional<int64_t> last_timestamp() const { return time_index_ ? time_index_->last_timestamp() : std::nullopt; }
+  bool has_time_index() const { return time_index_.has_value(); }
   void finish(const SegmentScan& s, Findings& f) {
     const bool empty_log = s.file_size.bytes == 0;
     if (index_) index_->finish(s, f);
@@ -154,6 +156,7 @@ void verify_partition(const LogCheckOptions& opts, TargetResult& r) {
     replay.begin_segment(txn_path, txn != it->second.names.end());
     if (!scan_segment(opts, s, f, visit)) continue;
     ++r.segments;
+    if (indexes.has_time_index()) r.time_index_last.emplace_back(s.base_offset.value, indexes.last_timestamp());
     indexes.finish(s, f);
     if (!prev.file.empty()) check_segment_order(prev, s, f);
     append(f, replayed);

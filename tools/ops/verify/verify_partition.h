@@ -4,7 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "tools/ops/partition/targets.h"
 #include "tools/ops/verify/verify_log.h"
@@ -19,6 +22,9 @@ struct TargetResult {
   int64_t segments = 0;
   int64_t log_start = 0;  // partitions: first segment's base offset
   int64_t log_end = 0;    // partitions: next offset after the last batch
+  // Partitions: each segment's time index's last timestamp as it was read
+  // (none: an empty one), by base offset; kseg-doctor prices retention with it.
+  std::vector<std::pair<int64_t, std::optional<int64_t>>> time_index_last;
 };
 
 // Every check of one partition directory.

@@ -19,6 +19,13 @@ bool all_zero(Bytes b) { return std::all_of(b.begin(), b.end(), [](uint8_t x) { 
 
 }  // namespace
 
+std::optional<int64_t> TimeIndexCheck::last_timestamp() const {
+  if (!view_) return std::nullopt;
+  const int64_t n = view_->slot_count();
+  if (n > 0 && view_->entry(n - 1).timestamp_ms >= 0) return view_->entry(n - 1).timestamp_ms;
+  return std::nullopt;
+}
+
 TimeIndexCheck::TimeIndexCheck(std::string path, Offset base_offset) : index_(std::move(path)) {
   if (!index_.file) return;
   view_.emplace(index_.file->bytes(), base_offset);
