@@ -82,7 +82,10 @@ unsigned usable_cpus() {
   cpu_set_t set;
   CPU_ZERO(&set);
   if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) n = static_cast<unsigned>(CPU_COUNT(&set));
-  if (auto q = cgroup_cpus()) n = std::min(n, *q);
+  // The quota read once a process: a tool may size a pool per partition
+  // (kseg-doctor prices each compacted one's cleaning), and it costs five opens.
+  static const std::optional<unsigned> quota = cgroup_cpus();
+  if (quota) n = std::min(n, *quota);
   return std::max(1u, n);
 }
 

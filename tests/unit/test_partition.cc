@@ -2,6 +2,7 @@
 // partition/partition: the one loader every tool asks, on the corpus
 // partition Kafka 4.4.0 wrote with transactions (segments 0, 91, 178;
 // snapshots 91, 178 and 240, the last written at its log end on close).
+#include <algorithm>
 #include <filesystem>
 
 #include <catch2/catch.hpp>
@@ -10,6 +11,7 @@
 #include "tests/unit/support/partition_builder.h"
 #include "tests/unit/support/scratch.h"
 #include "tools/ops/partition/partition.h"
+#include "tools/ops/verify/verify_partition.h"
 
 namespace fs = std::filesystem;
 using namespace kseg;
@@ -147,4 +149,50 @@ TEST_CASE("load_producers on a built transaction: open until its marker", "[part
   REQUIRE(state.ok());
   CHECK_FALSE(state->state.entries()[0].has_open_txn());
   CHECK(closed->log_end == 10);
+}
+
+// kseg-doctor loads each partition from what kseg-verify read (partition.h,
+// LoadOptions::listed and active_end): on every corpus partition Kafka wrote,
+// that load equals the one that lists and reads the directory itself.
+TEST_CASE("load_partition from verify's reading equals its own", "[partition]") {
+  int compared = 0, from_verify = 0;
+  for (const auto& logdir : fs::directory_iterator(std::string(KSEG_SOURCE_DIR) + "/testdata/kafka")) {
+    if (!logdir.is_directory()) continue;
+    for (const auto& e : fs::directory_iterator(logdir.path())) {
+      if (!e.is_directory() || !file_names::parse_partition_dir_name(e.path().filename().string()).ok()) continue;
+      const std::string dir = e.path().string();
+      INFO(dir);
+      auto own = load_partition(dir, LoadOptions{Unreadable::list, false, true});
+      TargetResult r;
+      r.target.path = dir;
+      r.target.kind = Target::partition;
+      verify_partition(LogCheckOptions{}, r);
+      REQUIRE(r.listed);
+      LoadOptions o{Unreadable::list, false, true};
+      o.listed = &*r.listed;
+      // doctor's condition: verify found nothing in the last segment's .log or .index
+      const bool sound = r.last_segment_end && std::none_of(r.findings.problems.begin(), r.findings.problems.end(), [&](const Problem& p) {
+        auto n = file_names::parse_segment_file_name(fs::path(p.file).filename().string());
+        return !n.ok() || (n->offset.value == r.last_segment_end->first &&
+                           (n->kind == file_names::FileKind::log || n->kind == file_names::FileKind::index));
+      });
+      if (sound) o.active_end = r.last_segment_end;
+      auto given = load_partition(dir, o);
+      REQUIRE(own.ok() == given.ok());
+      if (!own.ok()) continue;
+      ++compared;
+      from_verify += sound;
+      CHECK(given->log_end == own->log_end);
+      REQUIRE(given->segments.size() == own->segments.size());
+      for (size_t i = 0; i < own->segments.size(); ++i) {
+        CHECK(given->segments[i].base == own->segments[i].base);
+        CHECK(given->segments[i].size == own->segments[i].size);
+        CHECK(given->segments[i].index_bytes == own->segments[i].index_bytes);
+      }
+      CHECK(given->snapshots == own->snapshots);
+      CHECK(given->layout.state_files == own->layout.state_files);
+    }
+  }
+  CHECK(compared > 40);
+  CHECK(from_verify > 20);  // 28 in the corpus of 2026-12
 }

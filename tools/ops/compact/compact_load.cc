@@ -85,11 +85,10 @@ Result<Input> load(const std::string& dir, const safe::DirLock* held, std::vecto
                    bool swaps_as_they_are) {
   if (auto tp = file_names::parse_partition_dir_name(fs::path(dir).filename().string()); !tp.ok())
     return fail(Errc::usage, fmt::format("{}: not a partition directory name (<topic>-<partition>)", dir));
-  {
+  if (!swaps_as_they_are) {
     auto layout = read_partition_layout(dir);
     if (!layout.ok()) return fail(Errc::io, fmt::format("cannot list {}: {}", dir, layout.error().message));
-    if (!swaps_as_they_are)
-      if (Status st = finish_swaps(dir, *layout, held, notes); !st.ok()) return st.error();
+    if (Status st = finish_swaps(dir, *layout, held, notes); !st.ok()) return st.error();
   }
   auto loaded = load_partition(dir);
   if (!loaded.ok()) return loaded.error();

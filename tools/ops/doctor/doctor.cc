@@ -125,7 +125,22 @@ void diagnose_partition(const LogCheckOptions& lo, const ServiceContext& service
     return;
   }
   // Unreadable files are kseg-verify's to report (above): listed, not refused.
-  auto p = load_partition(d.dir, LoadOptions{Unreadable::list, false, true, service.log_dirs.of(d.dir)});
+  LoadOptions load{Unreadable::list, false, true, service.log_dirs.of(d.dir)};
+  if (r.listed) load.listed = &*r.listed;
+  if (r.last_segment_end && d.io_errors.empty()) {
+    // Read whole by verify with nothing found in its .log or .index: its end as Kafka reads it.
+    const auto files_of = [&](file_names::FileKind k) {
+      return file_names::segment_file_name(Offset{r.last_segment_end->first}, k);
+    };
+    const std::string log = files_of(file_names::FileKind::log),
+                      index = files_of(file_names::FileKind::index);
+    if (std::none_of(d.findings.begin(), d.findings.end(), [&](const Finding& f) {
+          const std::string file = fs::path(f.problem.file).filename().string();
+          return file == log || file == index;
+        }))
+      load.active_end = r.last_segment_end;
+  }
+  auto p = load_partition(d.dir, load);
   if (!p.ok()) {
     d.startup_error = p.error().message;
     explain(d);
@@ -134,7 +149,7 @@ void diagnose_partition(const LogCheckOptions& lo, const ServiceContext& service
   check_stray(settings, p->log_dir, d);
   recover::Config config;
   config.max_decompressed_bytes = lo.max_decompressed_bytes;
-  if (Status st = index_settings(settings, d.dir, config); !st.ok())
+  if (Status st = index_settings(settings, p->topic, p->log_dir, config); !st.ok())
     d.startup_error = fmt::format("index settings: {} (Kafka's defaults assumed)", st.error().message);
   // The segments verify read whole and found nothing in: recovery keeps them as they are.
   std::set<int64_t> clean_logs;
@@ -458,6 +473,19 @@ namespace {
 std::vector<Target> expand(const DoctorOptions& opts, Report& report) {
   std::vector<Target> targets;
   std::set<std::string> seen;  // canonical paths: a partition named twice (or in a log dir named too) is one target
+  // weakly_canonical resolves every component of the path: once a parent, then only a name that is a link.
+  std::map<std::string, std::string> parents;
+  const auto canonical_of = [&](const std::string& path) {
+    std::error_code ec;
+    const fs::path given(path);
+    if (!given.has_parent_path() || given.filename() == "." || given.filename() == ".." || fs::is_symlink(given, ec) ||
+        ec)
+      return fs::weakly_canonical(given, ec).string();
+    auto it = parents.find(given.parent_path().string());
+    if (it == parents.end())
+      it = parents.emplace(given.parent_path().string(), fs::weakly_canonical(given.parent_path(), ec).string()).first;
+    return (fs::path(it->second) / given.filename()).string();
+  };
   for (std::string path : opts.paths) {
     while (path.size() > 1 && path.back() == '/') path.pop_back();
     std::error_code ec;
@@ -475,8 +503,7 @@ std::vector<Target> expand(const DoctorOptions& opts, Report& report) {
           !file_names::parse_partition_dir_name(fs::path(target.path).filename().string()).ok())
         continue;
       partitions += target.kind == Target::partition;
-      std::error_code cec;
-      if (!seen.insert(fs::weakly_canonical(target.path, cec).string()).second) continue;
+      if (!seen.insert(canonical_of(target.path)).second) continue;
       targets.push_back(std::move(target));
     }
     // A broker's log dir may hold no partition yet; a directory with none of its files is a mistyped path.
@@ -561,6 +588,7 @@ struct Unclean {
 };
 Unclean unclean_log_dirs(const std::vector<Target>& targets) {
   Unclean u;
+  LogDirs log_dirs;
   for (const auto& t : targets) {
     std::error_code ec;
     if (t.kind == Target::log_dir) u.whole.insert(fs::weakly_canonical(t.path, ec).string());
@@ -570,10 +598,10 @@ Unclean unclean_log_dirs(const std::vector<Target>& targets) {
     // A -stray or -future copy shares its partition's checkpoint line: kseg moves no line for it,
     // and the log dir, which Kafka recovers it in, keeps its unclean state.
     if (name->kind != file_names::DirKind::partition) {
-      u.stays_unclean.insert(log_dir_of(t.path));
+      u.stays_unclean.insert(log_dirs.of(t.path));
       continue;
     }
-    u.partitions[log_dir_of(t.path)].push_back(t.path);
+    u.partitions[log_dirs.of(t.path)].push_back(t.path);
   }
   return u;
 }

@@ -65,10 +65,14 @@ Result<Partition> load_partition(const std::string& dir, const LoadOptions& o) {
   } else if (o.need_name) {
     return Error{Errc::usage, std::nullopt, fmt::format("{}: not a partition directory name (<topic>-<partition>)", dir)};
   }
-  auto layout = read_partition_layout(dir, o.unreadable);
-  if (!layout.ok())
-    return Error{Errc::io, std::nullopt, fmt::format("cannot list {}: {}", dir, layout.error().message)};
-  p.layout = std::move(*layout);
+  if (o.listed) {
+    p.layout = *o.listed;
+  } else {
+    auto layout = read_partition_layout(dir, o.unreadable);
+    if (!layout.ok())
+      return Error{Errc::io, std::nullopt, fmt::format("cannot list {}: {}", dir, layout.error().message)};
+    p.layout = std::move(*layout);
+  }
   for (const auto& [base, files] : p.layout.segments) {
     if (!files.canonical) continue;
     Segment s;
@@ -96,6 +100,10 @@ Result<Partition> load_partition(const std::string& dir, const LoadOptions& o) {
     return p;
   }
   const Segment& active = p.segments.back();
+  if (o.active_end && o.active_end->first == active.base) {
+    p.log_end = o.active_end->second;
+    return p;
+  }
   auto end = segment_next_offset(active.path(FileKind::log), active.base, active.path(FileKind::index));
   if (!end.ok()) return end.error();
   p.log_end = *end;

@@ -81,6 +81,12 @@ struct LoadOptions {
   // The partition's log dir as log_dir_of names it, when the caller knows it
   // (it resolves links component by component: once a log dir, not once a partition).
   std::string log_dir = {};
+  // What a caller that already read the directory knows (kseg-doctor, after
+  // verify's checks): its listing, taken with `unreadable`, and the active
+  // segment's next offset where it read that segment whole and found it
+  // sound (Kafka's readNextOffset then gives the same).
+  const PartitionLayout* listed = nullptr;
+  std::optional<std::pair<int64_t, int64_t>> active_end = {};  // (base, next offset)
 };
 
 // Lists and stats the segments, reads the log start line and scans the

@@ -112,6 +112,9 @@ Status plan_producer_state(const std::string& dir, const std::vector<KeptLog>& l
 // within Kafka's range for the key. `used`: the values and their sources.
 Status index_settings(const TopicSettings& settings, const std::string& dir, recover::Config& config,
                       std::map<std::string, Setting>* used = nullptr);
+// The same for a partition whose topic and log dir are known (a loaded one).
+Status index_settings(const TopicSettings& settings, const std::string& topic, const std::string& log_dir,
+                      recover::Config& config);
 
 // Runs a whole reindex; returns the exit code.
 int run_reindex(const ReindexOptions& options, Sink& out, Sink& err);

@@ -444,9 +444,10 @@ std::string Removed::text() const {
   return fmt::format("{}, {} offset{} ({}..{})", human_bytes(bytes), offsets, offsets == 1 ? "" : "s", *first, *last);
 }
 
-Status index_settings(const TopicSettings& settings, const std::string& dir, recover::Config& config,
-                      std::map<std::string, Setting>* used) {
-  auto found = settings.lookup_partition(dir, kIndexSettingKeys);
+namespace {
+
+Status apply_index_settings(const Result<std::map<std::string, Setting>>& found, recover::Config& config,
+                            std::map<std::string, Setting>* used) {
   if (!found.ok()) return found.error();
   // Kafka's LogConfig: both INT, atLeast(4) and atLeast(0).
   auto index_bytes = setting_number(*found, "segment.index.bytes", 4, INT32_MAX);
@@ -457,6 +458,18 @@ Status index_settings(const TopicSettings& settings, const std::string& dir, rec
   config.index_interval_bytes = static_cast<int32_t>(*interval);
   if (used) *used = *found;
   return {};
+}
+
+}  // namespace
+
+Status index_settings(const TopicSettings& settings, const std::string& dir, recover::Config& config,
+                      std::map<std::string, Setting>* used) {
+  return apply_index_settings(settings.lookup_partition(dir, kIndexSettingKeys), config, used);
+}
+
+Status index_settings(const TopicSettings& settings, const std::string& topic, const std::string& log_dir,
+                      recover::Config& config) {
+  return apply_index_settings(settings.lookup(topic, log_dir, kIndexSettingKeys), config, nullptr);
 }
 
 }  // namespace kseg

@@ -125,7 +125,9 @@ void verify_partition(const LogCheckOptions& opts, TargetResult& r) {
           "<topic>-<partition>", base);
   auto listed = read_partition_layout(dir, Unreadable::list);  // what is not a file is a finding
   if (!listed.ok()) f.io_error(dir, listed.error().message);
-  const PartitionLayout l = listed.ok() ? std::move(*listed) : PartitionLayout{};
+  if (listed.ok()) r.listed = std::move(*listed);
+  static const PartitionLayout kNone;
+  const PartitionLayout& l = r.listed ? *r.listed : kNone;
   // A stray directory with no Kafka file in it is one problem, not one per file.
   if (bad_name && l.segments.empty() && l.snapshots.empty() && l.kraft_snapshots.empty()) return;
   report_layout(dir, l, f);
@@ -163,6 +165,7 @@ void verify_partition(const LogCheckOptions& opts, TargetResult& r) {
     replay.end_segment(s, txn_path, f);
     append(f, epoch_changes);
     r.log_end = s.next_offset();
+    if (s.last_segment) r.last_segment_end = {s.base_offset.value, s.next_offset()};
     tail_damaged = s.tail_damaged;
     prev = std::move(s);
   }

@@ -9,12 +9,12 @@
 #include <utility>
 #include <vector>
 
+#include "formats/partition_layout.h"
 #include "tools/ops/partition/targets.h"
 #include "tools/ops/verify/verify_log.h"
 #include "tools/ops/verify/verify_problem.h"
 
 namespace kseg {
-
 
 struct TargetResult {
   Target target;
@@ -25,6 +25,11 @@ struct TargetResult {
   // Partitions: each segment's time index's last timestamp as it was read
   // (none: an empty one), by base offset; kseg-doctor prices retention with it.
   std::vector<std::pair<int64_t, std::optional<int64_t>>> time_index_last;
+  // Partitions: the directory as listed (none: it could not be), and the
+  // last segment's base and next offset as its scan found them; kseg-doctor
+  // loads the partition from them rather than list and read it again.
+  std::optional<PartitionLayout> listed;
+  std::optional<std::pair<int64_t, int64_t>> last_segment_end;
 };
 
 // Every check of one partition directory.
