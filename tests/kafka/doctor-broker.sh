@@ -5,14 +5,18 @@
 # partition; d6 with an idempotent producer) and is stopped cleanly. Copies of it are damaged by script, one damage per
 # partition, kseg-doctor predicts (--format json) what Kafka's start-up will do with each, and
 # the broker is started on the copy with its log on (slf4j-simple in place of slf4j-nop). For
-# every partition the judge compares, from the broker's own log: the segments Kafka recovered
-# and why (an unclean shutdown, a missing .index), where it found invalid bytes, the segments it
-# deleted, the log end offset it loaded, a directory it renamed -stray, the leftovers it removed;
-# and for the whole broker whether it started. Then Kafka in service, on two more copies started
-# with other broker settings (given to kseg-doctor too, --broker-config): whether its load rebuilt
-# each partition's producer state (snapshots deleted), where its retention check moved each log
-# start (log.retention.bytes), and which partitions its cleaner picked (log.cleanup.policy
-# compact, one partition's cleaner checkpoint at its active segment). Usage: doctor-broker.sh KSEG_DOCTOR
+# every partition (and -future copy) the judge compares, from the broker's own log: the segments
+# Kafka recovered and why (an unclean shutdown, a missing .index), where it found invalid bytes,
+# the segments it emptied on an offset out of order, those it deleted, the log end offset it
+# loaded, a directory it renamed -stray, the leftovers it removed; and for the whole broker
+# whether it started. Then Kafka in service, on more copies started with other broker settings
+# (given to kseg-doctor too, --broker-config): whether its load rebuilt each partition's producer
+# state (snapshots deleted), where its retention check moved each log start
+# (log.retention.bytes), which partitions its cleaner picked (log.cleanup.policy compact, one
+# partition's cleaner checkpoint at its active segment), the first offset a consumer is served
+# fetching through a wrong .index entry (kcat), and whether a -future copy's move between log
+# dirs finished. Then the broker on the copies kseg-doctor --fix repaired (clean, unclean,
+# outside, txn). Usage: doctor-broker.sh KSEG_DOCTOR
 # Prints a table (partition, damage, Kafka did, doctor said) and "N passed, M failed".
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -77,6 +81,26 @@ if sys.argv[3] != "none":
     entries.append(f"{sys.argv[2]} 0 {sys.argv[3]}")
 open(path, "w").write("0\n%d\n%s\n" % (len(entries), "\n".join(entries)))
 PY
+}
+# rebase LOG mid|last [TO]: the middle (or last) batch of the segment given the base offset TO
+# (mid: the batch's before it, so its offsets no longer increase). A v2 batch's base offset is
+# outside its CRC: the batch still reads as valid.
+rebase() {
+  local at; at="$("$dump" --format jsonl "$1" | jq -r 'select(.type == "batch") | "\(.position) \(.base_offset)"' |
+                  awk -v w="$2" '{ p[NR] = $1; b[NR] = $2 } END { i = (w == "last") ? NR : int(NR / 2) + 1; print p[i], b[i - 1] }')"
+  python3 -c 'import struct, sys
+f = open(sys.argv[1], "r+b"); f.seek(int(sys.argv[2])); f.write(struct.pack(">q", int(sys.argv[3])))' "$1" "${at% *}" "${3:-${at#* }}"
+}
+# index_point SEGMENT_LOG DELTA: the .index entry in the middle gets the position of the entry
+# DELTA on (a later batch when DELTA > 0); prints the entry's offset, which a fetch then asks for.
+index_point() {
+  python3 -c 'import os, struct, sys
+path = sys.argv[1][:-4] + ".index"; delta = int(sys.argv[2])
+data = bytearray(open(path, "rb").read()); n = len(data) // 8; k = n // 2
+rel, _ = struct.unpack_from(">ii", data, k * 8)
+struct.pack_into(">i", data, k * 8 + 4, struct.unpack_from(">ii", data, (k + delta) * 8)[1])
+open(path, "wb").write(data)
+print(int(os.path.basename(sys.argv[1])[:20]) + rel)' "$1" "$2"
 }
 # txnindex SEGMENT_LOG VERSION LAST_OFFSET: writes the segment's .txnindex, one AbortedTxn entry.
 txnindex() {
@@ -194,6 +218,28 @@ make_refused() {
   set_checkpoint "$d/replication-offset-checkpoint" d0 999999; damage[outside/d0]="high watermark line past the log end"
   set_checkpoint "$d/recovery-point-offset-checkpoint" d1 999999; damage[outside/d1]="recovery point line past the log end"
   set_checkpoint "$d/log-start-offset-checkpoint" d3 5000; damage[outside/d3]="log start line past the log end"
+  # Offsets out of order, after the same unclean shutdown: every batch of these segments is
+  # indexed (16 KiB batches, index.interval.bytes 4096), so the recovery's index append sees the order.
+  rebase "$(seg "$d/d2-0" 1)" mid; set_recovery_point "$d" d2 0
+  damage[outside/d2]="a batch mid first segment given the offsets of the one before it, recovery point 0"
+  rebase "$(seg "$d/d4-0" 1)" mid
+  damage[outside/d4]="a batch mid first segment given the offsets of the one before it, recovery point in the last"
+  local second; second="$(basename "$(seg "$d/d5-0" 2)" .log)"
+  rebase "$(seg "$d/d5-0" 1)" last "$((10#$second))"; set_recovery_point "$d" d5 0
+  damage[outside/d5]="the first segment's last batch reaching into the second's offsets, recovery point 0"
+  # (txn, a clean shutdown:) offset index entries pointing at the wrong batch in a closed segment
+  # (Kafka trusts the index): a consumer then fetches from each entry's offset.
+  d="$tmp/txn"
+  echo "d0 $(index_point "$(seg "$d/d0-0" 1)" 3)" > "$tmp/txn.from"
+  damage[txn/d0]="a .index entry mid first segment pointing 3 batches on"
+  echo "d1 $(index_point "$(seg "$d/d1-0" 1)" -3)" >> "$tmp/txn.from"
+  damage[txn/d1]="a .index entry mid first segment pointing 3 batches back"
+  # A replica moving between two log dirs when the broker stopped: d2's copy in a second log dir (-future).
+  mkdir "$d-b"
+  sed -E 's/^directory.id=.*/directory.id=BBBBBBBBBBBBBBBBBBBBBA/' "$d/meta.properties" > "$d-b/meta.properties"
+  cp -a "$d/d2-0" "$d-b/d2-0.0123456789abcdef0123456789abcdef-future"
+  damage[txn/d2]="a -future copy in a second log dir (a move between log dirs not finished)"
+  linger[txn]=8
 }
 
 # ---- Kafka's start-up, observed ----
@@ -216,6 +262,11 @@ observe() {
     sleep 0.5
   done
   if [[ $started -eq 1 ]]; then
+    if [[ $1 == txn* ]]; then  # the first offset a consumer fetching from each damaged entry's offset gets
+      while read -r t o; do
+        echo "$t $o $(timeout 30 kcat -C -b "127.0.0.1:$bport" -t "$t" -p 0 -o "$o" -c 1 -e -q -f '%o\n' 2>/dev/null || true)"
+      done < "$tmp/txn.from" > "$tmp/$1.served"
+    fi
     if [[ $1 == txn ]]; then  # what consumers read of d7: to the last stable offset, and to the end
       for iso in read_committed read_uncommitted; do
         timeout 30 kcat -C -b "127.0.0.1:$bport" -t d7 -p 0 -o beginning -e -q -X isolation.level=$iso -f '%o\n' \
@@ -229,6 +280,7 @@ observe() {
   fi
   cp "$tmp/broker.out" "$tmp/$1.out"
   ls "$d" > "$tmp/$1.after"
+  [[ -d "$d-b" ]] && ls "$d-b" | sed 's|^|b/|' >> "$tmp/$1.after"
   for t in "${topics[@]}"; do ls "$d/$t-0" 2>/dev/null | sed "s|^|$t-0/|" >> "$tmp/$1.after" || true; done
   echo "$started" > "$tmp/$1.started"
 }
@@ -236,7 +288,8 @@ observe() {
 make_clean; make_unclean; make_refused
 # kseg-doctor --fix on a second copy of each damaged log dir the broker starts on: its report
 # (--format json) is the diagnosis after the fix.
-for c in clean unclean; do
+fixed=(clean unclean outside txn)
+for c in "${fixed[@]}"; do
   cp -a "$tmp/$c" "$tmp/$c-fix"
   touch "$tmp/$c-fix/.lock"  # a stopped broker leaves it
   "$doctor" --fix --yes --no-backup --format json "$tmp/$c-fix" > "$tmp/$c-fix.json" 2> "$tmp/$c-fix.steps" || true
@@ -245,7 +298,7 @@ cases=(clean unclean refused txnversion twodirs twonodes badrp badlso badhw badc
        service cleaner txn)
 # DOCTOR_BROKER_CASES="a b": only those (and the --fix copies), when looking into one.
 [[ -n "${DOCTOR_BROKER_CASES:-}" ]] && read -ra cases <<< "$DOCTOR_BROKER_CASES"
-for c in "${cases[@]}" clean-fix unclean-fix; do
+for c in "${cases[@]}" "${fixed[@]/%/-fix}"; do
   dirs=("$tmp/$c"); [[ -d "$tmp/$c-b" ]] && dirs+=("$tmp/$c-b")
   # The broker's settings, as the broker started on the copy has them.
   props "$tmp/$c" "${settings[@]}" ${extra[$c]:-} > "$tmp/$c.settings"
@@ -254,8 +307,8 @@ for c in "${cases[@]}" clean-fix unclean-fix; do
 done
 
 for k in "${!damage[@]}"; do printf '%s\t%s\n' "$k" "${damage[$k]}"; done > "$tmp/damages.tsv"
-python3 - "$tmp" "${cases[*]}" <<'PY'
-import json, re, sys
+python3 - "$tmp" "${cases[*]}" "${fixed[*]}" <<'PY'
+import json, os, re, sys
 tmp = sys.argv[1]
 damages = dict(l.rstrip("\n").split("\t", 1) for l in open(f"{tmp}/damages.tsv"))
 passed = failed = 0
@@ -268,6 +321,15 @@ def judge(case, part, what, kafka, doctor):
     passed += ok
     failed += not ok
     rows.append((f"{case}/{part}", what, str(kafka), str(doctor), "ok" if ok else "FAIL"))
+
+def fetched(case):  # txn, txn-fix: topic -> (offset asked, first offset served)
+    out = {}
+    if os.path.exists(f"{tmp}/{case}.served"):
+        for line in open(f"{tmp}/{case}.served"):
+            t, o, *first = line.split()
+            out[t] = (int(o), int(first[0]) if first else None)
+    return out
+served = fetched("txn")
 
 for case in sys.argv[2].split():
     log = open(f"{tmp}/{case}.out", errors="replace").read()
@@ -294,6 +356,12 @@ for case in sys.argv[2].split():
                 # doctor: a deleting directory goes, a stray one stays (an entry it did not list: None)
                 said = {"deleting": False, "stray": True}.get(kinds.get(name))
                 judge(case, name, "a -delete or -stray directory: still there after 8 s in service", name in after, said)
+        if t["type"] == "log_dir" and case == "txn" and t["log_dir"].endswith("-b"):
+            # A -future copy: Kafka loads it and resumes the move (its alter-log-dirs fetcher catches
+            # up, then the copy replaces the current log), some seconds in service.
+            future = [e["name"] for e in t["inventory"] if e["kind"] == "future"]
+            judge(case, "b/d2-0", "a -future copy: the move between log dirs finished in service (doctor: resumes it)",
+                  "b/d2-0" in after and not any(n.startswith("b/") and n.endswith("-future") for n in after), bool(future))
         if t["type"] != "partition":
             continue
         if t["dir"].endswith("/__cluster_metadata-0"):
@@ -303,12 +371,14 @@ for case in sys.argv[2].split():
                   sorted(int(b) for b in re.findall(tag + r" Recovering unflushed segment (\d+)\.", log)),
                   sorted(g["base_offset"] for g in (t["startup"] or {"segments": []})["segments"] if g["unclean_pass"]))
             continue
-        if not re.search(r"/d\d-0$", t["dir"]):
+        # A partition, or a -future copy of one (its log lines name the partition and its log dir).
+        m = re.search(r"/((d\d)-0)(?:\.\w+-future)?$", t["dir"])
+        if not m:
             continue
         part = t["dir"].rsplit("/", 1)[1]
-        topic = part[:-2]
+        topic = m.group(2)
         damage = damages.get(f"{case}/{topic}", "none")
-        tag = f"\\[LogLoader partition={re.escape(part)}, dir=[^\\]]*\\]"
+        tag = f"\\[LogLoader partition={re.escape(m.group(1))}, dir={re.escape(t['dir'].rsplit('/', 1)[0])}\\]"
         unclean = sorted(int(b) for b in re.findall(tag + r" Recovering unflushed segment (\d+)\.", log))
         corrupt_index = sorted(int(b) for b in re.findall(tag + r" Found a corrupted index file corresponding to log file \S*/" + re.escape(part) + r"/0*(\d+)\.log", log))
         no_index = sorted(int(b) for b in re.findall(tag + r" Could not find offset index file corresponding to log file \S*/" + re.escape(part) + r"/0*(\d+)\.log", log))
@@ -329,13 +399,25 @@ for case in sys.argv[2].split():
         # Kafka logs the invalid bytes its scan throws on (a CRC, a size below the minimum, zeros);
         # a torn entry at the end (its size runs past the file) ends the scan without a line.
         said_invalid = sorted((g["base_offset"], g["truncated_at"]) for g in segs
-                              if g["truncated_bytes"] and g["stop"] not in ("partial_tail", "short_tail"))
+                              if g["truncated_bytes"] and g["stop"] not in ("partial_tail", "short_tail", "invalid_offset"))
         judge(case, part, f"{damage}: segments recovered, .txnindex sanity check", corrupt_index,
               sorted(g["base_offset"] for g in segs if g["why"] == ".txnindex fails the sanity check"))
         judge(case, part, f"{damage}: invalid bytes found at (segment, byte)", invalid, said_invalid)
+        # LogLoader.recoverLog: an InvalidOffsetException (an offset that does not increase where an
+        # index entry is appended) empties the segment, named by its base offset.
+        emptied = sorted(int(b) for b in re.findall(tag + r" Found invalid offset during recovery\. Deleting the corrupt segment and creating an empty one with starting offset (\d+)", log))
+        judge(case, part, f"{damage}: segments emptied (invalid offset)", emptied,
+              sorted(g["base_offset"] for g in segs if g["stop"] == "invalid_offset"))
         judge(case, part, f"{damage}: segments deleted", deleted, sorted(g["base_offset"] for g in segs if g["deleted"]))
         judge(case, part, f"{damage}: log end offset loaded", int(loaded[-1]) if loaded else None, s["log_end_after"])
         judge(case, part, f"{damage}: renamed -stray", stray, t["stray"])
+        if case == "txn" and topic in served:
+            # A fetch from the damaged entry's offset: served from the batch the entry points at (doctor's
+            # "fetch" of the finding, when it predicts a skip), else from that offset itself.
+            frm, first = served[topic]
+            skips = [p["fetch"] for p in t["findings"] if p.get("fetch") and p["fetch"]["from"] == frm]
+            judge(case, part, f"{damage}: the first offset a fetch from {frm} serves", first,
+                  skips[0]["served_from"] if skips else frm)
         if case == "service":
             # UnifiedLog.rebuildProducerState: after a clean shutdown with no snapshot it rebuilds nothing.
             rebuilt = bool(re.search(tag + r" Reloading from producer snapshot and rebuilding producer state", log))
@@ -382,7 +464,7 @@ for case in sys.argv[2].split():
 # After kseg-doctor --fix: the broker starts, its recovery cuts nothing, deletes nothing, finds no
 # index missing or corrupt and renames nothing -stray; after a clean shutdown it recovers no
 # partition at all; each partition loads the log end the diagnosis after the fix promised.
-for case in ("clean-fix", "unclean-fix"):
+for case in [c + "-fix" for c in sys.argv[3].split()]:
     log = open(f"{tmp}/{case}.out", errors="replace").read()
     after = set(open(f"{tmp}/{case}.after").read().split())
     started = open(f"{tmp}/{case}.started").read().strip() == "1"
@@ -390,14 +472,24 @@ for case in ("clean-fix", "unclean-fix"):
     steps = open(f"{tmp}/{case}.steps").read()
     judge(case, "*", "after --fix: the broker starts; doctor's plan left", (started, []),
           (doc["summary"]["broker_starts"], [p["command"] for p in doc["plan"] if not p["by_hand"]]))
-    judge(case, "*", f"after --fix ({steps.count('applying ')} steps): invalid bytes, deletions, missing or corrupt indexes, strays",
-          [l for l in log.splitlines() if re.search(r"Found invalid messages|Deleting segments as part of log recovery|"
+    judge(case, "*", f"after --fix ({steps.count('applying ')} steps): invalid bytes, missing or corrupt indexes, strays",
+          [l for l in log.splitlines() if re.search(r"Found invalid messages|"
                                                      r"Could not find offset index|Found a corrupted index|marked stray", l)], [])
+    # Deletions only where the diagnosis after the fix still says so (a log start line past the log
+    # end is left to a person).
+    judge(case, "*", "after --fix: partitions whose segments Kafka deletes",
+          sorted(set(re.findall(r"\[LogLoader partition=(d\d-0), dir=[^\]]*\] Deleting segments as part of log recovery", log))),
+          sorted(t["dir"].rsplit("/", 1)[1] for t in doc["targets"] if t["type"] == "partition" and
+                 re.search(r"/d\d-0$", t["dir"]) and t["startup"] and any(g["deleted"] for g in t["startup"]["segments"])))
     # After an unclean shutdown --fix recovers each partition itself, moves its recovery point to
     # its log end and, every partition done, writes the clean-shutdown marker: the same check.
-    if True:
-        judge(case, "*", "after --fix: partitions Kafka recovers",
-              sorted(set(re.findall(r"\[LogLoader partition=(d\d-0), dir=[^\]]*\] Recovering unflushed segment", log))), [])
+    # (one it could not fix, as its diagnosis after the fix says, is recovered by Kafka).
+    judge(case, "*", "after --fix: partitions Kafka recovers",
+          sorted(set(re.findall(r"\[LogLoader partition=(d\d-0), dir=[^\]]*\] Recovering unflushed segment", log))),
+          sorted(t["dir"].rsplit("/", 1)[1] for t in doc["targets"] if t["type"] == "partition" and
+                 re.search(r"/d\d-0$", t["dir"]) and t["startup"] and t["startup"]["segments_recovered"]))
+    for topic, (frm, first) in fetched(case).items():
+        judge(case, f"{topic}-0", f"after --fix: the first offset a fetch from {frm} serves", first, frm)
     for t in doc["targets"]:
         if t["type"] != "partition" or not re.search(r"/d\d-0$", t["dir"]):
             continue

@@ -453,3 +453,52 @@ TEST_CASE("doctor: retention due and a dirty compacted partition, priced as kseg
   }
   CHECK(due >= 10);
 }
+
+// A wrong .index entry in a segment Kafka does not recover (a clean shutdown): doctor works out
+// Kafka's fetch through it (tests/kafka/doctor-broker.sh has a consumer judge the same damage).
+// A log start line past the log end: Kafka deletes every segment, and the plan leaves the line
+// to a person (salvage would not stop the deletion).
+TEST_CASE("doctor: a fetch through a wrong .index entry; a log start past the end", "[doctor]") {
+  kseg::test::CaseCopy c("leader-epochs-retention");
+  const std::string index = c.path("metrics-0/00000000000000000000.index");
+  auto bytes = read_text(index);
+  REQUIRE(bytes.size() >= 12 * 8);
+  auto be32 = [&](size_t at) {
+    return static_cast<int32_t>(static_cast<uint8_t>(bytes[at]) << 24 | static_cast<uint8_t>(bytes[at + 1]) << 16 |
+                                static_cast<uint8_t>(bytes[at + 2]) << 8 | static_cast<uint8_t>(bytes[at + 3]));
+  };
+  const int32_t asked = be32(7 * 8), pointed = be32(10 * 8 + 4);
+  bytes.replace(7 * 8 + 4, 4, bytes.substr(10 * 8 + 4, 4));  // entry 7 points at entry 10's batch
+  kseg::test::write_text(index, bytes);
+  // The base offset of the batch it now points at, as kseg-dump reads the segment.
+  auto dumped = run_tool(kKseg, {"dump", "--format", "jsonl", c.path("metrics-0/00000000000000000000.log")}, ".");
+  int64_t served = -1;
+  std::istringstream in(dumped.out);
+  for (std::string line; std::getline(in, line);)
+    if (auto j = nlohmann::json::parse(line); j["type"] == "batch" && j["position"] == pointed) served = j["base_offset"];
+  REQUIRE(served > asked);
+  auto d = doctor({c.dir()});
+  INFO(d.text);
+  std::vector<nlohmann::json> fetches;
+  for (const auto& f : partition(d.doc, "metrics-0")["findings"])
+    if (f.contains("fetch")) fetches.push_back(f["fetch"]);
+  REQUIRE_FALSE(fetches.empty());
+  CHECK(fetches[0]["from"] == asked);
+  CHECK(fetches[0]["served_from"] == served);
+  CHECK(fetches[0]["entries"] == 1);
+  CHECK(d.text.find(fmt::format("a fetch from offset {} is served from offset {} on", asked, served)) != std::string::npos);
+
+  kseg::test::write_text(c.path("log-start-offset-checkpoint"), "0\n1\nmetrics 0 999999\n");
+  d = doctor({c.dir()});
+  INFO(d.text);
+  const auto& s = partition(d.doc, "metrics-0")["startup"];
+  CHECK(s["deletes_all"] == true);
+  CHECK(s["log_end_after"] == 999999);
+  std::vector<std::string> steps;
+  for (const auto& p : d.doc["plan"]) steps.push_back(p["command"]);
+  INFO(nlohmann::json(steps).dump());
+  CHECK(std::none_of(steps.begin(), steps.end(), [](const std::string& x) { return x.find("--salvage") != std::string::npos; }));
+  CHECK(std::any_of(steps.begin(), steps.end(), [](const std::string& x) {
+    return x.find("(by hand)") == 0 && x.find("log-start-offset-checkpoint line (999999)") != std::string::npos;
+  }));
+}

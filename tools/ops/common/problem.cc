@@ -30,7 +30,7 @@ constexpr CodeInfo kCodes[] = {
     {Code::log_offset_delta, "log.offset_delta", S::error, "record offset deltas not increasing or beyond lastOffsetDelta", "no kseg repair: Kafka keeps the batch (its CRC holds) and consumers fail on it; move their groups past it (kafka-consumer-groups.sh --reset-offsets --to-offset LAST+1)"},
     {Code::log_max_timestamp, "log.max_timestamp", S::error, "maxTimestamp differs from the largest record timestamp (CreateTime)", "no kseg repair: Kafka keeps the batch; time-based lookups and retention read the stored maxTimestamp"},
     {Code::log_producer_fields, "log.producer_fields", S::warning, "producer id, epoch, sequence and transactional flag inconsistent", "none needed: Kafka accepts the batch"},
-    {Code::log_offset_order, "log.offset_order", S::error, "offsets not strictly increasing within or across batches or segments", "kseg reindex --salvage (cuts out batches out of offset order)"},
+    {Code::log_offset_order, "log.offset_order", S::error, "offsets not strictly increasing within or across batches or segments", "within a segment: kseg reindex --salvage (cuts out batches out of offset order); a batch reaching into the next segment's offsets: by hand (kseg dump both segments)"},
     {Code::log_below_base_offset, "log.below_base_offset", S::error, "an offset below the segment's base offset (from its file name)", "kseg reindex --salvage"},
     {Code::log_offset_overflow, "log.offset_overflow", S::error, "an offset more than 2^31-1 above the segment's base offset", "kseg reindex --salvage (Kafka's own recovery fails on it)"},
     {Code::log_epoch_regression, "log.epoch_regression", S::warning, "partitionLeaderEpoch smaller than an earlier batch's", "none needed: Kafka accepts it"},

@@ -166,7 +166,8 @@ void diagnose_partition(const LogCheckOptions& lo, const ServiceContext& service
   else d.startup = std::move(*s);
   if (name.ok() && name->kind == file_names::DirKind::partition) in_service(service, *p, r, w.target.clean_shutdown, d);
   bool invalid = d.startup && d.startup->loses();
-  for (const auto& f : d.findings) invalid = invalid || invalid_bytes(f.problem.code);
+  for (const auto& f : d.findings)
+    invalid = invalid || invalid_bytes(f.problem.code) || offsets_out_of_order(f.problem.code);
   if (invalid) {
     // The two repairs priced as kseg-reindex plans them (nothing written).
     if (auto salvage = plan_partition(d.dir, config, Repair::salvage); salvage.ok() && !salvage->refused)
@@ -246,6 +247,8 @@ nlohmann::ordered_json partition_json(const PartitionDoc& d) {
     o["kafka_handles"] = f.kafka_handles;
     auto& fixes = o["fixes"] = nlohmann::ordered_json::array();
     for (const auto& x : f.fixes) fixes.push_back({{"command", x.command}, {"loses", x.loses}});
+    if (f.fetch && f.fetch->entries > 0)
+      o["fetch"] = {{"from", f.fetch->from}, {"served_from", f.fetch->served_from}, {"entries", f.fetch->entries}};
     fs_.push_back(std::move(o));
   }
   j["suppressed"] = d.suppressed;
@@ -320,6 +323,9 @@ class Report {
       const Startup& s = *d.startup;
       if (d.stray) out_.print("  start-up: renamed -stray, the partition served empty ({} offsets, {} not served)\n", d.log_end - d.log_start, human_bytes(d.bytes));
       if (s.fails) out_.print("  start-up: the load fails: {}\n", *s.fails);
+      else if (s.deletes_all && s.recovered == 0)
+        out_.print("  start-up: deletes every segment ({}): the log end {} falls below the checkpointed log start {}\n",
+                   human_bytes(s.bytes_lost), s.log_end_before, s.log_end_after);
       else if (s.recovered > 0)
         out_.print("  start-up: recovers {} segment{} ({} to read); log end {} -> {}; loses {}{}\n", s.recovered,
                    s.recovered == 1 ? "" : "s", human_bytes(s.bytes_to_scan), s.log_end_before, s.log_end_after,

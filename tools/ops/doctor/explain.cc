@@ -1,12 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "tools/ops/doctor/explain.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <map>
+#include <set>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "formats/checkpoint_file.h"
 #include "formats/file_names.h"
+#include "formats/log_batch.h"
+#include "formats/log_entry.h"
+#include "formats/offset_index.h"
 #include "lib/mapped_file.h"
 #include "lib/units.h"
 
@@ -26,6 +34,8 @@ bool invalid_bytes(Code c) {
     default: return false;
   }
 }
+
+bool offsets_out_of_order(Code c) { return c == Code::log_offset_order || c == Code::log_below_base_offset; }
 
 namespace {
 
@@ -99,6 +109,50 @@ const SegmentFate* fate_of(const Startup& s, const std::string& file) {
   return nullptr;
 }
 
+// Kafka's read of a fetch from each entry's own offset through the segment's
+// .index as it is (OffsetIndex.lookup, then LogSegment's scan from the
+// position it gives for the first batch ending at or after the offset). An
+// entry past the offset's batch skips (testing its own offset is enough: one
+// at or before that batch only makes the scan longer). No claim (nullopt)
+// where an entry points inside a batch or a legacy wrapper would be served.
+// One pass over the .log; memory in the index's entries, not the segment's batches.
+std::optional<FetchSkip> fetch_skip(const std::string& index_path) {
+  auto name = file_names::parse_segment_file_name(fs::path(index_path).filename().string());
+  if (!name.ok() || name->kind != file_names::FileKind::index) return std::nullopt;
+  auto index = MappedFile::open(index_path);
+  auto log = MappedFile::open(fs::path(index_path).replace_extension(".log").string());
+  if (!index.ok() || !log.ok()) return std::nullopt;
+  const offset_index::View v(index->bytes(), name->offset);
+  const int64_t n = v.slot_count();
+  std::vector<std::pair<int64_t, int64_t>> asks;  // (position the lookup gives, offset asked), by position
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t target = v.offset(i).value;
+    asks.emplace_back(offset_index::lookup(v, n, Offset{target}).position, target);
+  }
+  std::sort(asks.begin(), asks.end());
+  std::multiset<int64_t> reading;  // offsets whose scan has begun, not yet served
+  FetchSkip out;
+  size_t next = 0;
+  EntryScanner scan(log->bytes(), Position{0});
+  while (auto e = scan.next()) {
+    if (next < asks.size() && asks[next].first < e->position.value) return std::nullopt;  // inside a batch
+    for (; next < asks.size() && asks[next].first == e->position.value; ++next) reading.insert(asks[next].second);
+    if (reading.empty()) continue;
+    auto last = entry_last_offset(*e);
+    if (!last.ok()) return std::nullopt;
+    // A v2 batch is served from its base offset; of a legacy wrapper the inner offsets are not read.
+    const int64_t first = e->magic >= 2 ? e->offset : (*last == e->offset ? *last : -1);
+    for (auto it = reading.begin(); it != reading.end() && *it <= *last; it = reading.erase(it)) {
+      if (first < 0) return std::nullopt;
+      if (first > *it) {
+        if (out.entries == 0) out.from = *it, out.served_from = first;
+        ++out.entries;
+      }
+    }
+  }
+  return out;  // asks left: past the data, served nothing from this segment
+}
+
 std::string not_recovered_because(const Startup& s) {
   return s.clean_shutdown ? "the log dir was shut down cleanly" : "the segment is below the recovery point";
 }
@@ -106,8 +160,13 @@ std::string not_recovered_because(const Startup& s) {
 // What recovery does with segment `f` and what it costs.
 std::string recovery_text(const Startup& s, const SegmentFate& f) {
   std::string out = fmt::format("recovers the segment at start-up ({})", recover_why_text(f.why));
-  if (f.truncated_bytes > 0) {
+  if (f.stop_kind == "invalid_offset")
+    out += fmt::format(": an offset that does not increase reaches its rebuilt index (InvalidOffsetException), so it "
+                       "empties the segment: {}",
+                       size_offsets(f.truncated_bytes, f.offsets_cut));
+  else if (f.truncated_bytes > 0)
     out += fmt::format(" and truncates it at byte {}: {}", f.stop_position, size_offsets(f.truncated_bytes, f.offsets_cut));
+  if (f.truncated_bytes > 0) {
     int64_t later = 0, later_bytes = 0;
     for (const auto& g : s.segments)
       if (g.deleted) {
@@ -138,8 +197,28 @@ std::string kafka_text(const PartitionDoc& d, const Finding& x) {
                          "and the log cleaner stops on them",
                          not_recovered_because(*s));
   }
+  if (offsets_out_of_order(p.code) && s && f) {
+    if (f->stop_kind == "invalid_offset") return recovery_text(*s, *f);
+    if (recovered)
+      return fmt::format("{}, and keeps these batches: recovery checks an offset only where it writes an index entry, "
+                         "against the entry before it",
+                         recovery_text(*s, *f));
+    return fmt::format("loads it as it is ({}): Kafka checks no offsets at start-up", not_recovered_because(*s));
+  }
   if (index_content(p.code)) {
     if (recovered) return fmt::format("rebuilds it: {}", recovery_text(*s, *f));
+    if (s && f && x.fetch && x.fetch->entries > 0)
+      return fmt::format("trusts it as it is ({}; Kafka checks no index content at start-up, KAFKA-7283): a fetch "
+                         "from offset {} is served from offset {} on, and consumers never see the {} offsets between ({} "
+                         "entr{} of the .index skip{} so)",
+                         not_recovered_because(*s), x.fetch->from, x.fetch->served_from,
+                         x.fetch->served_from - x.fetch->from, x.fetch->entries, x.fetch->entries == 1 ? "y" : "ies",
+                         x.fetch->entries == 1 ? "s" : "");
+    if (s && f && x.fetch)
+      return fmt::format("trusts it as it is ({}; Kafka checks no index content at start-up, KAFKA-7283): a fetch "
+                         "through it starts at or before the batch it asks for and reads on to it: nothing is "
+                         "skipped, but it reads more",
+                         not_recovered_because(*s));
     if (s && f)
       return fmt::format("trusts it as it is ({}; Kafka checks no index content at start-up, KAFKA-7283): "
                          "lookups by offset or time through it read the wrong place, or fail at a fetch or a roll",
@@ -249,6 +328,7 @@ std::string shell_word(const std::string& s) {
 
 void explain(PartitionDoc& d) {
   bool invalid = false, index = false, producers = false, by_hand = false;
+  std::map<std::string, std::optional<FetchSkip>> fetches;
   for (auto& x : d.findings) {
     const Code c = x.problem.code;
     if (!x.kafka.empty()) {  // an in-service finding (service.h): its texts and fixes are its own
@@ -256,15 +336,26 @@ void explain(PartitionDoc& d) {
       by_hand = by_hand || x.by_hand;
       continue;
     }
-    x.kafka = kafka_text(d, x);
     const SegmentFate* f = d.startup ? fate_of(*d.startup, x.problem.file) : nullptr;
     const bool recovered = f && f->why != RecoverWhy::none;
+    if (f && !recovered && index_content(c) && fs::path(x.problem.file).extension() == ".index") {
+      auto it = fetches.find(x.problem.file);  // one model of the file for all its findings
+      if (it == fetches.end()) it = fetches.emplace(x.problem.file, fetch_skip(x.problem.file)).first;
+      x.fetch = it->second;
+    }
+    x.kafka = kafka_text(d, x);
     if (invalid_bytes(c)) {
       invalid = true;
       if (d.salvage)
         x.fixes.push_back({fmt::format("kseg reindex --salvage {}", shell_word(d.dir)), d.salvage->text()});
       if (d.recover)
         x.fixes.push_back({fmt::format("kseg reindex --recover {}", shell_word(d.dir)), d.recover->text()});
+      continue;
+    }
+    // What salvage would cut out of the segments (a batch reaching into the next segment is no such cut).
+    if (offsets_out_of_order(c) && d.salvage && d.salvage->bytes > 0) {
+      invalid = true;
+      x.fixes.push_back({fmt::format("kseg reindex --salvage {}", shell_word(d.dir)), d.salvage->text()});
       continue;
     }
     if ((index_content(c) || c == Code::timeindex_missing) && !recovered) {
@@ -300,7 +391,10 @@ void explain(PartitionDoc& d) {
   }
   // Kafka's start-up loses data without a finding that says so here (a
   // partition whose damage verify reports once): the plan prices the same.
-  if (d.startup && d.startup->loses()) invalid = invalid || d.salvage.has_value();
+  // (Not where the loss is a log start line past the log end: salvage leaves the line, and Kafka
+  // still deletes every segment; that is for a person to mend, add_steps.)
+  if (d.startup && d.startup->loses() && !d.startup->deletes_all) invalid = invalid || d.salvage.has_value();
+  if (d.startup && d.startup->deletes_all) by_hand = true;
   d.action = invalid       ? Action::salvage
              : producers   ? Action::producer_state
              : index       ? Action::reindex

@@ -20,12 +20,23 @@ struct Fix {
   std::string loses;    // "nothing", or bytes and offsets
 };
 
+// A fetch through an offset index Kafka trusts as it is (a segment it does not
+// recover): from the offset of an entry whose position lies past that
+// offset's batch, LogSegment.read starts at the first batch from there that
+// ends at or after it, and consumers never see the offsets between.
+struct FetchSkip {
+  int64_t from = 0;         // the first such entry's offset: a fetch from it
+  int64_t served_from = 0;  // is served from this offset on (the batch's base)
+  int64_t entries = 0;      // entries that skip so (0: none; the fetch model found nothing skipped)
+};
+
 struct Finding {
   Problem problem;
   std::string kafka;       // what Kafka 4.4 does with it, at start-up or in service
   std::vector<Fix> fixes;  // alternatives side by side; empty when Kafka handles it
   bool kafka_handles = false;
   bool by_hand = false;    // its fix is no kseg command: a person does it (--fix leaves it)
+  std::optional<FetchSkip> fetch = {};  // an offset index finding: what a fetch through it skips (none: no model)
 };
 
 // What kseg would do about a partition, in the order that loses least.
@@ -75,6 +86,9 @@ RootKafka explain_root(const Problem& p);
 // Codes whose bytes stop Kafka's recovery scan: recovery truncates there, and
 // kseg-reindex --salvage or --recover removes them.
 bool invalid_bytes(Code c);
+// Offsets out of order or below the segment's base: kseg reindex --salvage
+// cuts the batches within a segment (priced as for invalid bytes).
+bool offsets_out_of_order(Code c);
 
 // A path as a shell word: quoted when it holds anything but [A-Za-z0-9_./=+,:@%-].
 std::string shell_word(const std::string& s);

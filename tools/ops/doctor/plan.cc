@@ -65,6 +65,13 @@ void add_steps(const PartitionDoc& d, std::vector<Step>& plan) {
     case Action::by_hand:
     case Action::none: break;
   }
+  if (d.startup && d.startup->deletes_all && d.startup->log_start_line)
+    plan.push_back({Step::by_hand, d.dir,
+                    {fmt::format("(by hand) {}: its log-start-offset-checkpoint line ({}) lies past its log end {}: "
+                                 "lower it to at most {} to keep its records, or let Kafka delete them",
+                                 d.dir, *d.startup->log_start_line, d.startup->log_end_before, d.startup->log_end_before),
+                     fmt::format("{} if left", human_bytes(d.startup->bytes_lost))},
+                    {}, false});
   // The partition.metadata a stray needs, and what only a person can do.
   for (const auto& f : d.findings) {
     if (!f.by_hand || f.fixes.empty()) continue;

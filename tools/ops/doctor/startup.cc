@@ -142,6 +142,7 @@ Result<Startup> predict_startup(const Partition& given, bool clean, const recove
     auto log = MappedFile::open(p.segments[i].path(FileKind::log));
     if (!log.ok()) return log.error().in(p.segments[i].path(FileKind::log));
     auto r = recover::recover_segment(log->bytes(), Offset{f.base}, config);
+    bool invalid_offset = false;  // LogLoader empties the segment (InvalidOffsetException)
     if (!r.ok()) {
       const std::string& m = r.error().message;
       // LogLoader.retryOnOffsetOverflow splits such a segment and loads again: not modelled.
@@ -158,6 +159,7 @@ Result<Startup> predict_startup(const Partition& given, bool clean, const recove
         empty.valid_end = Position{0};
         empty.stop_detail = m;
         done[i] = empty;
+        invalid_offset = true;
       } else {
         s.fails = fmt::format("{}:{}: {}", p.segments[i].path(FileKind::log),
                               r.error().position ? r.error().position->value : 0, m);
@@ -168,10 +170,10 @@ Result<Startup> predict_startup(const Partition& given, bool clean, const recove
     }
     const auto& rec = *done[i];
     if (rec.truncates()) {
-      f.stop_kind = segment_end_name(rec.stop);
+      f.stop_kind = invalid_offset ? "invalid_offset" : segment_end_name(rec.stop);
       f.truncated_bytes = f.size - rec.valid_end.value;
       f.stop_position = rec.valid_end.value;
-      f.stop = rec.stop_detail.empty() ? segment_end_name(rec.stop) : fmt::format("{}: {}", segment_end_name(rec.stop), rec.stop_detail);
+      f.stop = rec.stop_detail.empty() ? f.stop_kind : fmt::format("{}: {}", f.stop_kind, rec.stop_detail);
       const int64_t new_end = rec.last_offset ? rec.last_offset->value + 1 : f.base;
       // The offsets the cut bytes declare (a torn batch's too), as kseg-reindex prices a cut.
       int64_t end = end_now(p, i);

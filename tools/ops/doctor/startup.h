@@ -32,7 +32,7 @@ struct SegmentFate {
   int64_t truncated_bytes = 0;       // what recovery cuts from the .log's end
   int64_t offsets_cut = 0;           // offsets those bytes held (to the next segment or the log end)
   std::string stop;                  // why the scan stopped there (SegmentEnd and detail)
-  std::string stop_kind;             // segment_end_name: bad_crc, partial_tail, zero_tail, ...
+  std::string stop_kind;             // segment_end_name (bad_crc, partial_tail, ...) or invalid_offset: emptied
   int64_t stop_position = -1;
   bool deleted = false;              // removed because an earlier recovered segment was truncated
 };
