@@ -15,8 +15,8 @@
 # (log.retention.bytes), which partitions its cleaner picked (log.cleanup.policy compact, one
 # partition's cleaner checkpoint at its active segment), the first offset a consumer is served
 # fetching through a wrong .index entry (kcat), and whether a -future copy's move between log
-# dirs finished. Then the broker on the copies kseg-doctor --fix repaired (clean, unclean,
-# outside, txn). Usage: doctor-broker.sh KSEG_DOCTOR
+# dirs finished. Then kseg-doctor --fix on a copy of every case: the broker on those it wrote
+# to; those it did not write to must be left with no kseg step. Usage: doctor-broker.sh KSEG_DOCTOR
 # Prints a table (partition, damage, Kafka did, doctor said) and "N passed, M failed".
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -239,7 +239,6 @@ make_refused() {
   sed -E 's/^directory.id=.*/directory.id=BBBBBBBBBBBBBBBBBBBBBA/' "$d/meta.properties" > "$d-b/meta.properties"
   cp -a "$d/d2-0" "$d-b/d2-0.0123456789abcdef0123456789abcdef-future"
   damage[txn/d2]="a -future copy in a second log dir (a move between log dirs not finished)"
-  linger[txn]=8
 }
 
 # ---- Kafka's start-up, observed ----
@@ -273,6 +272,9 @@ observe() {
           > "$tmp/txn.$iso" 2>/dev/null || true
       done
     fi
+    if [[ $1 == txn ]]; then  # until the -future copy's move has finished (at most 8 s)
+      for _ in $(seq 16); do [[ -d "$d-b/d2-0" ]] && break; sleep 0.5; done
+    fi
     sleep "${linger[$1]:-1}"  # the -stray rename follows the first metadata image
     stop_broker
   else
@@ -286,23 +288,30 @@ observe() {
 }
 
 make_clean; make_unclean; make_refused
-# kseg-doctor --fix on a second copy of each damaged log dir the broker starts on: its report
-# (--format json) is the diagnosis after the fix.
-fixed=(clean unclean outside txn)
-for c in "${fixed[@]}"; do
-  cp -a "$tmp/$c" "$tmp/$c-fix"
-  touch "$tmp/$c-fix/.lock"  # a stopped broker leaves it
-  "$doctor" --fix --yes --no-backup --format json "$tmp/$c-fix" > "$tmp/$c-fix.json" 2> "$tmp/$c-fix.steps" || true
-done
 cases=(clean unclean refused txnversion twodirs twonodes badrp badlso badhw badcleaner badrp2 badlso2 badhw2 nocheckpoints outside
        service cleaner txn)
 # DOCTOR_BROKER_CASES="a b": only those (and the --fix copies), when looking into one.
 [[ -n "${DOCTOR_BROKER_CASES:-}" ]] && read -ra cases <<< "$DOCTOR_BROKER_CASES"
+# kseg-doctor --fix on a second copy of every damaged log dir (its log dirs, the broker's settings):
+# its report (--format json) is the diagnosis after the fix. Where it wrote something the broker
+# is started on the copy too (judged below); where it wrote nothing (all that is left is for a
+# person) the copy is byte for byte the damaged one Kafka was judged on.
+fixed=()
+for c in "${cases[@]}"; do
+  props "$tmp/$c" "${settings[@]}" ${extra[$c]:-} > "$tmp/$c.settings"
+  fdirs=("$tmp/$c-fix"); cp -a "$tmp/$c" "$tmp/$c-fix"
+  if [[ -d "$tmp/$c-b" ]]; then cp -a "$tmp/$c-b" "$tmp/$c-fix-b"; fdirs+=("$tmp/$c-fix-b"); fi
+  touch "$tmp/$c-fix/.lock"  # a stopped broker leaves it
+  sums() { (cd "$tmp" && find "${fdirs[@]#"$tmp/"}" -type f ! -name .lock -print0 | sort -z | xargs -0 md5sum); }
+  before="$(sums)"
+  "$doctor" --fix --yes --no-backup --format json --broker-config "$tmp/$c.settings" "${fdirs[@]}" \
+    > "$tmp/$c-fix.json" 2> "$tmp/$c-fix.steps" || true
+  if [[ "$(sums)" == "$before" ]]; then echo "$c" >> "$tmp/unchanged"; rm -rf "${fdirs[@]}"; else fixed+=("$c"); fi
+done
 for c in "${cases[@]}" "${fixed[@]/%/-fix}"; do
   dirs=("$tmp/$c"); [[ -d "$tmp/$c-b" ]] && dirs+=("$tmp/$c-b")
-  # The broker's settings, as the broker started on the copy has them.
-  props "$tmp/$c" "${settings[@]}" ${extra[$c]:-} > "$tmp/$c.settings"
   [[ $c == *-fix ]] || "$doctor" --format json --broker-config "$tmp/$c.settings" "${dirs[@]}" > "$tmp/$c.json" || true
+  extra[$c]="${extra[${c%-fix}]:-}"  # a fixed copy starts with its case's settings (judged at start-up: no linger)
   observe "$c"
 done
 
@@ -484,10 +493,10 @@ for case in [c + "-fix" for c in sys.argv[3].split()]:
     # After an unclean shutdown --fix recovers each partition itself, moves its recovery point to
     # its log end and, every partition done, writes the clean-shutdown marker: the same check.
     # (one it could not fix, as its diagnosis after the fix says, is recovered by Kafka).
-    judge(case, "*", "after --fix: partitions Kafka recovers",
+    judge(case, "*", "after --fix: partitions Kafka recovers (a -future copy by its partition's name)",
           sorted(set(re.findall(r"\[LogLoader partition=(d\d-0), dir=[^\]]*\] Recovering unflushed segment", log))),
-          sorted(t["dir"].rsplit("/", 1)[1] for t in doc["targets"] if t["type"] == "partition" and
-                 re.search(r"/d\d-0$", t["dir"]) and t["startup"] and t["startup"]["segments_recovered"]))
+          sorted(set(m.group(1) for t in doc["targets"] if t["type"] == "partition" and t["startup"] and
+                     t["startup"]["segments_recovered"] for m in [re.search(r"/(d\d-0)(?:\.\w+-future)?$", t["dir"])] if m)))
     for topic, (frm, first) in fetched(case).items():
         judge(case, f"{topic}-0", f"after --fix: the first offset a fetch from {frm} serves", first, frm)
     for t in doc["targets"]:
@@ -497,6 +506,14 @@ for case in [c + "-fix" for c in sys.argv[3].split()]:
         loaded = re.findall(r"Completed load of Log\(dir=\S*/" + re.escape(part) + r", .*?logEndOffset=(\d+)\)", log)
         judge(case, part, "after --fix: log end offset loaded", int(loaded[-1]) if loaded else None,
               t["startup"]["log_end_after"] if t["startup"] else None)
+
+# --fix that wrote nothing: what is left must be for a person (no kseg step it could have run).
+for case in (open(f"{tmp}/unchanged").read().split() if os.path.exists(f"{tmp}/unchanged") else []):
+    try:
+        left = [p["command"] for p in json.load(open(f"{tmp}/{case}-fix.json"))["plan"] if not p["by_hand"]]
+    except (ValueError, KeyError) as e:
+        left = [f"no report: {e}"]
+    judge(f"{case}-fix", "*", "after --fix: it wrote nothing (the copy Kafka was judged on); kseg steps left", [], left)
 
 w = [max(len(r[i]) for r in rows) for i in range(4)]
 print("case/partition".ljust(w[0]), "what".ljust(w[1]), "Kafka did".ljust(w[2]), "doctor said".ljust(w[3]))

@@ -58,6 +58,7 @@ bool index_content(Code c) {
 
 bool producer_state(Code c) {
   switch (c) {
+    case Code::txnindex_bad_version:  // the load throws on it; the rebuilt .txnindex is of version 0
     case Code::txnindex_size:
     case Code::txnindex_not_increasing:
     case Code::txnindex_missing_abort:
