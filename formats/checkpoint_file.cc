@@ -87,7 +87,7 @@ std::string serialize_offset_checkpoint(std::span<const TopicPartitionOffset> en
 }
 
 Result<std::vector<EpochEntry>> parse_leader_epoch_checkpoint(std::string_view text, std::string_view file_path,
-                                                              Position base) {
+                                                              Position base, Failure* failure) {
   std::vector<EpochEntry> out;
   Status st = read(text, base, kLeaderEpochCheckpointVersion, file_path, [&](std::string_view line) -> LineVerdict {
     const auto parts = java::split_whitespace(line);
@@ -98,7 +98,7 @@ Result<std::vector<EpochEntry>> parse_leader_epoch_checkpoint(std::string_view t
     if (!start) return {LineVerdict::bad_number, parts[1]};
     out.push_back({*epoch, *start});
     return {};
-  });
+  }, failure);
   if (!st.ok()) return st;
   return out;
 }

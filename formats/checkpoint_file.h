@@ -78,7 +78,7 @@ struct EpochEntry {
   bool operator==(const EpochEntry&) const = default;
 };
 Result<std::vector<EpochEntry>> parse_leader_epoch_checkpoint(std::string_view text, std::string_view file_path,
-                                                              Position base = Position{0});
+                                                              Position base = Position{0}, Failure* failure = nullptr);
 std::string serialize_leader_epoch_checkpoint(std::span<const EpochEntry> entries);
 
 // Beyond Kafka's parser: epochs >= 0 and strictly increasing, start offsets

@@ -130,6 +130,11 @@ entries = [l for l in lines[2:] if l] + ["99 999999"]
 open(sys.argv[1], "w").write("0\n%d\n%s\n" % (len(entries), "\n".join(entries)))
 PY
   damage[clean/d6]="leader-epoch-checkpoint entry past the log end"
+  cp "$(seg "$d/d7-0" 1)" "$(seg "$d/d7-0" 1).kseg-tmp"; echo note > "$d/d7-0/notes.txt"; echo note > "$d/notes.txt"
+  damage[clean/d7]="a .log.kseg-tmp and a file of no known kind in the partition, another in the log dir"
+  # A leader-epoch-checkpoint that does not read.
+  d="$tmp/badepoch"; cp -a "$base" "$d"; printf '0\n1\ngarbage\n' > "$d/d0-0/leader-epoch-checkpoint"
+  damage[badepoch/d0]="leader-epoch-checkpoint unreadable (a malformed line)"
 }
 make_unclean() {
   local d="$tmp/unclean"; cp -a "$base" "$d"; rm "$d/.kafka_cleanshutdown"
@@ -234,6 +239,15 @@ make_refused() {
   damage[txn/d0]="a .index entry mid first segment pointing 3 batches on"
   echo "d1 $(index_point "$(seg "$d/d1-0" 1)" -3)" >> "$tmp/txn.from"
   damage[txn/d1]="a .index entry mid first segment pointing 3 batches back"
+  # The first segment's .timeindex deleted: a consumer then asks for the offset of a timestamp in
+  # it (ListOffsets). The offset Kafka's rule gives with the index: the first record (in offset
+  # order) whose timestamp is at least it, from kseg-dump of the segment.
+  local s1; s1="$(seg "$d/d3-0" 1)"
+  "$dump" --format jsonl --deep-iteration "$s1" | jq -r 'select(.type == "record") | "\(.offset) \(.timestamp)"' |
+    awk '{ o[NR] = $1; t[NR] = $2 } END { m = int(NR / 2); ts = t[m]; for (i = 1; i <= NR; i++) if (t[i] >= ts) { print "d3", ts, o[i]; exit } }' \
+    > "$tmp/txn.time"
+  rm "${s1%.log}.timeindex"
+  damage[txn/d3]="first segment's .timeindex deleted"
   # A replica moving between two log dirs when the broker stopped: d2's copy in a second log dir (-future).
   mkdir "$d-b"
   sed -E 's/^directory.id=.*/directory.id=BBBBBBBBBBBBBBBBBBBBBA/' "$d/meta.properties" > "$d-b/meta.properties"
@@ -265,6 +279,9 @@ observe() {
       while read -r t o; do
         echo "$t $o $(timeout 30 kcat -C -b "127.0.0.1:$bport" -t "$t" -p 0 -o "$o" -c 1 -e -q -f '%o\n' 2>/dev/null || true)"
       done < "$tmp/txn.from" > "$tmp/$1.served"
+      read -r t ts _ < "$tmp/txn.time"
+      echo "$t $(timeout 30 kcat -C -b "127.0.0.1:$bport" -t "$t" -p 0 -o "s@$ts" -c 1 -e -q -f '%o\n' 2>/dev/null || true)" \
+        > "$tmp/$1.timed"
     fi
     if [[ $1 == txn ]]; then  # what consumers read of d7: to the last stable offset, and to the end
       for iso in read_committed read_uncommitted; do
@@ -289,7 +306,7 @@ observe() {
 
 make_clean; make_unclean; make_refused
 cases=(clean unclean refused txnversion twodirs twonodes badrp badlso badhw badcleaner badrp2 badlso2 badhw2 nocheckpoints outside
-       service cleaner txn)
+       service cleaner txn badepoch)
 # DOCTOR_BROKER_CASES="a b": only those (and the --fix copies), when looking into one.
 [[ -n "${DOCTOR_BROKER_CASES:-}" ]] && read -ra cases <<< "$DOCTOR_BROKER_CASES"
 # kseg-doctor --fix on a second copy of every damaged log dir (its log dirs, the broker's settings):
@@ -427,6 +444,20 @@ for case in sys.argv[2].split():
             skips = [p["fetch"] for p in t["findings"] if p.get("fetch") and p["fetch"]["from"] == frm]
             judge(case, part, f"{damage}: the first offset a fetch from {frm} serves", first,
                   skips[0]["served_from"] if skips else frm)
+        if case == "txn" and topic == "d3":
+            # A segment without .timeindex: Kafka makes an empty one, takes the .log's mtime as its largest
+            # timestamp and scans it from its start, so a time lookup still finds the offset (doctor's text).
+            t_, ts, want = open(f"{tmp}/txn.time").read().split()
+            got = open(f"{tmp}/txn.timed").read().split()[1:]
+            idx = [f for f in t["findings"] if f["code"] == "timeindex.missing"]
+            judge(case, part, f"{damage}: the offset a time lookup ({ts}) finds (doctor: as with the index)",
+                  int(got[0]) if got else None, int(want) if idx and "still finds" in idx[0]["kafka"] else None)
+        # Files of no name Kafka knows: left where they are (doctor: ignored).
+        ignored = sorted(f["file"].rsplit("/", 2)[-2] + "/" + f["file"].rsplit("/", 1)[1] for f in t["findings"]
+                         if f["code"] in ("dir.leftover_kseg_tmp", "dir.unknown_file"))
+        judge(case, part, f"{damage}: files of no known name Kafka left in place (doctor: it ignores them)",
+              [l for l in ignored if l in after],
+              [l for l in ignored if any(f["kafka"].startswith("ignores it") for f in t["findings"] if f["file"].endswith(l))])
         if case == "service":
             # UnifiedLog.rebuildProducerState: after a clean shutdown with no snapshot it rebuilds nothing.
             rebuilt = bool(re.search(tag + r" Reloading from producer snapshot and rebuilding producer state", log))

@@ -185,9 +185,13 @@ std::string kafka_text(const PartitionDoc& d, const Finding& x) {
   const Startup* s = d.startup ? &*d.startup : nullptr;
   const SegmentFate* f = s ? fate_of(*s, p.file) : nullptr;
   const bool recovered = f && f->why != RecoverWhy::none;
-  if (s && s->fails && (p.code == Code::log_offset_overflow || p.code == Code::log_unrecoverable ||
-                        p.code == Code::txnindex_bad_version))
+  if (s && s->fails &&
+      (p.code == Code::log_offset_overflow || p.code == Code::log_unrecoverable || p.code == Code::txnindex_bad_version ||
+       (p.code == Code::epoch_corrupt && s->fails->find("/leader-epoch-checkpoint:") != std::string::npos)))
     return fmt::format("the load of this partition throws: {}", *s->fails);
+  if (p.code == Code::epoch_corrupt)  // read, with entries out of order: LeaderEpochFileCache.assign
+    return "reads it, and of entries whose epochs or start offsets do not increase keeps the later (it drops "
+           "earlier ones not below them, with a warning)";
   if (invalid_bytes(p.code)) {
     if (f && f->deleted)
       return s->deletes_all ? "deleted with every segment: the log ends below its checkpointed log start"
@@ -228,8 +232,9 @@ std::string kafka_text(const PartitionDoc& d, const Finding& x) {
   if (p.code == Code::index_missing && recovered) return fmt::format("rebuilds it: {}", recovery_text(*s, *f));
   if (p.code == Code::timeindex_missing)
     return recovered ? fmt::format("rebuilds it: {}", recovery_text(*s, *f))
-                     : "creates an empty .timeindex and never rebuilds it: time lookups find nothing in the segment, "
-                       "and retention goes by the .log's modification time";
+                     : "creates an empty .timeindex and never rebuilds it: a time lookup takes the .log's "
+                       "modification time for the segment's largest timestamp and scans the segment from its start, "
+                       "so it still finds the offset (more slowly); retention goes by that modification time";
   if (p.code == Code::txnindex_below_base && recovered) return fmt::format("rebuilds it: {}", recovery_text(*s, *f));
   if (p.code == Code::log_offset_overflow)
     return "splits the segment where its offsets overflow (LogLoader's legacy overflow repair) and loads it again; "
@@ -238,6 +243,7 @@ std::string kafka_text(const PartitionDoc& d, const Finding& x) {
     return "ignores it (a directory): it holds the originals a kseg writer replaced; remove it once the broker has "
            "loaded the repaired partition";
   if (p.code == Code::dir_leftover_kseg_tmp) return "ignores it (no name Kafka knows); kseg reindex removes it";
+  if (p.code == Code::dir_unknown_file) return "ignores it (LogLoader loads only the names it knows)";
   if (p.code == Code::partition_metadata_stray)
     return "renames the directory <topic>-<partition>.<id>-stray at start-up and serves the partition empty: every "
            "record seems gone (they stay in the -stray directory, never deleted)";

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "formats/checkpoint_file.h"
 #include "formats/txn_index.h"
 #include "lib/mapped_file.h"
 #include "tools/ops/partition/log_dir.h"
@@ -108,6 +109,36 @@ Result<Partition> finish_swaps(const Partition& given) {
 
 }  // namespace
 
+namespace {
+
+// UnifiedLog makes the partition's LeaderEpochFileCache before LogLoader
+// loads a segment: a leader-epoch-checkpoint that does not read throws there
+// (an IOException through CheckpointFileWithFailureHandler, which also takes
+// the log dir offline; a NumberFormatException), and so does an entry with a
+// negative epoch or offset (LeaderEpochFileCache.assign). Entries that do not
+// increase are dropped, not thrown on.
+std::optional<std::string> epoch_cache_throws(const Partition& p) {
+  if (!p.layout.state_files.contains("leader-epoch-checkpoint")) return std::nullopt;
+  const std::string path = p.dir + "/leader-epoch-checkpoint";
+  auto bytes = MappedFile::read_state_file(path);
+  if (!bytes.ok()) return fmt::format("{}: IOException: {}", path, bytes.error().message);
+  checkpoint::Failure failure = checkpoint::Failure::io_exception;
+  auto entries = checkpoint::parse_leader_epoch_checkpoint(
+      std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), path, Position{0}, &failure);
+  if (!entries.ok())
+    return failure == checkpoint::Failure::io_exception
+               ? fmt::format("{}: IOException: {} (the log dir goes offline)", path, entries.error().message)
+               : fmt::format("{}: NumberFormatException: {}", path, entries.error().message);
+  for (const auto& e : *entries)
+    if (e.epoch < 0 || e.start_offset < 0)
+      return fmt::format("{}: IllegalArgumentException: Received invalid partition leader epoch entry "
+                         "EpochEntry(epoch={}, startOffset={})",
+                         path, e.epoch, e.start_offset);
+  return std::nullopt;
+}
+
+}  // namespace
+
 Result<Startup> predict_startup(const Partition& given, bool clean, const recover::Config& config, bool metadata_log,
                                 const std::set<int64_t>& clean_logs) {
   auto finished = finish_swaps(given);
@@ -121,6 +152,13 @@ Result<Startup> predict_startup(const Partition& given, bool clean, const recove
   // An unreadable checkpoint is read as empty (LogManager.loadLogs): recovery point 0.
   else if (auto rp = partition_checkpoint(p.dir, RootCheckpoint::recovery_point); rp.ok()) s.recovery_point = *rp;
   const int64_t recovery_point = s.recovery_point.value_or(0);
+  if (!metadata_log) {
+    if (auto thrown = epoch_cache_throws(p)) {
+      s.fails = std::move(*thrown);
+      s.log_end_after = p.log_end;
+      return s;
+    }
+  }
   const size_t n = p.segments.size();
   s.segments.resize(n);
   std::vector<std::optional<recover::SegmentRecovery>> done(n);
