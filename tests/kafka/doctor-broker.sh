@@ -163,6 +163,9 @@ make_refused() {
   cp -a "$base/d0-0" "$d/x8-0.00000000000000000000000000000001-delete"
   cp -a "$base/d1-0" "$d/x9-0.00000000000000000000000000000002-stray"
   damage[service/*]="a -delete and a -stray directory beside the partitions"
+  # A partition of a topic the metadata log does not have (deleted while the broker was down).
+  cp -a "$base/d1-0" "$d/d9-0"; printf 'version: 0\ntopic_id: AAAAAAAAAAAAAAAAAAAAAg' > "$d/d9-0/partition.metadata"
+  damage[service/d9]="a partition of a topic the metadata log does not have"
   # An interrupted swap of the first segment, the .log only: LogLoader deletes the segment's
   # files and renames the .swap; reading the swap's end made an empty .index.swap, renamed too,
   # so nothing is recovered.
@@ -377,7 +380,10 @@ for case in sys.argv[2].split():
         if t["type"] == "log_dir" and case == "service":
             # What Kafka does with the -delete and -stray directories, some seconds in service.
             kinds = {e["name"]: e["kind"] for e in t["inventory"]}
-            for name in sorted(n for n in after if n.endswith("-delete") or n.endswith("-stray")) + \
+            # (not the -stray directories Kafka makes of partitions doctor said go stray: judged with them)
+            went_stray = [u["dir"].rsplit("/", 1)[1] for u in doc["targets"] if u["type"] == "partition" and u["stray"]]
+            for name in sorted(n for n in after if (n.endswith("-delete") or n.endswith("-stray")) and
+                               not any(n.startswith(g + ".") and n not in kinds for g in went_stray)) + \
                         sorted(n for n, k in kinds.items() if k in ("deleting", "stray") and n not in after):
                 # doctor: a deleting directory goes, a stray one stays (an entry it did not list: None)
                 said = {"deleting": False, "stray": True}.get(kinds.get(name))
@@ -469,6 +475,8 @@ for case in sys.argv[2].split():
             first = min((int(n.split("/")[1][:-4]) for n in after if n.startswith(part + "/") and n.endswith(".log")), default=None)
             due = [f for f in t["findings"] if f["code"] == "retention.due"]
             said = int(re.match(r"offsets \d+\.\.(\d+) ", due[0]["message"]).group(1)) + 1 if due else t["log_start"]
+            if t["stray"]:
+                said = None  # renamed -stray at the first metadata image: no retention, no segment left here
             judge(case, part, f"{damage}: log start after the retention check", first, said)
         if case == "cleaner":
             picked = bool(re.search(r"Beginning cleaning of log " + re.escape(part) + r"\b", log))
@@ -512,9 +520,13 @@ for case in [c + "-fix" for c in sys.argv[3].split()]:
     steps = open(f"{tmp}/{case}.steps").read()
     judge(case, "*", "after --fix: the broker starts; doctor's plan left", (started, []),
           (doc["summary"]["broker_starts"], [p["command"] for p in doc["plan"] if not p["by_hand"]]))
-    judge(case, "*", f"after --fix ({steps.count('applying ')} steps): invalid bytes, missing or corrupt indexes, strays",
+    judge(case, "*", f"after --fix ({steps.count('applying ')} steps): invalid bytes, missing or corrupt indexes",
           [l for l in log.splitlines() if re.search(r"Found invalid messages|"
-                                                     r"Could not find offset index|Found a corrupted index|marked stray", l)], [])
+                                                     r"Could not find offset index|Found a corrupted index", l)], [])
+    # A stray is left to a person (a topic id only they can choose): as the diagnosis after the fix says.
+    judge(case, "*", "after --fix: partitions Kafka marks stray",
+          sorted(set(re.findall(r"Log in \S*/(d\d-0) marked stray", log))),
+          sorted(t["dir"].rsplit("/", 1)[1] for t in doc["targets"] if t["type"] == "partition" and t["stray"]))
     # Deletions only where the diagnosis after the fix still says so (a log start line past the log
     # end is left to a person).
     judge(case, "*", "after --fix: partitions whose segments Kafka deletes",
@@ -534,7 +546,7 @@ for case in [c + "-fix" for c in sys.argv[3].split()]:
         if t["type"] != "partition" or not re.search(r"/d\d-0$", t["dir"]):
             continue
         part = t["dir"].rsplit("/", 1)[1]
-        loaded = re.findall(r"Completed load of Log\(dir=\S*/" + re.escape(part) + r", .*?logEndOffset=(\d+)\)", log)
+        loaded = re.findall(r"Completed load of Log\(dir=\S*/" + re.escape(part) + r"(?:\.\w+-stray)?, .*?logEndOffset=(\d+)\)", log)
         judge(case, part, "after --fix: log end offset loaded", int(loaded[-1]) if loaded else None,
               t["startup"]["log_end_after"] if t["startup"] else None)
 
