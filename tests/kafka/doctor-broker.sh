@@ -278,7 +278,7 @@ observe() {
     sleep 0.5
   done
   if [[ $started -eq 1 ]]; then
-    if [[ $1 == txn* ]]; then  # the first offset a consumer fetching from each damaged entry's offset gets
+    if [[ $1 == txn || $1 == txn-fix ]]; then  # the first offset a consumer fetching from each damaged entry's offset gets
       while read -r t o; do
         echo "$t $o $(timeout 30 kcat -C -b "127.0.0.1:$bport" -t "$t" -p 0 -o "$o" -c 1 -e -q -f '%o\n' 2>/dev/null || true)"
       done < "$tmp/txn.from" > "$tmp/$1.served"
