@@ -2,9 +2,9 @@
 #include "tools/ops/doctor/explain.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <map>
-#include <set>
 #include <utility>
 #include <vector>
 
@@ -131,27 +131,37 @@ std::optional<FetchSkip> fetch_skip(const std::string& index_path) {
     asks.emplace_back(offset_index::lookup(v, n, Offset{target}).position, target);
   }
   std::sort(asks.begin(), asks.end());
-  std::multiset<int64_t> reading;  // offsets whose scan has begun, not yet served
+  // Offsets whose scan has begun, not yet served, each with whether a batch before the scan's
+  // start already holds it (or a later offset): only then does the fetch skip anything (an entry
+  // in a compaction gap or inside a legacy wrapper's range is served from the right batch).
+  std::multimap<int64_t, bool> reading;
+  int64_t max_last = INT64_MIN;  // of the batches before this one
   FetchSkip out;
   size_t next = 0;
   EntryScanner scan(log->bytes(), Position{0});
   while (auto e = scan.next()) {
     if (next < asks.size() && asks[next].first < e->position.value) return std::nullopt;  // inside a batch
-    for (; next < asks.size() && asks[next].first == e->position.value; ++next) reading.insert(asks[next].second);
-    if (reading.empty()) continue;
+    for (; next < asks.size() && asks[next].first == e->position.value; ++next)
+      reading.emplace(asks[next].second, max_last >= asks[next].second);
     auto last = entry_last_offset(*e);
     if (!last.ok()) return std::nullopt;
-    // A v2 batch is served from its base offset; of a legacy wrapper the inner offsets are not read.
-    const int64_t first = e->magic >= 2 ? e->offset : (*last == e->offset ? *last : -1);
-    for (auto it = reading.begin(); it != reading.end() && *it <= *last; it = reading.erase(it)) {
+    // A v2 batch is served from its base offset, a legacy message from its offset; a legacy
+    // wrapper's inner offsets are not read (no claim).
+    const bool wrapper = e->magic < 2 && e->bytes.size() > 17 && (e->bytes[17] & 0x07) != 0;
+    const int64_t first = e->magic >= 2 ? e->offset : wrapper ? -1 : *last;
+    for (auto it = reading.begin(); it != reading.end() && it->first <= *last; it = reading.erase(it)) {
+      if (!it->second) continue;
       if (first < 0) return std::nullopt;
-      if (first > *it) {
-        if (out.entries == 0) out.from = *it, out.served_from = first;
+      if (first > it->first) {
+        if (out.entries == 0) out.from = it->first, out.served_from = first;
         ++out.entries;
       }
     }
+    max_last = std::max(max_last, *last);
   }
-  return out;  // asks left: past the data, served nothing from this segment
+  // A scan that runs off the data: Kafka reads on in the next segment (not modelled).
+  if (next < asks.size() || !reading.empty()) return std::nullopt;
+  return out;
 }
 
 std::string not_recovered_because(const Startup& s) {
@@ -360,7 +370,10 @@ void explain(PartitionDoc& d) {
       continue;
     }
     // What salvage would cut out of the segments (a batch reaching into the next segment is no such cut).
-    if (offsets_out_of_order(c) && d.salvage && d.salvage->bytes > 0) {
+    // (verify's finding of a batch reaching into the next segment expects "< <next base>": salvage,
+    // which works within a segment, does not mend it.)
+    const bool across_segments = c == Code::log_offset_order && x.problem.expected.rfind("< ", 0) == 0;
+    if (offsets_out_of_order(c) && !across_segments && d.salvage && d.salvage->bytes > 0) {
       invalid = true;
       x.fixes.push_back({fmt::format("kseg reindex --salvage {}", shell_word(d.dir)), d.salvage->text()});
       continue;
@@ -398,10 +411,10 @@ void explain(PartitionDoc& d) {
   }
   // Kafka's start-up loses data without a finding that says so here (a
   // partition whose damage verify reports once): the plan prices the same.
-  // (Not where the loss is a log start line past the log end: salvage leaves the line, and Kafka
-  // still deletes every segment; that is for a person to mend, add_steps.)
-  if (d.startup && d.startup->loses() && !d.startup->deletes_all) invalid = invalid || d.salvage.has_value();
-  if (d.startup && d.startup->deletes_all) by_hand = true;
+  // (Not where the loss is a log start line past the log end as it is: salvage leaves the line,
+  // and Kafka still deletes every segment; that is for a person to mend, add_steps.)
+  if (d.startup && d.startup->loses() && !d.startup->line_past_end()) invalid = invalid || d.salvage.has_value();
+  if (d.startup && d.startup->line_past_end()) by_hand = true;
   d.action = invalid       ? Action::salvage
              : producers   ? Action::producer_state
              : index       ? Action::reindex

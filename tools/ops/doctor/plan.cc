@@ -65,7 +65,7 @@ void add_steps(const PartitionDoc& d, std::vector<Step>& plan) {
     case Action::by_hand:
     case Action::none: break;
   }
-  if (d.startup && d.startup->deletes_all && d.startup->log_start_line)
+  if (d.startup && d.startup->line_past_end())
     plan.push_back({Step::by_hand, d.dir,
                     {fmt::format("(by hand) {}: its log-start-offset-checkpoint line ({}) lies past its log end {}: "
                                  "lower it to at most {} to keep its records, or let Kafka delete them",

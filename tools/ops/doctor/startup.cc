@@ -128,7 +128,11 @@ std::optional<std::string> epoch_cache_throws(const Partition& p) {
   if (!entries.ok())
     return failure == checkpoint::Failure::io_exception
                ? fmt::format("{}: IOException: {} (the log dir goes offline)", path, entries.error().message)
-               : fmt::format("{}: NumberFormatException: {}", path, entries.error().message);
+               : fmt::format("{}: {}: {}", path,
+                             entries.error().message.find("Illegal Capacity") != std::string::npos
+                                 ? "IllegalArgumentException"  // a negative count
+                                 : "NumberFormatException",
+                             entries.error().message);
   for (const auto& e : *entries)
     if (e.epoch < 0 || e.start_offset < 0)
       return fmt::format("{}: IllegalArgumentException: Received invalid partition leader epoch entry "
@@ -152,12 +156,11 @@ Result<Startup> predict_startup(const Partition& given, bool clean, const recove
   // An unreadable checkpoint is read as empty (LogManager.loadLogs): recovery point 0.
   else if (auto rp = partition_checkpoint(p.dir, RootCheckpoint::recovery_point); rp.ok()) s.recovery_point = *rp;
   const int64_t recovery_point = s.recovery_point.value_or(0);
-  if (!metadata_log) {
-    if (auto thrown = epoch_cache_throws(p)) {
-      s.fails = std::move(*thrown);
-      s.log_end_after = p.log_end;
-      return s;
-    }
+  // (The metadata log too: KafkaMetadataLog makes a UnifiedLog, which reads its epoch checkpoint.)
+  if (auto thrown = epoch_cache_throws(p)) {
+    s.fails = std::move(*thrown);
+    s.log_end_after = p.log_end;
+    return s;
   }
   const size_t n = p.segments.size();
   s.segments.resize(n);

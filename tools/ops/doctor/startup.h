@@ -53,6 +53,9 @@ struct Startup {
   int64_t offsets_lost = 0;
   bool deletes_all = false;    // the log end falls below the checkpointed log start: every segment goes
   bool loses() const { return bytes_lost > 0 || deletes_all; }
+  // Every segment deleted because the checkpointed log start already lies past the log end (not
+  // because recovery's truncation brought the log end below it).
+  bool line_past_end() const { return deletes_all && log_start_line && *log_start_line > log_end_before; }
 };
 
 // `p` loaded by load_partition; `clean`: the log dir holds .kafka_cleanshutdown.
