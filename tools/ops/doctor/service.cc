@@ -222,8 +222,7 @@ void retention(const ServiceContext& c, const Partition& p, const TargetResult& 
   };
   auto n = truncation::retention_prefix(p, o, hw_line->value_or(p.log_end), log_start, largest);
   if (!n.ok() || *n == 0) return;
-  // Every segment gone: Kafka rolls an empty one at the log end.
-  const int64_t new_start = std::max(log_start, *n < p.segments.size() ? p.segments[*n].base : p.log_end);
+  const int64_t new_start = truncation::start_after_prefix(p, *n, log_start);
   int64_t freed = 0;
   for (size_t i = 0; i < *n; ++i) freed += p.segments[i].size;
   if (new_start <= log_start) return;

@@ -173,6 +173,10 @@ Result<std::optional<int64_t>> offset_for_time(Input& p, int64_t t) {
 
 // deleteOldSegments: the contiguous prefix of segments each rule deletes,
 // rules in Kafka's order: log start offset, retention.bytes, retention.ms.
+int64_t start_after_prefix(const Partition& p, size_t count, int64_t log_start) {
+  return std::max(log_start, count < p.segments.size() ? p.segments[count].base : p.log_end);
+}
+
 Result<size_t> retention_prefix(const Partition& p, const TruncateOptions& o, int64_t hw, int64_t log_start,
                                 const std::function<Result<int64_t>(size_t)>& largest) {
   size_t deleted = 0;

@@ -54,4 +54,8 @@ Result<std::optional<int64_t>> offset_for_time(Input& p, int64_t t);
 Result<size_t> retention_prefix(const Partition& p, const TruncateOptions& o, int64_t hw, int64_t log_start,
                                 const std::function<Result<int64_t>(size_t)>& largest = {});
 
+// deleteSegments: the log start offset once the first `count` segments go
+// (the first one left; the log end, where Kafka rolls an empty one, when all go).
+int64_t start_after_prefix(const Partition& p, size_t count, int64_t log_start);
+
 }  // namespace kseg::truncation

@@ -372,7 +372,7 @@ Status plan_delete_prefix(Input& p, Builder& b, size_t count, int64_t log_start,
     for (const auto& [offset, name] : p.snapshots)
       if (offset == s.base) b.remove_snapshot(offset, name, "producer snapshot of a removed segment");
   }
-  b.new_start = std::max(log_start, first);
+  b.new_start = truncation::start_after_prefix(p, count, log_start);
   set_epochs(p, out, truncate_epochs_from_start(p.epochs, b.new_start));
   return plan_end_snapshot(p, b, p.log_end);
 }
