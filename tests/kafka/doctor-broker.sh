@@ -109,7 +109,7 @@ open(sys.argv[1], "wb").write(struct.pack(">hqqqq", int(sys.argv[2]), 7, 0, int(
     "${1%.log}.txnindex" "$2" "$3"
 }
 declare -A damage extra linger
-linger[service]=8 linger[cleaner]=8 linger[badcleaner]=8  # seconds in service: the retention check, the cleaner's passes
+linger[service]=8 linger[cleaner]=8 linger[badcleaner]=8 linger[badcleaner-fix]=8  # seconds in service: the retention check, the cleaner's passes
 make_clean() {
   local d="$tmp/clean"; cp -a "$base" "$d"
   # An aborted transaction's entry ending below the segment's base: TransactionIndex.sanityCheck.
@@ -322,7 +322,9 @@ for c in "${cases[@]}"; do
   fdirs=("$tmp/$c-fix"); cp -a "$tmp/$c" "$tmp/$c-fix"
   if [[ -d "$tmp/$c-b" ]]; then cp -a "$tmp/$c-b" "$tmp/$c-fix-b"; fdirs+=("$tmp/$c-fix-b"); fi
   touch "$tmp/$c-fix/.lock"  # a stopped broker leaves it
-  sums() { (cd "$tmp" && find "${fdirs[@]#"$tmp/"}" -type f ! -name .lock -print0 | sort -z | xargs -0 md5sum); }
+  # (every path too: a directory moved, such as an empty lost+found, holds no file)
+  sums() { (cd "$tmp" && find "${fdirs[@]#"$tmp/"}" ! -name .lock | sort &&
+            find "${fdirs[@]#"$tmp/"}" -type f ! -name .lock -print0 | sort -z | xargs -0 md5sum); }
   before="$(sums)"
   "$doctor" --fix --yes --no-backup --format json --broker-config "$tmp/$c.settings" "${fdirs[@]}" \
     > "$tmp/$c-fix.json" 2> "$tmp/$c-fix.steps" || true
@@ -545,6 +547,22 @@ for case in [c + "-fix" for c in sys.argv[3].split()]:
                      t["startup"]["segments_recovered"] for m in [re.search(r"/(d\d-0)(?:\.\w+-future)?$", t["dir"])] if m)))
     for topic, (frm, first) in fetched(case).items():
         judge(case, f"{topic}-0", f"after --fix: the first offset a fetch from {frm} serves", first, frm)
+    if started:  # a root checkpoint --fix set aside: Kafka reads none, its threads run
+        judge(case, "*", "after --fix: the log cleaner's thread dies", bool(re.search(r"CleanerThread.*Error due to", log)),
+              any(p.get("kafka_effect") == "cleaner_stops" for lt in doc["targets"] if lt["type"] == "log_dir" for p in lt["problems"]))
+        judge(case, "*", "after --fix: partitions fail to become leader (NumberFormatException)",
+              bool(re.search(r"due to NumberFormatException", log)),
+              any(p.get("kafka_effect") == "partitions_unserved" for lt in doc["targets"] if lt["type"] == "log_dir" for p in lt["problems"]))
+    if case == "badhw-fix":  # replication-offset-checkpoint set aside: each high watermark starts at its log start
+        judge(case, "*", "after --fix: the initial high watermarks (doctor: each at its log start)",
+              sorted((p, int(h)) for p, h in re.findall(r"Log loaded for partition (d\d-0) with initial high watermark (\d+)", log)),
+              sorted((t["dir"].rsplit("/", 1)[1], t["log_start"]) for t in doc["targets"]
+                     if t["type"] == "partition" and re.search(r"/d\d-0$", t["dir"])))
+    if case == "badepoch-fix":  # rebuilt from the batches: the broker's own entries before the damage, then its new ones
+        mine = [l for l in open(f"{tmp}/base/d0-0/leader-epoch-checkpoint").read().split("\n")[2:] if l]
+        now = [l for l in open(f"{tmp}/{case}/d0-0/leader-epoch-checkpoint").read().split("\n")[2:] if l]
+        judge(case, "d0-0", "after --fix and a start: leader-epoch-checkpoint begins with the broker's entries before the damage",
+              now[:len(mine)], mine)
     for t in doc["targets"]:
         if t["type"] != "partition" or not re.search(r"/d\d-0$", t["dir"]):
             continue

@@ -22,7 +22,11 @@
 #      made of the damaged copy == Kafka's load of that cut copy, and lack exactly one
 #      contiguous run of offsets starting where Kafka's own recovery stops, compared with the
 #      restored copy; a second run changes nothing; crash injection on crc-mismatch: loads
-#      succeed and a re-run finishes the job.
+#      succeed and a re-run finishes the job;
+#   5. an unreadable leader-epoch-checkpoint, in every corpus partition that has one: after
+#      `kseg-reindex --recover` (which rebuilds it from the batches), the epoch cache of Kafka's
+#      clean load == the one Kafka's own recovery of every segment builds (no epoch file, no
+#      recovery point, unclean load).
 # Usage: reindex-oracle.sh KSEG_REINDEX     Prints "N passed, M failed"; exits non-zero on failure.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -174,6 +178,26 @@ for s in "${steps[@]}"; do
   add_job "$w.rerun.clean" "$w.rerun/orders-0"
 done
 
+# 5. an unreadable leader-epoch-checkpoint, rebuilt
+ep="$tmp/e"; epoch_parts=()
+for f in "$CORPUS_DIR"/*/*/leader-epoch-checkpoint; do
+  part="$(dirname "$f")"; c="$(basename "$(dirname "$part")")"; name="$(basename "$part")"
+  [[ -f "$CORPUS_DIR/$c/case.json" ]] || continue
+  for side in kafka kseg; do  # the log dir's root files but the recovery point (so Kafka recovers from 0)
+    mkdir -p "$ep/$side/$c"; cp -r "$part" "$ep/$side/$c/"
+    for r in log-start-offset-checkpoint replication-offset-checkpoint; do
+      [[ -f "$CORPUS_DIR/$c/$r" ]] && cp "$CORPUS_DIR/$c/$r" "$ep/$side/$c/"
+    done
+  done
+  rm "$ep/kafka/$c/$name/leader-epoch-checkpoint"
+  printf '0\n1\ngarbage\n' > "$ep/kseg/$c/$name/leader-epoch-checkpoint"
+  topic_config "$CORPUS_DIR/$c" "$name" > "$ep/$c.$name.properties"
+  "$kseg" --recover --no-backup --topic-config "$ep/$c.$name.properties" "$ep/kseg/$c/$name" > "$ep/$c.$name.out" 2>&1 || true
+  add_job "$ep/$c.$name.kafka" "$ep/kafka/$c/$name" --unclean
+  add_job "$ep/$c.$name.kseg" "$ep/kseg/$c/$name"
+  epoch_parts+=("$c/$name")
+done
+
 oracle_java kseg.oracle.LoadCheckBatch "$jobs"
 
 body() { grep -v '^#' "$1"; }
@@ -240,5 +264,19 @@ for s in "${steps[@]}"; do
   else ok; fi
 done
 echo "salvage crash injection crc-mismatch: ${#steps[@]} steps, $crashed crashed there; loads succeed, re-runs finish"
+# 5. an unreadable leader-epoch-checkpoint
+same=0 entries=0
+for cn in "${epoch_parts[@]}"; do
+  k="$ep/${cn/\//.}.kafka" m="$ep/${cn/\//.}.kseg"
+  if grep -aq '^# load failed' "$k" "$m"; then
+    bad "epoch rebuild $cn: a load failed: $(grep -ah '^# load failed' "$k" "$m")"
+  elif [[ "$(grep -a '^leader_epoch ' "$k")" == "$(grep -a '^leader_epoch ' "$m")" ]] &&
+       ! grep -q garbage "$ep/kseg/$cn/leader-epoch-checkpoint"; then
+    ok; same=$((same + 1)); entries=$((entries + $(grep -ac '^leader_epoch ' "$k" || true)))
+  else
+    bad "epoch rebuild $cn: Kafka's recovery builds $(grep -a '^leader_epoch ' "$k" | tr '\n' ' '); from kseg's file it loads $(grep -a '^leader_epoch ' "$m" | tr '\n' ' ')"
+  fi
+done
+echo "epoch rebuild: ${#epoch_parts[@]} corpus partitions with an unreadable leader-epoch-checkpoint; $same load the epoch cache Kafka's recovery builds ($entries entries in all)"
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <map>
 
 #include <fmt/format.h>
@@ -197,7 +198,8 @@ TEST_CASE("a segment file its user may not read: Permission denied, exit 3 (run 
 
 // Issue 44, defect 9: a corrupt leader-epoch-checkpoint, partition.metadata
 // or producer snapshot that a writer leaves as it is is named with its code
-// (kseg-reindex and kseg-compact said nothing and exited 0).
+// (kseg-reindex and kseg-compact said nothing and exited 0). kseg-reindex now
+// rebuilds a corrupt leader-epoch-checkpoint instead.
 TEST_CASE("writers name the corrupt state files they leave as they are", "[issue44][unreadable]") {
   struct Damage {
     const char* file;
@@ -217,6 +219,16 @@ TEST_CASE("writers name the corrupt state files they leave as they are", "[issue
       const auto r = run_tool(kBin + argv[0], args, l.root.string());
       INFO(argv[0] << " with a corrupt " << d.file << ": " << r.err);
       CHECK(r.exit_code != 2);
+      if (argv[0] == "kseg-reindex" && std::string(d.code) == "epoch.corrupt") {
+        // kseg-reindex rebuilds it from the batches (tests/kafka/reindex-oracle.sh holds it to Kafka's recovery).
+        std::ifstream in(l.part / d.file);
+        const std::string now((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        CHECK(r.exit_code == 0);
+        CHECK(r.err.find("epoch.corrupt") == std::string::npos);
+        CHECK(now != d.bytes);
+        CHECK(now.rfind("0\n", 0) == 0);
+        continue;
+      }
       CHECK(r.err.find(std::string("WARNING ") + d.code) != std::string::npos);
       CHECK(r.err.find("left as it is") != std::string::npos);
     }

@@ -337,13 +337,17 @@ class Report {
   }
 
   void log_dir(const std::string& path, const LogDirInventory& inv, const Findings& root) {
-    for (const auto& e : inv.entries)
+    for (const auto& e : inv.entries) {
       if (e.stops_broker) t_.fails.push_back(fmt::format("{}/{}: {}", path, e.name, e.kafka));
+      if (e.kind == "bad_name") t_.plan.push_back(set_aside_step(path + "/" + e.name, inv.first_partition));
+    }
     for (const auto& p : root.problems) {
       const RootKafka k = explain_root(p);
       if (p.severity == Severity::error && !k.handles) t_.problems = true;
       if (k.offline()) t_.fails.push_back(fmt::format("{}: {}: the log dir goes offline at start-up, and every partition in it",
                                                     p.file, code_name(p.code)));
+      // A checkpoint Kafka cannot read or will not use as it is: set aside, Kafka starts without it.
+      if (p.code == Code::checkpoint_corrupt && !k.handles) t_.plan.push_back(set_aside_step(p.file, inv.first_partition));
     }
     if (!inv.clean_shutdown) unclean_.push_back(path);
     if (inv.cluster_id) clusters_[*inv.cluster_id].push_back(path);

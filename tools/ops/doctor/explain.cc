@@ -22,6 +22,11 @@ namespace kseg::doctor {
 
 namespace fs = std::filesystem;
 
+// What kseg-reindex's rebuild of an unreadable leader-epoch-checkpoint loses.
+constexpr const char* kEpochsRebuiltLose =
+    "nothing of the log: the file is rebuilt from the batches' leader epochs as Kafka's recovery assigns them (an "
+    "epoch whose leader appended nothing gets no entry; Kafka adds its current one when it next leads)";
+
 bool invalid_bytes(Code c) {
   switch (c) {
     case Code::log_crc_mismatch:
@@ -398,6 +403,11 @@ void explain(PartitionDoc& d) {
       by_hand = x.by_hand = true;
       x.fixes.push_back({fmt::format("printf 'version: 0\\ntopic_id: {}' > {}", x.problem.expected, shell_word(x.problem.file)),
                          "nothing if the records are the topic's; else move the directory away"});
+      continue;
+    }
+    if (c == Code::epoch_corrupt) {  // kseg-reindex rebuilds it (reindex_plan.cc, plan_epochs)
+      index = true;
+      x.fixes.push_back({fmt::format("kseg reindex {}", shell_word(d.dir)), kEpochsRebuiltLose});
       continue;
     }
     if (kafka_handles(c)) {

@@ -80,8 +80,10 @@ LogDirInventory take_inventory(const std::string& log_dir) {
     const fs::path path = fs::path(log_dir) / name;
     if (fs::is_directory(fs::symlink_status(path, e2)) || (fs::is_symlink(fs::symlink_status(path, e2)) && fs::is_directory(path, e2))) {
       InventoryEntry d = directory(name);
-      if (d.kind == "partition") ++partitions.count;
-      else inv.entries.push_back(std::move(d));
+      if (d.kind == "partition") {
+        ++partitions.count;
+        if (inv.first_partition.empty() && !fs::is_symlink(fs::symlink_status(path, e2))) inv.first_partition = path.string();
+      } else inv.entries.push_back(std::move(d));
       continue;
     }
     InventoryEntry f = root_file(name);

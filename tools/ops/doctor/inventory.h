@@ -30,6 +30,9 @@ struct LogDirInventory {
   // meta.properties, for the check across a broker's log dirs.
   std::optional<std::string> cluster_id;
   std::optional<int32_t> node_id;
+  // The first partition directory (by name; not a link): where --fix keeps
+  // the root files it sets aside (safe_write.h keeps a backup in a partition).
+  std::string first_partition;
 };
 
 LogDirInventory take_inventory(const std::string& log_dir);

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <map>
 
 #include <fmt/format.h>
@@ -30,6 +31,7 @@ int Step::order() const {
     case producer_state: return 1;
     case reindex: return 2;
     case partition_metadata: return 3;
+    case set_aside: return 3;
     case by_hand: return 4;
   }
   return 5;
@@ -52,6 +54,31 @@ std::string recovery_spared(const PartitionDoc& d) {
 
 }  // namespace
 
+Step set_aside_step(const std::string& path, const std::string& partition) {
+  const std::string name = std::filesystem::path(path).filename().string();
+  // What Kafka starts with instead (LogManager: a missing checkpoint reads as empty; a directory
+  // it cannot parse as <topic>-<partition> refuses the start).
+  const char* loses = name == "recovery-point-offset-checkpoint"
+                          ? "nothing: every recovery point is taken as 0 (after an unclean shutdown Kafka, or --fix "
+                            "before it, recovers every segment)"
+                      : name == "log-start-offset-checkpoint"
+                          ? "the log starts DeleteRecords and retention set: each log starts at its first segment, and "
+                            "records below the old start are served again until retention deletes them"
+                      : name == "replication-offset-checkpoint"
+                          ? "the high watermarks: each starts at its log start and moves up as the replicas fetch "
+                            "(nothing on disk is lost)"
+                      : name == "cleaner-offset-checkpoint"
+                          ? "the cleaner's progress: each compacted partition is cleaned again from its log start"
+                      : name == "lost+found"
+                          ? "nothing: it is kept in the backup (e2fsck makes a new lost+found when it needs one)"
+                          : "nothing: it is kept in the backup; move it where it belongs";
+  if (partition.empty())
+    return {Step::by_hand, path, {fmt::format("(by hand) move {} out of the log dir: Kafka starts without it", path), loses}, {}, false, name};
+  return {Step::set_aside, partition,
+          {fmt::format("set aside {} (kseg doctor --fix keeps it in a backup): Kafka starts without it", path), loses},
+          {}, false, name};
+}
+
 void add_steps(const PartitionDoc& d, std::vector<Step>& plan) {
   switch (d.action) {
     case Action::salvage:
@@ -61,7 +88,13 @@ void add_steps(const PartitionDoc& d, std::vector<Step>& plan) {
     case Action::producer_state:
       plan.push_back({Step::producer_state, d.dir, {reindex_command("--producer-state ", d.dir), "nothing"}, {}, false});
       break;
-    case Action::reindex: plan.push_back({Step::reindex, d.dir, {reindex_command("", d.dir), "nothing"}, {}, false}); break;
+    case Action::reindex: {
+      std::string loses = "nothing";  // but where it rebuilds an unreadable leader-epoch-checkpoint
+      for (const auto& f : d.findings)
+        if (f.problem.code == Code::epoch_corrupt && !f.fixes.empty()) loses = f.fixes.front().loses;
+      plan.push_back({Step::reindex, d.dir, {reindex_command("", d.dir), loses}, {}, false});
+      break;
+    }
     case Action::by_hand:
     case Action::none: break;
   }
@@ -105,6 +138,18 @@ int apply_steps(const std::vector<Step>& plan, const FixOptions& o, const TopicS
     if (lock == nullptr) {
       err.print("kseg-doctor: {}: no lock held on its log dir\n", s.dir);
       ++failed;
+      continue;
+    }
+    if (s.kind == Step::set_aside) {
+      // Renamed into the backup (kept under log-dir.<name>), never deleted.
+      safe::Plan p{s.dir, {safe::Action::remove(s.file, "Kafka cannot read it; it starts without it").in_log_dir()}};
+      auto applied = safe::apply(p, {false, true, o.backup_dir, "", nullptr}, *lock);
+      if (!applied.ok()) {
+        err.print("kseg-doctor: {}: {}\n", p.path_of(p.actions.front()), applied.error().message);
+        ++failed;
+      } else {
+        out.print("{}: set aside (in {}'s backup)\n", p.path_of(p.actions.front()), s.dir);
+      }
       continue;
     }
     if (s.kind == Step::partition_metadata) {

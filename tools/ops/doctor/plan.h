@@ -23,16 +23,25 @@ class Sink;
 namespace kseg::doctor {
 
 struct Step {
-  enum Kind { salvage, producer_state, reindex, partition_metadata, by_hand } kind = by_hand;
-  std::string dir;       // the partition directory
+  // set_aside: a root checkpoint Kafka cannot read, or a directory of the log
+  // dir Kafka refuses (lost+found), moved into the backup (Kafka then starts
+  // without it).
+  enum Kind { salvage, producer_state, reindex, partition_metadata, set_aside, by_hand } kind = by_hand;
+  std::string dir;       // the partition directory (set_aside: one in the log dir, which keeps the backup)
   Fix fix;               // the command as printed, and what it loses
   std::string topic_id;  // partition_metadata: the metadata log's id for the topic
   bool optional = false;  // Kafka does it at start-up anyway (by recovering segments)
+  std::string file = {};  // set_aside: the root file's name
   int order() const;     // lower first
 };
 
 // The steps of one partition's fixes.
 void add_steps(const PartitionDoc& d, std::vector<Step>& plan);
+
+// The step for an unreadable root checkpoint or a refused directory at
+// `path`, kept in the backup of `partition` (a partition directory of the
+// same log dir; none: left to a person).
+Step set_aside_step(const std::string& path, const std::string& partition);
 
 // What --fix does with the files it replaces.
 struct FixOptions {

@@ -8,8 +8,10 @@
 #include "formats/checkpoint_file.h"
 #include "formats/file_names.h"
 #include "formats/index_serves.h"
+#include "formats/log_entry.h"
 #include "formats/segment_salvage.h"
 #include "formats/txn_index.h"
+#include "lib/byte_reader.h"
 #include "lib/mapped_file.h"
 #include "lib/units.h"
 #include "tools/ops/common/progress.h"
@@ -286,12 +288,55 @@ void plan_stale_tmp(const std::string& dir, safe::Plan& plan) {
   for (auto& n : stale) plan.actions.push_back(safe::Action::remove(n, "left by an interrupted kseg run"));
 }
 
+// The leader epoch cache Kafka's recovery of every kept segment builds:
+// each v2 batch whose partitionLeaderEpoch is above the latest so far starts
+// an entry at its base offset (LogSegment.recover). Headers only.
+Result<std::vector<checkpoint::EpochEntry>> epochs_of_batches(const std::vector<KeptLog>& kept) {
+  std::vector<checkpoint::EpochEntry> out;
+  for (const auto& k : kept) {
+    auto log = MappedFile::open(k.path);
+    if (!log.ok()) return log.error().in(k.path);
+    for (const auto& r : k.ranges) {
+      EntryScanner scan(log->bytes().subspan(static_cast<size_t>(r.begin.value), static_cast<size_t>(r.size.bytes)),
+                        r.begin);
+      while (auto e = scan.next()) {
+        log->release_before(e->position);  // resident memory flat in the segment's size
+        if (e->magic < 2 || e->bytes.size() < 16) continue;
+        const auto epoch = static_cast<int32_t>(load_be32(e->bytes.data() + 12));
+        if (epoch >= 0 && (out.empty() || epoch > out.back().epoch)) out.push_back({epoch, e->offset});
+      }
+    }
+  }
+  return out;
+}
+
 // LogLoader, once it has loaded and recovered the log, cuts the leader
 // epoch cache at the log end (truncateFromEnd: entries starting at or after
-// it go) and writes the checkpoint. A file that does not parse is left as it
-// is (kseg-verify reports it).
-Status plan_epochs(const std::string& dir, int64_t log_end, safe::Plan& plan) {
+// it go) and writes the checkpoint: done here where the log changes. A file
+// that does not parse, or whose entries do not increase from 0, is rebuilt
+// from the kept batches, as Kafka's recovery of every segment would, then
+// cut at the checkpointed log start as LogLoader cuts it.
+Status plan_epochs(const std::string& dir, const std::vector<KeptLog>& kept, int64_t log_end, bool log_changes,
+                   PartitionPlan& out) {
   const std::string name = "leader-epoch-checkpoint", path = dir + "/" + name;
+  const bool corrupt = std::any_of(out.left_as_is.begin(), out.left_as_is.end(),
+                                   [](const Problem& p) { return p.code == Code::epoch_corrupt; });
+  if (corrupt) {
+    auto rebuilt = epochs_of_batches(kept);
+    if (!rebuilt.ok()) return rebuilt.error();
+    // Then, as LogLoader, cut at the checkpointed log start (an unreadable line: Kafka takes 0).
+    if (auto start = partition_checkpoint(dir, RootCheckpoint::log_start); start.ok() && *start)
+      *rebuilt = checkpoint::truncate_epochs_from_start(*rebuilt, **start);
+    std::erase_if(out.left_as_is, [](const Problem& p) { return p.code == Code::epoch_corrupt; });
+    const std::string text = checkpoint::serialize_leader_epoch_checkpoint(*rebuilt);
+    out.plan.actions.push_back(safe::Action::write(
+        name, std::vector<uint8_t>(text.begin(), text.end()),
+        fmt::format("rebuilt from the batches' leader epochs ({} entr{}), as Kafka's recovery of every segment "
+                    "assigns them: the file did not read (an epoch whose leader appended nothing has no entry)",
+                    rebuilt->size(), rebuilt->size() == 1 ? "y" : "ies")));
+    return {};
+  }
+  if (!log_changes) return {};
   std::error_code ec;
   if (!fs::exists(path, ec)) return {};
   auto bytes = MappedFile::read_state_file(path);
@@ -299,13 +344,13 @@ Status plan_epochs(const std::string& dir, int64_t log_end, safe::Plan& plan) {
   auto entries = checkpoint::parse_leader_epoch_checkpoint(
       std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), path);
   if (!entries.ok()) return {};
-  const auto kept = checkpoint::truncate_epochs_from_end(*entries, log_end);
-  if (kept.size() == entries->size()) return {};
-  const std::string text = checkpoint::serialize_leader_epoch_checkpoint(kept);
-  plan.actions.push_back(safe::Action::write(
+  const auto kept_entries = checkpoint::truncate_epochs_from_end(*entries, log_end);
+  if (kept_entries.size() == entries->size()) return {};
+  const std::string text = checkpoint::serialize_leader_epoch_checkpoint(kept_entries);
+  out.plan.actions.push_back(safe::Action::write(
       name, std::vector<uint8_t>(text.begin(), text.end()),
       fmt::format("{} of {} entries kept: those from the log end {} on go, as Kafka's recovery cuts its epoch cache",
-                  kept.size(), entries->size(), log_end)));
+                  kept_entries.size(), entries->size(), log_end)));
   return {};
 }
 
@@ -410,8 +455,7 @@ Result<PartitionPlan> plan_partition(const std::string& dir, const recover::Conf
     kept.push_back(std::move(k));
     if (repair == Repair::recover && s.recovery.truncates()) cut_base = base;
   }
-  if (!only_base && !kept.empty() && repair != Repair::none)
-    KSEG_RETURN_IF_ERROR(plan_epochs(dir, log_end, out.plan));
+  if (!only_base) KSEG_RETURN_IF_ERROR(plan_epochs(dir, kept, log_end, !kept.empty() && repair != Repair::none, out));
   if (!only_base && !kept.empty() && (producers.rebuild || log_changed)) {
     if (invalid_left) {
       // The state would be that of a log cut at its invalid bytes, which stay.
