@@ -109,7 +109,7 @@ open(sys.argv[1], "wb").write(struct.pack(">hqqqq", int(sys.argv[2]), 7, 0, int(
     "${1%.log}.txnindex" "$2" "$3"
 }
 declare -A damage extra linger
-linger[service]=8 linger[cleaner]=8 linger[badcleaner]=8 linger[badcleaner-fix]=8  # seconds in service: the retention check, the cleaner's passes
+linger[service]=8 linger[cleaner]=8 linger[badcleaner]=2 linger[badcleaner-fix]=2  # seconds in service: the retention check, the cleaner's passes
 make_clean() {
   local d="$tmp/clean"; cp -a "$base" "$d"
   # An aborted transaction's entry ending below the segment's base: TransactionIndex.sanityCheck.
@@ -271,11 +271,11 @@ observe() {
   java -Xmx512m -XX:+UseSerialGC "${broker_jvm_flags[@]}" -cp "$cp" kafka.Kafka "$tmp/$1.properties" > "$tmp/broker.out" 2>&1 &
   broker_pid=$!
   local started=0
-  for _ in $(seq 240); do
+  for _ in $(seq 600); do
     if ! kill -0 "$broker_pid" 2>/dev/null; then break; fi
     if [[ "$(grep -c 'Completed load of Log' "$tmp/broker.out" || true)" -ge ${#topics[@]} ]] &&
        (exec 3<>"/dev/tcp/127.0.0.1/$bport") 2>/dev/null; then started=1; break; fi
-    sleep 0.5
+    sleep 0.2
   done
   if [[ $started -eq 1 ]]; then
     if [[ $1 == txn || $1 == txn-fix ]]; then  # the first offset a consumer fetching from each damaged entry's offset gets
@@ -295,7 +295,13 @@ observe() {
     if [[ $1 == txn ]]; then  # until the -future copy's move has finished (at most 8 s)
       for _ in $(seq 16); do [[ -d "$d-b/d2-0" ]] && break; sleep 0.5; done
     fi
-    sleep "${linger[$1]:-1}"  # the -stray rename follows the first metadata image
+    # Until the first metadata image is applied (strays renamed, then each topic's partition made
+    # leader: "initial high watermark"), at most 5 s; then the case's time in service.
+    for _ in $(seq 50); do
+      [[ "$(grep -c 'Log loaded for partition d[0-9]-0 with initial high watermark' "$tmp/broker.out" || true)" -ge ${#topics[@]} ]] && break
+      sleep 0.1
+    done
+    sleep "${linger[$1]:-0}"
     stop_broker
   else
     kill -9 "$broker_pid" 2>/dev/null || true; wait "$broker_pid" 2>/dev/null || true; broker_pid=""
