@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// What the cleaner's filter reads of an entry (the batch, its records,
-// the control type), the parallel walk's examined entry, and Kafka's
-// CleanedTransactionMetadata. Internal to tools/ops/compact.
+// The parallel walk's examined entry (what the cleaner's filter reads of it:
+// formats/kept_records.h) and Kafka's CleanedTransactionMetadata. Internal to
+// tools/ops/compact.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +14,7 @@
 #include "formats/batch_check.h"
 #include "formats/batch_v2.h"
 #include "formats/control.h"
+#include "formats/kept_records.h"
 #include "formats/log_entry.h"
 #include "formats/offset_map.h"
 #include "formats/txn_index.h"
@@ -21,34 +22,12 @@
 
 namespace kseg::compact {
 
-// One entry as the cleaner's filter sees it (a v2 batch or a legacy entry).
-struct Batch {
-  EntryRef ref;
-  EntryCheck check;
-  int8_t magic = 0;
-  int64_t base = 0, last = 0, max_ts = -1;
-  bool control = false, txn = false, has_pid = false, log_append_time = false;
-  int64_t pid = -1;
-  int16_t epoch = -1;
-  std::optional<int64_t> horizon;
-  int codec = 0;
-};
-
-Batch batch_of(const EntryRef& e);
-
-struct Rec {
-  int64_t offset = 0, timestamp = -1;
-  int8_t magic = 0;
-  v2::Blob key, value;
-  Bytes headers;
-  int32_t headers_count = 0;
-};
-
-// The records of a batch in order (Kafka's deep iteration).
-Status records_of(const Batch& b, std::vector<uint8_t>& scratch, std::vector<Rec>& out);
-
-// The control type of a control batch's first record; none when it has none.
-Result<std::optional<int16_t>> control_type(const Batch& b, std::vector<uint8_t>& scratch);
+// What the filter reads of an entry: formats/kept_records.h.
+using kept::Batch;
+using kept::batch_of;
+using kept::control_type;
+using kept::Rec;
+using kept::records_of;
 
 // What the parallel walk's examining threads make of one entry before the
 // calling thread consumes it in order: the batch decoded, its records (their

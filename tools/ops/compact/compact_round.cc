@@ -240,60 +240,12 @@ bool Round::retain_record(const Batch& b, const Rec& r, int64_t found, bool reta
 }
 
 // Writes what survives of one batch (log-cleaning.md, what is written per
-// batch): the original bytes, a rebuilt batch, or (kept empty) a 61-byte
-// header. Kafka 4.4.0 writes v2 only: a
-// v0/v1 entry is never copied, what it keeps becomes a v2 batch from its
-// first kept offset to its last, with the entry's codec, no producer and
-// CreateTime for v0 (MemoryRecords.buildRetainedRecordsInto).
+// batch): a rebuilt batch (formats/kept_records.h), or (kept empty) a 61-byte
+// header.
 Status Round::emit(const Batch& b, const std::vector<Rec>& kept, std::optional<int64_t> horizon, Dest& dest) {
-  out_.clear();
-  v2::BatchHeader h;
-  if (b.check.v2()) {
-    h = b.check.header;
-  } else {
-    h.base_offset = kept.front().offset;
-    h.last_offset_delta = static_cast<int32_t>(kept.back().offset - kept.front().offset);
-    h.partition_leader_epoch = -1;
-    h.producer_id = -1;
-    h.producer_epoch = -1;
-    h.base_sequence = -1;
-    h.max_timestamp = b.max_ts;
-  }
-  h.magic = 2;
-  h.attributes = static_cast<int16_t>((b.log_append_time ? 0x08 : 0) | (b.txn ? 0x10 : 0) | (b.control ? 0x20 : 0) |
-                                      (horizon ? 0x40 : 0));
-  h.records_count = static_cast<int32_t>(kept.size());
-  std::vector<uint8_t> records;
-  ByteWriter w(records);
-  if (kept.empty()) {
-    h.base_timestamp = -1;
-  } else {
-    h.base_timestamp = horizon ? *horizon : kept[0].timestamp;
-    if (!b.log_append_time) {
-      h.max_timestamp = -1;
-      for (const Rec& r : kept) h.max_timestamp = std::max(h.max_timestamp, r.timestamp);
-    }
-    std::vector<v2::Header> headers;
-    for (const Rec& r : kept) {
-      headers.clear();
-      v2::Record raw;
-      raw.headers = r.headers;
-      raw.headers_count = r.headers_count;
-      v2::HeaderReader hr(raw);
-      v2::Header hd;
-      while (hr.next(hd)) headers.push_back(hd);
-      v2::RecordFields f;
-      f.timestamp_delta = static_cast<int64_t>(static_cast<uint64_t>(r.timestamp) - static_cast<uint64_t>(h.base_timestamp));
-      f.offset_delta = static_cast<int32_t>(r.offset - h.base_offset);
-      f.key = r.key;
-      f.value = r.value;
-      f.headers = headers;
-      v2::append_record(f, w);
-    }
-  }
-  const Codec codec = kept.empty() ? Codec::none : static_cast<Codec>(b.codec);
-  KSEG_RETURN_IF_ERROR(v2::append_batch(h, codec, records, out_));
-  return dest.append(out_, h.last_offset(), h.max_timestamp);
+  auto h = kseg::kept::rebuild_batch(b, kept, horizon, out_);
+  if (!h.ok()) return h.error();
+  return dest.append(out_, h->last_offset(), h->max_timestamp);
 }
 
 Status Round::write_kept(const EntryRef& e, const Batch& b, bool original, bool stamp, Dest& dest) {
