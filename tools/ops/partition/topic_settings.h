@@ -24,6 +24,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "formats/segment_recover.h"
 #include "lib/status.h"
 
 namespace kseg {
@@ -105,6 +106,17 @@ class TopicSettings {
 // decimal, within [min, max]; Errc::usage naming the key, value and source.
 Result<int64_t> setting_number(const std::map<std::string, Setting>& s, const std::string& key, int64_t min,
                                int64_t max);
+
+// The index.interval.bytes and segment.index.bytes of the topic of the
+// partition at `dir`, as its broker has them (the settings above:
+// the log dir's metadata log, the files and command line given), into
+// `config`; Errc::usage for a value that is not a decimal whole number
+// within Kafka's range for the key. `used`: the values and their sources.
+Status index_settings(const TopicSettings& settings, const std::string& dir, recover::Config& config,
+                      std::map<std::string, Setting>* used = nullptr);
+// The same for a partition whose topic and log dir are known (a loaded one).
+Status index_settings(const TopicSettings& settings, const std::string& topic, const std::string& log_dir,
+                      recover::Config& config);
 
 // "key = value (source)" lines.
 std::vector<std::string> describe_settings(const std::map<std::string, Setting>& s);

@@ -105,17 +105,6 @@ struct KeptLog {
 Status plan_producer_state(const std::string& dir, const std::vector<KeptLog>& logs, int64_t log_end,
                            const ProducerStateOptions& o, safe::Plan& plan);
 
-// The index.interval.bytes and segment.index.bytes of the topic of the
-// partition at `dir`, as its broker has them (partition/topic_settings.h:
-// the log dir's metadata log, the files and command line given), into
-// `config`; Errc::usage for a value that is not a decimal whole number
-// within Kafka's range for the key. `used`: the values and their sources.
-Status index_settings(const TopicSettings& settings, const std::string& dir, recover::Config& config,
-                      std::map<std::string, Setting>* used = nullptr);
-// The same for a partition whose topic and log dir are known (a loaded one).
-Status index_settings(const TopicSettings& settings, const std::string& topic, const std::string& log_dir,
-                      recover::Config& config);
-
 // Runs a whole reindex; returns the exit code.
 int run_reindex(const ReindexOptions& options, Sink& out, Sink& err);
 

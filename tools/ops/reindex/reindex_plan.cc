@@ -488,32 +488,4 @@ std::string Removed::text() const {
   return fmt::format("{}, {} offset{} ({}..{})", human_bytes(bytes), offsets, offsets == 1 ? "" : "s", *first, *last);
 }
 
-namespace {
-
-Status apply_index_settings(const Result<std::map<std::string, Setting>>& found, recover::Config& config,
-                            std::map<std::string, Setting>* used) {
-  if (!found.ok()) return found.error();
-  // Kafka's LogConfig: both INT, atLeast(4) and atLeast(0).
-  auto index_bytes = setting_number(*found, "segment.index.bytes", 4, INT32_MAX);
-  if (!index_bytes.ok()) return index_bytes.error();
-  auto interval = setting_number(*found, "index.interval.bytes", 0, INT32_MAX);
-  if (!interval.ok()) return interval.error();
-  config.segment_index_bytes = static_cast<int32_t>(*index_bytes);
-  config.index_interval_bytes = static_cast<int32_t>(*interval);
-  if (used) *used = *found;
-  return {};
-}
-
-}  // namespace
-
-Status index_settings(const TopicSettings& settings, const std::string& dir, recover::Config& config,
-                      std::map<std::string, Setting>* used) {
-  return apply_index_settings(settings.lookup_partition(dir, kIndexSettingKeys), config, used);
-}
-
-Status index_settings(const TopicSettings& settings, const std::string& topic, const std::string& log_dir,
-                      recover::Config& config) {
-  return apply_index_settings(settings.lookup(topic, log_dir, kIndexSettingKeys), config, nullptr);
-}
-
 }  // namespace kseg
