@@ -143,6 +143,8 @@ class Campaign:
         self.run(["kseg-compact", "--dry-run", "--json", "--config", "cleanup.policy=compact", part], work, what)
         self.run(["kseg-compact", "--no-backup", "--offset-map-bytes", "2400", "--rounds", "5", "--config",
                   "cleanup.policy=compact", part], work, what)
+        self.run(["kseg-excise", "--dry-run", "--format", "json", "--offsets", "0..", part], work, what)
+        self.run(["kseg-excise", "--yes", "--no-backup", "--key", "[0-9]$", "--header", "h0", part], work, what)
         self.run(["kseg-reindex", "--no-backup", "--recover", part], work, what)
 
 
@@ -194,7 +196,8 @@ def special_files(c: Campaign, tmp):
     for argv in (["kseg-dump", "--deep-iteration", "big-0/00000000000000000000.log"], ["kseg-verify", "--deep", "big-0"],
                  ["kseg-reindex", "--no-backup", "big-0"], ["kseg-truncate", "--no-backup", "--to-offset", "1", "big-0"],
                  ["kseg-compact", "--no-backup", "--config", "cleanup.policy=compact", "big-0"], ["kseg-txn", "big-0"],
-                 ["kseg-info", "big-0"], ["kseg-doctor", "big-0"]):
+                 ["kseg-info", "big-0"], ["kseg-doctor", "big-0"],
+                 ["kseg-excise", "--yes", "--no-backup", "--offsets", "1", "big-0"]):
         with open(log, "wb") as f:
             for _ in range((64 << 20) // len(seg)):
                 f.write(seg)
@@ -289,7 +292,8 @@ def writers(c: Campaign, tmp, rnd: random.Random):
     # 3. A .log no writer can read: exit 3, nothing changed.
     for kind in ("fifo", "dir", "dangling", "loop"):
         for argv in (["kseg-truncate", "--log-start", "1"], ["kseg-truncate", "--retention-bytes", "0"],
-                     ["kseg-reindex"], ["kseg-compact", "--config", "cleanup.policy=compact"]):
+                     ["kseg-reindex"], ["kseg-compact", "--config", "cleanup.policy=compact"],
+                     ["kseg-excise", "--yes", "--offsets", "0.."]):
             work, p = log_dir_copy(tmp, "unreadable")
             log = os.path.join(p, "00000000000000000000.log")
             os.remove(log)
@@ -300,7 +304,8 @@ def writers(c: Campaign, tmp, rnd: random.Random):
             expect(c.last_rc == 3 and digest(work) == before, f"{' '.join(argv)} on a {kind} .log: exit {c.last_rc}, expected 3, no change")
     # 4. A FIFO as the log dir's .lock: refused at once in every mode, never waited on.
     for argv in (["kseg-reindex", "--dry-run"], ["kseg-reindex"], ["kseg-truncate", "--dry-run", "--to-offset", "120"],
-                 ["kseg-compact", "--dry-run", "--config", "cleanup.policy=compact"]):
+                 ["kseg-compact", "--dry-run", "--config", "cleanup.policy=compact"],
+                 ["kseg-excise", "--dry-run", "--offsets", "1"], ["kseg-excise", "--yes", "--offsets", "1"]):
         work, p = log_dir_copy(tmp, "fifo-lock")
         os.remove(os.path.join(work, ".lock"))
         os.mkfifo(os.path.join(work, ".lock"))

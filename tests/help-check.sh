@@ -9,7 +9,7 @@ set -uo pipefail
 bin="${1:?usage: tests/help-check.sh BUILD_DIR}"
 failures=0
 fail() { echo "help-check: $*"; failures=$((failures + 1)); }
-tools=(dump verify reindex truncate compact txn info doctor)
+tools=(dump verify reindex truncate compact txn info doctor excise)
 for t in "${tools[@]}"; do
   help="$("$bin/kseg-$t" --help)" || fail "kseg-$t --help exited $?"
   wide="$(awk 'length($0) > 80 { printf "%d: %s\n", length($0), $0 }' <<<"$help")"

@@ -9,7 +9,7 @@ import sys
 
 OPS = "tools/ops/"
 READ_ONLY = ("dump", "verify", "txn", "info")
-WRITERS = ("reindex", "truncate", "compact")
+WRITERS = ("reindex", "truncate", "compact", "excise")
 # The one operation over operations: doctor asks verify's checks and the writers' planners.
 COMPOSERS = ("doctor",)
 

@@ -38,9 +38,9 @@ lintian --fail-on error "$deb" >/dev/null 2>&1 || fail "lintian: $lint"
 [[ -z "$lint" ]] || echo "package-check: lintian (no error): $(tr '\n' ';' <<<"$lint")"
 apt-get install --simulate -qq "$deb" >/dev/null 2>&1 || fail "apt-get install --simulate $deb refused it"
 contents="$(dpkg-deb -c "$deb" | awk '{print $6}')"
-for f in ./usr/bin/kseg ./usr/bin/kseg-{dump,verify,reindex,truncate,compact,txn,info} \
-         ./usr/share/man/man1/kseg{,-dump,-verify,-reindex,-truncate,-compact,-txn,-info}.1.gz \
-         ./usr/share/kseg/kseg-{dump,verify,info,txn,truncate,compact,reindex}.schema.json ./usr/share/bash-completion/completions/kseg \
+for f in ./usr/bin/kseg ./usr/bin/kseg-{dump,verify,reindex,truncate,compact,txn,info,doctor,excise} \
+         ./usr/share/man/man1/kseg{,-dump,-verify,-reindex,-truncate,-compact,-txn,-info,-doctor,-excise}.1.gz \
+         ./usr/share/kseg/kseg-{dump,verify,info,txn,truncate,compact,reindex,doctor,excise}.schema.json ./usr/share/bash-completion/completions/kseg \
          ./usr/share/bash-completion/completions/kseg-dump ./usr/share/zsh/vendor-completions/_kseg \
          ./usr/share/doc/kseg/copyright ./usr/share/doc/kseg/changelog.gz; do
   grep -qxF "$f" <<<"$contents" || fail "$(basename "$deb") lacks $f"

@@ -8,6 +8,7 @@
 #include "tools/ops/common/exit_codes.h"
 #include "tools/cli/doctor_cli.h"
 #include "tools/cli/dump_cli.h"
+#include "tools/cli/excise_cli.h"
 #include "tools/cli/help.h"
 #include "tools/cli/info_cli.h"
 #include "tools/cli/verify_cli.h"
@@ -31,6 +32,7 @@ constexpr Command kCommands[] = {
     {"reindex", kseg::reindex_main, "rebuild .index/.timeindex as Kafka's recovery does"},
     {"truncate", kseg::truncate_main, "cut a partition at an offset or time, or by retention"},
     {"compact", kseg::compact_main, "compact a partition as the broker's log cleaner does"},
+    {"excise", kseg::excise_main, "remove chosen records, every other at its offset"},
     {"txn", kseg::txn_main, "producer state, open and hanging transactions"},
     {"info", kseg::info_main, "partitions and log dirs at a glance: offsets, times, codecs, indexes"},
 };

@@ -41,10 +41,11 @@ enum class Code : uint8_t {
   dir_leftover_cleaned, dir_leftover_deleted, dir_leftover_tmp, dir_leftover_kseg_tmp, dir_kseg_backup, dir_orphan_index, dir_unknown_file,
   // What kseg-doctor predicts of Kafka in service: reported by it, never by kseg-verify.
   snapshot_missing, snapshot_stale, txn_hanging, txn_unverified, cleaner_dirty, retention_due,
-  // What the writing tools (reindex, truncate, compact) refuse, and what
+  // What the writing tools (reindex, truncate, compact, excise) refuse, and what
   // they note: reported by them, never by kseg-verify.
   refuse_locked, refuse_lock_file, refuse_interrupted_clean, refuse_interrupted_truncate, refuse_foreign_journal,
   refuse_corrupt_before_cut, refuse_no_segment, refuse_not_compacted, refuse_cleaner_stops, refuse_segment_overflow,
+  refuse_excise_damaged,
   note_swap_finished, note_snapshot_deleted, note_nothing_to_cut, count_
 };
 
