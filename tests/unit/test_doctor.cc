@@ -296,7 +296,7 @@ TEST_CASE("doctor --fix: a topic id other than the metadata log's is left to a p
   CHECK(read_text(c.path("kcat-snappy-0/partition.metadata")) == other);
 }
 
-TEST_CASE("doctor --fix: an unreadable root checkpoint and lost+found set aside, an unreadable epoch checkpoint rebuilt", "[doctor]") {
+TEST_CASE("doctor --fix: an unreadable root checkpoint and an empty lost+found set aside, an unreadable epoch checkpoint rebuilt", "[doctor]") {
   // Both stop the broker (its log dir goes offline); tests/kafka/doctor-broker.sh starts one on
   // what --fix leaves, and tests/kafka/reindex-oracle.sh holds the rebuilt file to Kafka's recovery.
   kseg::test::CaseCopy c("live-broker");
@@ -304,21 +304,22 @@ TEST_CASE("doctor --fix: an unreadable root checkpoint and lost+found set aside,
   const std::string epochs = read_text(c.path("ledger-0/leader-epoch-checkpoint"));
   kseg::test::write_text(c.path("ledger-0/leader-epoch-checkpoint"), "0\n1\ngarbage\n");
   kseg::test::write_text(c.path("replication-offset-checkpoint"), "garbage\n");
-  fs::create_directory(c.path("lost+found"));  // what e2fsck keeps at a file system's root
-  kseg::test::write_text(c.path("lost+found/#4711"), "a file e2fsck found");
+  fs::create_directory(c.path("lost+found"));  // what mkfs leaves at a file system's root: empty
+  fs::create_directory(c.path("old"));         // not empty: a person's to move
+  kseg::test::write_text(c.path("old/notes"), "kept");
   auto d = doctor({c.dir()});
   CHECK(d.exit_code == 1);
   CHECK(d.doc["summary"]["broker_starts"] == false);
   std::vector<std::string> commands;
-  for (const auto& step : d.doc["plan"]) {
-    CHECK(step["by_hand"] == false);
-    commands.push_back(step["command"]);
-  }
-  REQUIRE(commands.size() == 3);
+  for (const auto& step : d.doc["plan"]) commands.push_back(step["command"]);
+  REQUIRE(commands.size() == 4);
   CHECK(commands[0] == "kseg reindex " + c.path("ledger-0"));
   CHECK(commands[1].starts_with("set aside " + c.path("lost+found")));
   CHECK(commands[2].starts_with("set aside " + c.path("replication-offset-checkpoint")));
   CHECK(d.doc["plan"][2]["loses"].get<std::string>().starts_with("the high watermarks"));
+  CHECK(commands[3].starts_with("(by hand) move " + c.path("old")));
+  CHECK(d.doc["plan"][3]["by_hand"] == true);
+  fs::rename(c.path("old"), c.path("../old"));  // as the person does
 
   auto fixed = run_tool(kKseg, {"doctor", "--fix", "--yes", c.dir()}, ".");
   INFO(fixed.out << fixed.err);
@@ -332,10 +333,8 @@ TEST_CASE("doctor --fix: an unreadable root checkpoint and lost+found set aside,
   CHECK(!fs::exists(c.path("lost+found")));
   std::vector<std::string> kept;
   for (const auto& e : fs::recursive_directory_iterator(c.dir()))
-    if (e.path().filename() == "log-dir.replication-offset-checkpoint" || e.path().filename() == "#4711")
-      kept.push_back(read_text(e.path().string()));
-  std::sort(kept.begin(), kept.end());
-  CHECK(kept == std::vector<std::string>{"a file e2fsck found", "garbage\n"});
+    if (e.path().filename() == "log-dir.replication-offset-checkpoint") kept.push_back(read_text(e.path().string()));
+  CHECK(kept == std::vector<std::string>{"garbage\n"});
 }
 
 TEST_CASE("doctor --format json: bytes of a damaged file that are not UTF-8 are replaced, not thrown on", "[doctor]") {

@@ -339,7 +339,13 @@ class Report {
   void log_dir(const std::string& path, const LogDirInventory& inv, const Findings& root) {
     for (const auto& e : inv.entries) {
       if (e.stops_broker) t_.fails.push_back(fmt::format("{}/{}: {}", path, e.name, e.kafka));
-      if (e.kind == "bad_name") t_.plan.push_back(set_aside_step(path + "/" + e.name, inv.first_partition));
+      // An empty one (a fresh lost+found) is set aside; one holding anything is a person's to move.
+      if (e.kind == "bad_name") {
+        std::error_code ec;
+        const fs::path dir = fs::path(path) / e.name;
+        const bool empty = fs::is_directory(fs::symlink_status(dir, ec)) && fs::is_empty(dir, ec) && !ec;
+        t_.plan.push_back(set_aside_step(dir.string(), empty ? inv.first_partition : std::string()));
+      }
     }
     for (const auto& p : root.problems) {
       const RootKafka k = explain_root(p);

@@ -405,7 +405,14 @@ void explain(PartitionDoc& d) {
                          "nothing if the records are the topic's; else move the directory away"});
       continue;
     }
-    if (c == Code::epoch_corrupt) {  // kseg-reindex rebuilds it (reindex_plan.cc, plan_epochs)
+    // What Kafka's load throws on, kseg-reindex rebuilds (reindex_plan.cc, plan_epochs); entries
+    // that only fail to increase Kafka reads, keeping the later.
+    if (c == Code::epoch_corrupt && !(d.startup && d.startup->fails &&
+                                      d.startup->fails->find("/leader-epoch-checkpoint:") != std::string::npos)) {
+      x.kafka_handles = true;
+      continue;
+    }
+    if (c == Code::epoch_corrupt) {
       index = true;
       x.fixes.push_back({fmt::format("kseg reindex {}", shell_word(d.dir)), kEpochsRebuiltLose});
       continue;

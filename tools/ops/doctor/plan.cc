@@ -63,17 +63,19 @@ Step set_aside_step(const std::string& path, const std::string& partition) {
                             "before it, recovers every segment)"
                       : name == "log-start-offset-checkpoint"
                           ? "the log starts DeleteRecords and retention set: each log starts at its first segment, and "
-                            "records below the old start are served again until retention deletes them"
+                            "records below the old start are served again until retention deletes them (records "
+                            "deleted on purpose, as an erasure, come back: set the log starts by hand instead)"
                       : name == "replication-offset-checkpoint"
                           ? "the high watermarks: each starts at its log start and moves up as the replicas fetch "
                             "(nothing on disk is lost)"
                       : name == "cleaner-offset-checkpoint"
                           ? "the cleaner's progress: each compacted partition is cleaned again from its log start"
                       : name == "lost+found"
-                          ? "nothing: it is kept in the backup (e2fsck makes a new lost+found when it needs one)"
-                          : "nothing: it is kept in the backup; move it where it belongs";
+                          ? "nothing: it is empty (e2fsck makes a new lost+found when it needs one)"
+                          : "nothing: it is empty";
   if (partition.empty())
-    return {Step::by_hand, path, {fmt::format("(by hand) move {} out of the log dir: Kafka starts without it", path), loses}, {}, false, name};
+    return {Step::by_hand, path, {fmt::format("(by hand) move {} out of the log dir: Kafka starts without it", path),
+                                  "nothing, if what it holds is kept elsewhere"}, {}, false, name};
   return {Step::set_aside, partition,
           {fmt::format("set aside {} (kseg doctor --fix keeps it in a backup): Kafka starts without it", path), loses},
           {}, false, name};

@@ -63,6 +63,8 @@ class Matcher {
     if (!s_.offsets.empty() &&
         std::none_of(s_.offsets.begin(), s_.offsets.end(), [&](const auto& g) { return g.first <= r.offset && r.offset <= g.second; }))
       return false;
+    // A record without a timestamp (v0; -1) matches no time selector.
+    if ((s_.from_time || s_.to_time) && r.timestamp < 0) return false;
     if (s_.from_time && r.timestamp < *s_.from_time) return false;
     if (s_.to_time && r.timestamp > *s_.to_time) return false;
     if (s_.key && (r.key.null || text_of(r.key.bytes) != *s_.key)) return false;
@@ -160,10 +162,12 @@ Result<std::optional<int64_t>> rebuild_wrapper(const kept::Batch& b, const std::
   std::vector<uint8_t> scratch, set;
   std::vector<legacy::InnerMessage> inner;
   KSEG_RETURN_IF_ERROR(legacy::inner_messages(*w, scratch, v2::kDefaultMaxDecompressed, inner));
+  std::vector<int64_t> gone(chosen);
+  std::sort(gone.begin(), gone.end());
   std::optional<int64_t> last;
   int64_t max_ts = -1;
   for (const auto& m : inner) {
-    if (std::find(chosen.begin(), chosen.end(), m.absolute_offset) != chosen.end()) continue;
+    if (std::binary_search(gone.begin(), gone.end(), m.absolute_offset)) continue;
     legacy::append_message(m.message, set);
     last = m.absolute_offset;
     max_ts = std::max(max_ts, m.message.timestamp);
@@ -179,7 +183,7 @@ Result<std::optional<int64_t>> rebuild_wrapper(const kept::Batch& b, const std::
 // Walks the entries of `log` in order; for each decides its fate and
 // tells `chosen` of each record chosen. Fails on a damaged entry only
 // through `find.damaged`.
-Status walk_segment(const MappedFile& log, const Matcher& m, SegmentFind& find,
+Status walk_segment(MappedFile& log, const Matcher& m, SegmentFind& find,
                     const std::function<void(const kept::Batch&, const kept::Rec&)>& chosen,
                     const std::function<Status(const EntryRef&, const kept::Batch&, Fate, const std::vector<kept::Rec>&,
                                                const std::vector<int64_t>&)>& each) {
@@ -188,6 +192,7 @@ Status walk_segment(const MappedFile& log, const Matcher& m, SegmentFind& find,
   std::vector<kept::Rec> recs, left;
   std::vector<int64_t> gone;
   while (auto e = scan.next()) {
+    log.release_before(e->position);  // resident memory flat in the segment's size
     const kept::Batch b = kept::batch_of(*e);
     if (b.check.fault() != SegmentEnd::clean) {
       find.damaged = true;
@@ -361,18 +366,10 @@ class Excise {
     if (Status st = index_settings(settings_, dir, config); !st.ok()) return fail(st.error());
     safe::Space space;
     std::string backup;
-    std::vector<Moved> moved;
     for (const auto& s : r.segments) {
-      auto plan = rewrite(dir, s, config, moved);
+      auto plan = rewrite(dir, s, config, *layout);
       if (!plan.ok()) return fail(plan.error());
       auto applied = safe::apply(*plan, {false, o_.backup, o_.backup_dir, backup, &space}, *lock);
-      if (!applied.ok()) return fail(applied.error());
-      if (!applied->empty()) backup = *applied;
-    }
-    if (auto snap = patch_snapshots(dir, *layout, moved); !snap.ok()) {
-      return fail(snap.error());
-    } else if (!snap->empty()) {
-      auto applied = safe::apply(*snap, {false, o_.backup, o_.backup_dir, backup, &space}, *lock);
       if (!applied.ok()) return fail(applied.error());
       if (!applied->empty()) backup = *applied;
     }
@@ -417,11 +414,13 @@ class Excise {
   }
 
   // The segment rewritten into <base>.log.kseg-tmp, its indexes rebuilt as
-  // Kafka's recovery writes them; the plan that puts them in place (the
+  // Kafka's recovery writes them, and the snapshots that held a rebuilt
+  // batch's old largest timestamp; the plan that puts them in place (the
   // .index unlinked first and renamed last, so that a crash between makes
   // Kafka recover the segment, whichever .log it finds).
   Result<safe::Plan> rewrite(const std::string& dir, const SegmentFind& s, const recover::Config& config,
-                             std::vector<Moved>& moved) const {
+                             const PartitionLayout& layout) const {
+    std::vector<Moved> moved;
     safe::Plan plan{dir, {}};
     const std::string index = file_names::segment_file_name(s.base, FileKind::index);
     const std::string timeindex = file_names::segment_file_name(s.base, FileKind::timeindex);
@@ -441,7 +440,6 @@ class Excise {
     Status st = walk_segment(*log, m_, again, {}, [&](const EntryRef& e, const kept::Batch& b, Fate fate,
                                                       const std::vector<kept::Rec>& left,
                                                       const std::vector<int64_t>& gone) -> Status {
-      log->release_before(e.position);
       const size_t before = buf.size();
       std::optional<std::pair<int64_t, int64_t>> gave_up;  // offsets this entry no longer ends with
       if (fate == Fate::copy) {
@@ -455,7 +453,8 @@ class Excise {
         else if (**last < b.last) gave_up = std::pair{**last + 1, b.last};
         buf.insert(buf.end(), rebuilt.begin(), rebuilt.end());
       } else if (fate == Fate::rebuild) {
-        auto h = kept::rebuild_batch(b, left, b.horizon, rebuilt);
+        // (Emptied, it is the header Kafka's cleaner writes: no delete horizon.)
+        auto h = kept::rebuild_batch(b, left, left.empty() ? std::nullopt : b.horizon, rebuilt);
         if (!h.ok()) return h.error();
         if (b.has_pid && h->max_timestamp != b.check.header.max_timestamp)
           moved.push_back({b.pid, h->last_offset(), h->max_timestamp});
@@ -481,15 +480,28 @@ class Excise {
       return Error{Errc::io, std::nullopt, fmt::format("{}/{}: changed while read", dir, s.log_name)};
     KSEG_RETURN_IF_ERROR(tmp->write(buf));
     KSEG_RETURN_IF_ERROR(tmp->finish());
-    auto written = MappedFile::open(tmp->path());
-    if (!written.ok()) return written.error();
+    // Finished, the tmp file is no longer removed with the TmpFile: on a failure from here, here.
+    const std::string tmp_path = tmp->path();
+    auto drop_tmp = [&](Error e) {
+      std::error_code ec;
+      fs::remove(tmp_path, ec);
+      return e;
+    };
+    auto written = MappedFile::open(tmp_path);
+    if (!written.ok()) return drop_tmp(written.error());
+    if (written->size() > INT32_MAX)  // a batch recompressed larger: Kafka loads no .log over 2 GiB
+      return drop_tmp(refusal(Code::refuse_segment_overflow, std::nullopt,
+                              fmt::format("{}/{}: rewritten, it would exceed 2 GiB", dir, s.log_name)));
     auto rec = recover::recover_segment(written->bytes(), s.base, config,
                                         [&](Position p) { written->release_before(p); });
-    if (!rec.ok()) return rec.error().in(tmp->path());
+    if (!rec.ok()) return drop_tmp(rec.error().in(tmp_path));
     if (rec->truncates())
-      return Error{Errc::internal, rec->valid_end, fmt::format("{}: Kafka's recovery would cut the rewritten segment: {}",
-                                                              tmp->path(), rec->stop_detail)};
+      return drop_tmp(Error{Errc::internal, rec->valid_end,
+                            fmt::format("{}: Kafka's recovery would cut the rewritten segment: {}", tmp_path,
+                                        rec->stop_detail)});
     plan.actions.push_back(safe::Action::write(timeindex, rec->time_index, "rebuilt as Kafka's recovery writes it"));
+    auto snaps = patch_snapshots(layout, moved, plan);
+    if (!snaps.ok()) return drop_tmp(snaps.error());
     plan.actions.push_back(safe::Action::write(index, rec->offset_index, "rebuilt as Kafka's recovery writes it (renamed last)"));
     return plan;
   }
@@ -497,10 +509,10 @@ class Excise {
   // Each producer snapshot after a rebuilt batch whose max timestamp moved,
   // that holds it as its producer's last batch, with the new timestamp (as
   // Kafka's recovery would take it from the batch).
-  Result<safe::Plan> patch_snapshots(const std::string& dir, const PartitionLayout& layout,
-                                     const std::vector<Moved>& moved) const {
-    safe::Plan plan{dir, {}};
-    if (moved.empty()) return plan;
+  // Into `plan` (read as it is now: an earlier segment's plan may have patched it).
+  Status patch_snapshots(const PartitionLayout& layout, const std::vector<Moved>& moved, safe::Plan& plan) const {
+    const std::string& dir = plan.partition_dir;
+    if (moved.empty()) return {};
     for (const auto& [offset, name] : layout.snapshots) {
       auto f = MappedFile::open(dir + "/" + name);
       if (!f.ok()) return f.error().in(dir + "/" + name);
@@ -517,7 +529,7 @@ class Excise {
         plan.actions.push_back(safe::Action::write(name, producer_snapshot::encode(snap->entries),
                                                    "a producer's last batch rebuilt: its max timestamp as it is now"));
     }
-    return plan;
+    return {};
   }
 
   const ExciseOptions& o_;

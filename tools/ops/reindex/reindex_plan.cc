@@ -313,14 +313,24 @@ Result<std::vector<checkpoint::EpochEntry>> epochs_of_batches(const std::vector<
 // LogLoader, once it has loaded and recovered the log, cuts the leader
 // epoch cache at the log end (truncateFromEnd: entries starting at or after
 // it go) and writes the checkpoint: done here where the log changes. A file
-// that does not parse, or whose entries do not increase from 0, is rebuilt
-// from the kept batches, as Kafka's recovery of every segment would, then
-// cut at the checkpointed log start as LogLoader cuts it.
+// Kafka's load throws on (it does not parse, or has a negative entry) is
+// rebuilt from the kept batches, as Kafka's recovery of every segment would,
+// then cut at the checkpointed log start as LogLoader cuts it.
 Status plan_epochs(const std::string& dir, const std::vector<KeptLog>& kept, int64_t log_end, bool log_changes,
                    PartitionPlan& out) {
   const std::string name = "leader-epoch-checkpoint", path = dir + "/" + name;
-  const bool corrupt = std::any_of(out.left_as_is.begin(), out.left_as_is.end(),
-                                   [](const Problem& p) { return p.code == Code::epoch_corrupt; });
+  bool corrupt = std::any_of(out.left_as_is.begin(), out.left_as_is.end(),
+                             [](const Problem& p) { return p.code == Code::epoch_corrupt; });
+  if (corrupt) {  // entries that only fail to increase Kafka reads (keeping the later): left as they are
+    auto bytes = MappedFile::read_state_file(path);
+    if (bytes.ok()) {
+      auto entries = checkpoint::parse_leader_epoch_checkpoint(
+          std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), path);
+      corrupt = !entries.ok() || std::any_of(entries->begin(), entries->end(), [](const checkpoint::EpochEntry& e) {
+        return e.epoch < 0 || e.start_offset < 0;
+      });
+    }
+  }
   if (corrupt) {
     auto rebuilt = epochs_of_batches(kept);
     if (!rebuilt.ok()) return rebuilt.error();
