@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "formats/file_names.h"
@@ -240,24 +241,20 @@ struct PartitionResult {
   std::optional<int64_t> first, last;
 };
 
+std::string hex(std::string_view bytes) {
+  return fmt::format("{:02x}", fmt::join(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                         reinterpret_cast<const uint8_t*>(bytes.data()) + bytes.size(), ""));
+}
+
 std::string key_text(const Chosen& c) {
   if (c.key_null) return "null";
   bool printable = std::all_of(c.key.begin(), c.key.end(), [](char ch) { return ch >= 0x20 && ch < 0x7f; });
-  if (printable) return fmt::format("'{}'", c.key);
-  std::string hex;
-  for (unsigned char ch : c.key) hex += fmt::format("{:02x}", ch);
-  return "0x" + hex;
+  return printable ? fmt::format("'{}'", c.key) : "0x" + hex(c.key);
 }
 
 nlohmann::json chosen_json(const Chosen& c) {
   nlohmann::json j{{"offset", c.offset}, {"timestamp", c.timestamp}, {"size", c.size}};
-  if (c.key_null) {
-    j["key_hex"] = nullptr;
-  } else {
-    std::string hex;
-    for (unsigned char ch : c.key) hex += fmt::format("{:02x}", ch);
-    j["key_hex"] = hex;
-  }
+  j["key_hex"] = c.key_null ? nlohmann::json(nullptr) : nlohmann::json(hex(c.key));
   return j;
 }
 
@@ -272,14 +269,10 @@ Result<std::string> logs_digest(const std::string& dir) {
     auto f = MappedFile::open(dir + "/" + name);
     if (!f.ok()) return f.error().in(dir + "/" + name);
     const Md5Digest d = md5(f->bytes());
-    lines += name + " ";
-    for (uint8_t x : d) lines += fmt::format("{:02x}", x);
-    lines += "\n";
+    lines += fmt::format("{} {:02x}\n", name, fmt::join(d, ""));
   }
   const Md5Digest all = md5(Bytes(reinterpret_cast<const uint8_t*>(lines.data()), lines.size()));
-  std::string hex;
-  for (uint8_t x : all) hex += fmt::format("{:02x}", x);
-  return hex;
+  return fmt::format("{:02x}", fmt::join(all, ""));
 }
 
 class Excise {
