@@ -23,7 +23,8 @@
 #      4.4.0 broker process started on a log dir kseg-truncate cut, the compact oracle
 #      (kseg-compact vs Kafka's own Cleaner, file by file, crash points), the excise oracle
 #      (Kafka loading what kseg-excise left: every record but the chosen; its recovery's indexes;
-#      crash points), benchmark smoke runs,
+#      crash points) and a 4.4.0 broker serving what it left to Java and kcat consumers (a poison
+#      pill read past), benchmark smoke runs,
 #      the encoder oracle (Kafka loading every corpus segment re-encoded by kseg)
 # Set KSEG_SKIP_KAFKA=1 to leave out tier 3 (it needs Maven Central).
 set -uo pipefail
@@ -142,6 +143,7 @@ if [[ "${KSEG_SKIP_KAFKA:-0}" != 1 ]]; then
   tier "kafka doctor, judged by a real broker" "$top/tests/kafka/doctor-broker.sh" "$b/main/kseg-doctor"
   tier "kafka compact oracle" python3 "$top/tests/kafka/compact-oracle.py" "$b/main/kseg-compact"
   tier "kafka excise oracle" python3 "$top/tests/kafka/excise-oracle.py" "$b/main/kseg-excise"
+  tier "kafka excise, then a real broker and consumers" "$top/tests/kafka/excise-broker.sh" "$b/main/kseg-excise"
   tier "kafka encoder oracle" "$top/tests/kafka/encoder-oracle.sh" "$b/main/kseg_reencode"
 fi
 echo "=== tier times (wall):"

@@ -101,6 +101,27 @@ stop_broker() {
 }
 
 
+# broker_scratch SCRIPT: what the tiers that start a broker need first: kcat, cp (the harness's
+# classpath) and tmp, removed on exit after the broker is killed (kept, and named, when keep_tmp
+# is set).
+broker_scratch() {
+  command -v kcat >/dev/null || { echo "$1: kcat is missing (apt-get install kcat)" >&2; exit 1; }
+  cp="$(oracle_classpath)"
+  tmp="$(mktemp -d)"
+  trap broker_cleanup EXIT
+}
+keep_tmp=""
+broker_cleanup() {
+  [[ -n "$broker_pid" ]] && kill -9 "$broker_pid" 2>/dev/null || true
+  if [[ -n "$keep_tmp" ]]; then echo "$(basename "$0"): kept $tmp" >&2; else rm -rf "$tmp"; fi
+}
+# live_broker_copy DIR: a copy of the live-broker corpus case's log dir, as the broker left it.
+live_broker_copy() {
+  mkdir -p "$1"
+  cp -a "$CORPUS_DIR/live-broker/." "$1/"
+  rm -rf "$1/dump" "$1/case.json"
+}
+
 # The tally every oracle script keeps: ok, bad "what", then "N passed, M failed".
 passed=0 failed=0
 ok() { passed=$((passed + 1)); }

@@ -12,19 +12,9 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 kseg="$(realpath "$1")"
-command -v kcat >/dev/null || { echo "truncate-broker.sh: kcat is missing (apt-get install kcat)" >&2; exit 1; }
-cp="$(oracle_classpath)"
-tmp="$(mktemp -d)"
-cleanup() {
-  [[ -n "$broker_pid" ]] && kill -9 "$broker_pid" 2>/dev/null || true
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-
+broker_scratch truncate-broker.sh
 data="$tmp/data"
-mkdir -p "$data"
-cp -a "$CORPUS_DIR/live-broker/." "$data/"
-rm -rf "$data/dump" "$data/case.json"
+live_broker_copy "$data"
 # The cuts, each at a point taken from the partition's batches (kseg-dump's JSON).
 batch_offsets() { "$(dirname "$kseg")/kseg-dump" --format jsonl "$data/$1"/*.log | jq -r 'select(.type == "batch") | .base_offset'; }
 mid() { batch_offsets "$1" | awk '{ a[NR] = $1 } END { print a[int(NR / 2) + 1] + 1 }'; }  # inside a batch
