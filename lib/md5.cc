@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "lib/md5.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -102,16 +103,35 @@ constexpr uint32_t kInit[4] = {0x67452301u, 0xefcdab89u, 0x98badcfeu, 0x10325476
 }  // namespace
 
 Md5Digest md5(Bytes data) {
-  uint32_t h[4] = {kInit[0], kInit[1], kInit[2], kInit[3]};
-  const size_t n = data.size();
-  size_t i = 0;
-  for (; i + 64 <= n; i += 64) block(h, data.data() + i);
+  Md5 m;
+  m.update(data);
+  return m.finish();
+}
+
+void Md5::update(Bytes data) {
+  const uint8_t* p = data.data();
+  size_t n = data.size();
+  total_ += n;
+  if (held_) {
+    const size_t take = std::min(n, 64 - held_);
+    std::memcpy(buf_ + held_, p, take);
+    held_ += take, p += take, n -= take;
+    if (held_ < 64) return;
+    block(h_, buf_);
+    held_ = 0;
+  }
+  for (; n >= 64; p += 64, n -= 64) block(h_, p);
+  if (n) std::memcpy(buf_, p, n);
+  held_ = n;
+}
+
+Md5Digest Md5::finish() {
   uint8_t tail[128];
-  const size_t len = pad(data.data() + i, n - i, n, tail);
-  block(h, tail);
-  if (len == 128) block(h, tail + 64);
+  const size_t len = pad(buf_, held_, total_, tail);
+  block(h_, tail);
+  if (len == 128) block(h_, tail + 64);
   Md5Digest out;
-  put_digest(h, out);
+  put_digest(h_, out);
   return out;
 }
 

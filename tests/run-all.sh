@@ -124,6 +124,8 @@ if [[ "${KSEG_SKIP_KAFKA:-0}" != 1 ]]; then
     --out "$(mktemp -d)" --build "$b/main"
   tier "benchmark smoke (truncate)" "$top/tests/bench/truncate.sh" --sizes 20000000,60000000 --segment 8000000 \
     --runs 1 --out "$(mktemp -d)" --build "$b/main"
+  tier "benchmark smoke (excise)" "$top/tests/bench/excise.sh" --size 20000000 --segment 8000000 --runs 1 \
+    --out "$(mktemp -d)" --build "$b/main"
   tier "benchmark smoke (compact)" "$top/tests/bench/compact.sh" --size 20000000 --workloads 90pct-none,10pct-zstd \
     --out "$(mktemp -d)" --build "$b/main"
   tier "benchmark smoke (log dir)" "$top/tests/bench/logdir.sh" --partitions 40 --offsets 4 --runs 1 --settle 0 \

@@ -59,6 +59,19 @@ TEST_CASE("md5: RFC 1321's test suite", "[compact]") {
         "57edf4a22be3c955ac49da2e2107b67a");
 }
 
+TEST_CASE("md5: in pieces, at every split, as in one", "[compact]") {
+  // RFC 1321's 80-byte vector: two blocks and a tail, split at every byte and in three.
+  const std::string s = "12345678901234567890123456789012345678901234567890123456789012345678901234567890";
+  const auto b = [&](size_t at, size_t n) { return kseg::Bytes(reinterpret_cast<const uint8_t*>(s.data()) + at, n); };
+  for (size_t i = 0; i <= s.size(); ++i) {
+    kseg::Md5 m;
+    m.update(b(0, i));
+    m.update(b(i, (s.size() - i) / 2));
+    m.update(b(i + (s.size() - i) / 2, s.size() - i - (s.size() - i) / 2));
+    CHECK(hex(m.finish()) == "57edf4a22be3c955ac49da2e2107b67a");
+  }
+}
+
 TEST_CASE("offset map: a full map still finds every key it holds", "[compact]") {
   // 5 slots hold 4 keys at a load factor of 0.9: later keys probe past the
   // 13 hashed slots into the linear ones, and must be found there.

@@ -4,6 +4,7 @@
 // segment's indexes as kseg-reindex rebuilds them, the same bytes on two copies. Kafka itself
 // judges the result in tests/kafka/excise-oracle.py (its load, its recovery's indexes, crashes).
 #include <fstream>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -17,6 +18,7 @@
 #include "tests/unit/support/run_tool.h"
 #include "tests/unit/support/scratch.h"
 #include "tools/cli/excise_cli.h"
+#include "tools/ops/excise/excise.h"
 #include "tools/ops/write/safe_write.h"
 
 using kseg::test::read_text;
@@ -66,6 +68,26 @@ TEST_CASE("excise: offset lists as Kafka reads numbers", "[excise]") {
   CHECK(kseg::parse_offset_list("1,3..7,9..") == V{{1, 1}, {3, 7}, {9, INT64_MAX}});
   for (const char* bad : {"", ",", "1,", "0x10", "-1", "7..3", "..5", "1...3", "a", "99999999999999999999"})
     CHECK_FALSE(kseg::parse_offset_list(bad).has_value());
+}
+
+TEST_CASE("excise: a pattern of literal text matches as std::regex would", "[excise]") {
+  const std::vector<std::string> patterns = {
+      "^user-42$", "user-42", "^user", "42$", "", "^", "$", "^$", "a\\.b", "^a\\$$", "a\\$", "a\\\\$",
+      "a.b", "^a.b$", "\\d+", "^(x|y)$", "a*", "[ab]", "\\^x", "x\\|y", "x/y"};
+  const std::vector<std::string> texts = {"user-42", "xuser-42", "user-421", "user", "42", "", "a.b", "axb", "a$",
+                                          "a\\", "a\\$", "x", "y", "^x", "x|y", "x/y", "123", "ab"};
+  for (const auto& p : patterns) {
+    const kseg::ExcisePattern mine(p);
+    const std::regex re(p, std::regex::ECMAScript);
+    for (const auto& t : texts) {
+      INFO("pattern " << p << ", text " << t);
+      CHECK(mine.search(t) == std::regex_search(t, re));
+    }
+  }
+  CHECK(kseg::ExcisePattern("^user-42$").literal());
+  CHECK(kseg::ExcisePattern("a\\.b").literal());
+  CHECK_FALSE(kseg::ExcisePattern("a.b").literal());
+  CHECK_FALSE(kseg::ExcisePattern("\\d").literal());
 }
 
 TEST_CASE("excise: the command line refuses what it cannot do safely", "[excise]") {

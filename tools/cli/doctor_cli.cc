@@ -12,6 +12,7 @@
 #include "tools/cli/check_flags.h"
 #include "tools/cli/help.h"
 #include "tools/cli/writer_cli.h"
+#include "tools/ops/common/ask.h"
 #include "tools/ops/common/exit_codes.h"
 #include "tools/ops/common/progress.h"
 #include "tools/ops/common/sink.h"
@@ -74,7 +75,7 @@ int doctor_main(int argc, char** argv) {
     return kExitUsage;
   }
   // Nothing is written on a guess: without a terminal to ask on, --fix needs --yes.
-  if (o.fix && !o.yes && !(isatty(STDIN_FILENO) && isatty(STDERR_FILENO))) {
+  if (o.fix && !o.yes && !can_ask()) {
     std::fprintf(stderr, "kseg-doctor: --fix asks before it writes, and there is no terminal to ask on: "
                          "give --yes (run without --fix first to see the plan)\n");
     return kExitUsage;

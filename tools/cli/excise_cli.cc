@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include "tools/cli/writer_cli.h"
+#include "tools/ops/common/ask.h"
 #include "tools/ops/common/exit_codes.h"
 #include "tools/ops/common/sink.h"
 #include "tools/ops/excise/excise.h"
@@ -42,15 +43,6 @@ std::optional<std::string> from_hex(const std::string& hex) {
     out.push_back(static_cast<char>(v));
   }
   return out;
-}
-
-// Asks on the terminal; true on "y".
-bool confirmed() {
-  std::fprintf(stderr, "kseg-excise: remove the records above (the originals kept unless --no-backup)? [y/N] ");
-  std::fflush(stderr);
-  std::string answer;
-  for (int c = std::getchar(); c != EOF && c != '\n'; c = std::getchar()) answer += static_cast<char>(c);
-  return answer == "y" || answer == "Y" || answer == "yes";
 }
 
 }  // namespace
@@ -161,7 +153,7 @@ int excise_main(int argc, char** argv) {
   // Nothing is removed on a guess: the chosen records are shown and asked about on a terminal,
   // and a script says --yes.
   if (!o.dry_run && !yes) {
-    if (!(isatty(STDIN_FILENO) && isatty(STDERR_FILENO))) {
+    if (!can_ask()) {
       std::fprintf(stderr, "kseg-excise: it asks before it writes, and there is no terminal to ask on: give --yes "
                            "(--dry-run lists what it removes)\n");
       return kExitUsage;
@@ -171,7 +163,7 @@ int excise_main(int argc, char** argv) {
     look.json = false;
     const int rc = run_writer("kseg-excise", flags, look, [&](Sink& out, Sink& err) { return run_excise(look, out, err); });
     if (rc != kExitProblems) return rc;  // nothing selected, or an error
-    if (!confirmed()) {
+    if (!ask_yes("kseg-excise", "remove the records above (the originals kept unless --no-backup)?")) {
       std::fprintf(stderr, "kseg-excise: nothing written\n");
       return kExitProblems;
     }

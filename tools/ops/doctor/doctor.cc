@@ -23,6 +23,7 @@
 #include "lib/mapped_file.h"
 #include "lib/ordered_pool.h"
 #include "lib/units.h"
+#include "tools/ops/common/ask.h"
 #include "tools/ops/common/envelope.h"
 #include "tools/ops/common/exit_codes.h"
 #include "tools/ops/common/progress.h"
@@ -582,16 +583,6 @@ void diagnose(const std::vector<Target>& targets, const DoctorOptions& opts, con
       });
 }
 
-// --fix on a terminal: the plan is above; go on only on a "y".
-bool confirmed(size_t steps, Sink& err) {
-  err.print("kseg-doctor: apply the {} step{} above (the originals kept unless --no-backup)? [y/N] ", steps,
-            steps == 1 ? "" : "s");
-  err.flush();
-  std::string answer;
-  for (int c = std::getchar(); c != EOF && c != '\n'; c = std::getchar()) answer += static_cast<char>(c);
-  return answer == "y" || answer == "Y" || answer == "yes";
-}
-
 // Each log dir shut down uncleanly: diagnosed as the fix left it (quietly),
 // then what Kafka's recovery would read made recovered where nothing is left
 // to fix (plan.h). kExitIo when a checkpoint or the marker cannot be written.
@@ -708,7 +699,9 @@ int run_doctor(const DoctorOptions& opts, Sink& out, Sink& err) {
     before.print("\nnothing for --fix to do\n");
     if (!opts.json) return rc;  // JSON: the one document, the diagnosis after (here unchanged)
   } else {
-    if (!opts.yes && !confirmed(to_apply, err)) {
+    err.flush();  // the plan above, before the question
+    if (!opts.yes && !ask_yes("kseg-doctor", fmt::format("apply the {} step{} above (the originals kept unless "
+                                                         "--no-backup)?", to_apply, to_apply == 1 ? "" : "s"))) {
       err.print("kseg-doctor: nothing applied\n");
       return rc;
     }

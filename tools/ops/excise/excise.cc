@@ -23,6 +23,7 @@
 #include "lib/md5.h"
 #include "lib/time_text.h"
 #include "lib/units.h"
+#include "tools/ops/common/java_text.h"
 #include "tools/ops/common/exit_codes.h"
 #include "tools/ops/common/problem.h"
 #include "tools/ops/common/sink.h"
@@ -38,12 +39,52 @@ namespace {
 
 std::string_view text_of(Bytes b) { return {reinterpret_cast<const char*>(b.data()), b.size()}; }
 
+}  // namespace
+
+ExcisePattern::ExcisePattern(const std::string& regex) {
+  std::string_view r = regex;
+  const bool head = r.starts_with('^');
+  if (head) r.remove_prefix(1);
+  // A trailing $ anchors unless escaped (an odd run of backslashes before it).
+  size_t slashes = 0;
+  while (r.size() > 1 + slashes && r[r.size() - 2 - slashes] == '\\') ++slashes;
+  const bool tail = r.ends_with('$') && slashes % 2 == 0;
+  if (tail) r.remove_suffix(1);
+  static constexpr std::string_view kSyntax = "^$\\.*+?()[]{}|/";
+  std::string text;
+  bool plain = true;
+  for (size_t i = 0; i < r.size() && plain; ++i) {
+    if (r[i] == '\\') {  // an escaped syntax character is itself; any other escape (\d, \b...) is not text
+      plain = i + 1 < r.size() && kSyntax.find(r[i + 1]) != std::string_view::npos;
+      if (plain) text += r[++i];
+    } else {
+      plain = kSyntax.find(r[i]) == std::string_view::npos;
+      text += r[i];
+    }
+  }
+  if (plain) {
+    text_ = std::move(text), head_ = head, tail_ = tail;
+    return;
+  }
+  re_.emplace(regex, std::regex::ECMAScript | std::regex::nosubs | std::regex::optimize);
+}
+
+bool ExcisePattern::search(std::string_view t) const {
+  if (re_) return std::regex_search(t.begin(), t.end(), *re_);
+  if (head_ && tail_) return t == text_;
+  if (head_) return t.starts_with(text_);
+  if (tail_) return t.ends_with(text_);
+  return t.find(text_) != std::string_view::npos;
+}
+
+namespace {
+
 // The selectors, compiled once a run.
 class Matcher {
  public:
   explicit Matcher(const ExciseSelectors& s) : s_(s) {
-    if (s.key_regex) key_re_.emplace(*s.key_regex, std::regex::ECMAScript);
-    if (s.header_regex) header_re_.emplace(*s.header_regex, std::regex::ECMAScript);
+    if (s.key_regex) key_re_.emplace(*s.key_regex);
+    if (s.header_regex) header_re_.emplace(*s.header_regex);
   }
 
   // False when no record of the entry can be chosen (its header says so):
@@ -71,8 +112,7 @@ class Matcher {
     if (s_.key && (r.key.null || text_of(r.key.bytes) != *s_.key)) return false;
     if (key_re_) {
       if (r.key.null) return false;
-      const std::string_view k = text_of(r.key.bytes);
-      if (!std::regex_search(k.begin(), k.end(), *key_re_)) return false;
+      if (!key_re_->search(text_of(r.key.bytes))) return false;
     }
     if (s_.value_contains && (r.value.null || text_of(r.value.bytes).find(*s_.value_contains) == std::string_view::npos))
       return false;
@@ -91,14 +131,13 @@ class Matcher {
       if (h.key != *s_.header_name) continue;
       if (!header_re_) return true;
       if (h.value.null) continue;
-      const std::string_view v = text_of(h.value.bytes);
-      if (std::regex_search(v.begin(), v.end(), *header_re_)) return true;
+      if (header_re_->search(text_of(h.value.bytes))) return true;
     }
     return false;
   }
 
   const ExciseSelectors& s_;
-  std::optional<std::regex> key_re_, header_re_;
+  std::optional<ExcisePattern> key_re_, header_re_;
 };
 
 constexpr size_t kListedKeyBytes = 256;
@@ -242,8 +281,9 @@ struct PartitionResult {
 };
 
 std::string hex(std::string_view bytes) {
-  return fmt::format("{:02x}", fmt::join(reinterpret_cast<const uint8_t*>(bytes.data()),
-                                         reinterpret_cast<const uint8_t*>(bytes.data()) + bytes.size(), ""));
+  std::string out;
+  append_hex(out, Bytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+  return out;
 }
 
 std::string key_text(const Chosen& c) {
@@ -268,11 +308,23 @@ Result<std::string> logs_digest(const std::string& dir) {
     const std::string name = files.names.at(FileKind::log);
     auto f = MappedFile::open(dir + "/" + name);
     if (!f.ok()) return f.error().in(dir + "/" + name);
-    const Md5Digest d = md5(f->bytes());
-    lines += fmt::format("{} {:02x}\n", name, fmt::join(d, ""));
+    // A window at a time, each released: resident memory flat in the segment's size.
+    constexpr size_t kWindow = size_t{8} << 20;
+    const Bytes all = f->bytes();
+    Md5 m;
+    for (size_t at = 0; at < all.size(); at += kWindow) {
+      m.update(all.subspan(at, std::min(kWindow, all.size() - at)));
+      f->release_before(Position{static_cast<int64_t>(std::min(at + kWindow, all.size()))});
+    }
+    const Md5Digest d = m.finish();
+    lines += name + " ";
+    append_hex(lines, Bytes(d));
+    lines += "\n";
   }
   const Md5Digest all = md5(Bytes(reinterpret_cast<const uint8_t*>(lines.data()), lines.size()));
-  return fmt::format("{:02x}", fmt::join(all, ""));
+  std::string out;
+  append_hex(out, Bytes(all));
+  return out;
 }
 
 class Excise {

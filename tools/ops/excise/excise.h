@@ -15,7 +15,9 @@
 
 #include <cstdint>
 #include <optional>
+#include <regex>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -41,6 +43,21 @@ struct ExciseSelectors {
     return !offsets.empty() || key_regex || key || header_name || producer_id || value_contains || from_time ||
            to_time;
   }
+};
+
+// A --key or --header regular expression (ECMAScript), searched in bytes. One that is only
+// literal text, anchored or not (^user-42$, the usual erasure by key), is compared as text:
+// std::regex took two thirds of a run that decompressed and matched every record.
+class ExcisePattern {
+ public:
+  explicit ExcisePattern(const std::string& regex);  // throws std::regex_error
+  bool search(std::string_view text) const;
+  bool literal() const { return !re_.has_value(); }
+
+ private:
+  std::optional<std::regex> re_;
+  std::string text_;            // the literal, unescaped
+  bool head_ = false, tail_ = false;  // anchored with ^, with $
 };
 
 struct ExciseOptions : WriterOptions {

@@ -26,6 +26,7 @@
 #include "formats/txn_index.h"
 #include "lib/mapped_file.h"
 #include "lib/time_text.h"
+#include "tools/ops/common/java_text.h"
 #include "tools/ops/partition/log_end.h"
 #include "tools/ops/partition/partition.h"
 #include "tools/ops/truncate/truncate.h"
@@ -545,8 +546,7 @@ void plan_journal(const Input& p, const Builder& b, std::optional<int64_t> rp_li
     j["recovery_point"] = rp_line ? nlohmann::json(*rp_line) : nlohmann::json(nullptr);
     // The marker's bytes as they were (any bytes: hex).
     std::string hex;
-    if (p.marker)
-      for (uint8_t c : *p.marker) hex += fmt::format("{:02x}", c);
+    if (p.marker) append_hex(hex, Bytes(*p.marker));
     j["marker_hex"] = p.marker ? nlohmann::json(hex) : nlohmann::json(nullptr);
     j["args"] = identity;
     j["end"] = out.new_end;
