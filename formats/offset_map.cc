@@ -8,71 +8,122 @@
 #include <cstring>
 #include <new>
 
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 namespace kseg {
 
-OffsetMap::OffsetMap(int64_t memory) : slots_(std::max<int64_t>(1, memory / kBytesPerEntry)) {
-  mapped_ = static_cast<size_t>(slots_ * kBytesPerEntry);
-  void* p = ::mmap(nullptr, mapped_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED) throw std::bad_alloc();
-  ::madvise(p, mapped_, MADV_HUGEPAGE);  // advice only: ignored where THP is off
-  bytes_ = static_cast<uint8_t*>(p);
+KeyDigest key_digest(Bytes key) {
+  XXH128_canonical_t c;
+  XXH128_canonicalFromHash(&c, XXH3_128bits(key.data(), key.size()));
+  KeyDigest out;
+  std::memcpy(out.data(), c.digest, out.size());
+  return out;
 }
 
-OffsetMap::~OffsetMap() { ::munmap(bytes_, mapped_); }
+namespace {
 
-int64_t OffsetMap::slot_of(const Md5Digest& key, int attempt) const {
-  const int at = std::min(attempt, 12);
-  const uint32_t word = uint32_t(key[at]) << 24 | uint32_t(key[at + 1]) << 16 | uint32_t(key[at + 2]) << 8 | key[at + 3];
-  // Java int arithmetic: the addition wraps.
-  const int32_t probe = static_cast<int32_t>(word + static_cast<uint32_t>(std::max(0, attempt - 12)));
-  const int64_t positive = probe == INT32_MIN ? 0 : std::abs(static_cast<int64_t>(probe));
-  return positive % slots_;
-}
+// The table's first size, and how full it grows at: below Kafka's size it is
+// kept at most 60% full (short probe runs); at Kafka's size it fills as far as
+// the cleaner lets it (90% by default), as Kafka's does.
+constexpr int64_t kFirstSlots = 1 << 15;
+constexpr double kGrowAt = 0.6;
 
-bool OffsetMap::empty_at(int64_t slot) const {
-  uint64_t w[3];
-  std::memcpy(w, bytes_ + slot * kBytesPerEntry, sizeof w);
-  return (w[0] | w[1] | w[2]) == 0;
-}
-
-static void put_long(uint8_t* p, int64_t v) {
+void put_long(uint8_t* p, int64_t v) {
   for (int i = 7; i >= 0; --i, v = static_cast<int64_t>(static_cast<uint64_t>(v) >> 8)) p[i] = static_cast<uint8_t>(v);
 }
 
-static int64_t get_long(const uint8_t* p) {
+int64_t get_long(const uint8_t* p) {
   uint64_t v = 0;
   for (int i = 0; i < 8; ++i) v = v << 8 | p[i];
   return static_cast<int64_t>(v);
 }
 
-void OffsetMap::put(const Md5Digest& key, int64_t offset) {
-  // The cleaner never fills every slot (load factor < 1), so a free one is found.
-  for (int attempt = 0; attempt < slots_ + 12; ++attempt) {
-    const int64_t slot = slot_of(key, attempt);
-    uint8_t* p = bytes_ + slot * kBytesPerEntry;
-    if (empty_at(slot)) {
+bool empty(const uint8_t* p) {
+  uint64_t w[3];
+  std::memcpy(w, p, sizeof w);
+  return (w[0] | w[1] | w[2]) == 0;
+}
+
+}  // namespace
+
+OffsetMap::OffsetMap(int64_t memory)
+    : slots_(std::max<int64_t>(1, memory / kBytesPerEntry)), table_(map_table(std::min(slots_, kFirstSlots))) {}
+
+OffsetMap::~OffsetMap() { unmap_table(table_); }
+
+OffsetMap::Table OffsetMap::map_table(int64_t slots) {
+  const size_t bytes = static_cast<size_t>(slots * kBytesPerEntry);
+  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  ::madvise(p, bytes, MADV_HUGEPAGE);  // advice only: ignored where THP is off
+  return {static_cast<uint8_t*>(p), slots};
+}
+
+void OffsetMap::unmap_table(Table& t) {
+  if (t.bytes) ::munmap(t.bytes, static_cast<size_t>(t.slots * kBytesPerEntry));
+  t = {};
+}
+
+int64_t OffsetMap::slot_of(const KeyDigest& key, int attempt, int64_t slots) {
+  const int at = std::min(attempt, 12);
+  const uint32_t word = uint32_t(key[at]) << 24 | uint32_t(key[at + 1]) << 16 | uint32_t(key[at + 2]) << 8 | key[at + 3];
+  // Java int arithmetic: the addition wraps.
+  const int32_t probe = static_cast<int32_t>(word + static_cast<uint32_t>(std::max(0, attempt - 12)));
+  const int64_t positive = probe == INT32_MIN ? 0 : std::abs(static_cast<int64_t>(probe));
+  return positive % slots;
+}
+
+// The slot holding `key`, or the empty one it would go to (nullptr: neither
+// within slots + 12 probes, where Kafka 4.4.0 gives up too).
+uint8_t* OffsetMap::find(const Table& t, const KeyDigest& key, bool* found) {
+  for (int64_t attempt = 0; attempt < t.slots + 12; ++attempt) {
+    uint8_t* p = t.bytes + slot_of(key, static_cast<int>(std::min<int64_t>(attempt, INT32_MAX)), t.slots) * kBytesPerEntry;
+    if (empty(p)) return *found = false, p;
+    if (std::memcmp(p, key.data(), key.size()) == 0) return *found = true, p;
+  }
+  return *found = false, nullptr;
+}
+
+// Makes the table four times larger (straight to Kafka's size once that is
+// within 16x, so the old and new tables together stay within 1.25x Kafka's
+// map) and moves every entry into it. Few moves: 2.4 million keys cost three.
+void OffsetMap::grow() {
+  const int64_t next = table_.slots * 4 * 4 >= slots_ ? slots_ : table_.slots * 4;
+  Table bigger = map_table(next);
+  for (int64_t i = 0; i < table_.slots; ++i) {
+    const uint8_t* p = table_.bytes + i * kBytesPerEntry;
+    if (empty(p)) continue;
+    KeyDigest key;
+    std::memcpy(key.data(), p, key.size());
+    bool found = false;
+    std::memcpy(find(bigger, key, &found), p, kBytesPerEntry);  // a table under 60% full has room
+  }
+  unmap_table(table_);
+  table_ = bigger;
+}
+
+void OffsetMap::put(const KeyDigest& key, int64_t offset) {
+  bool found = false;
+  uint8_t* p = find(table_, key, &found);
+  if (!found && table_.slots < slots_ && static_cast<double>(entries_ + 1) > kGrowAt * static_cast<double>(table_.slots)) {
+    grow();
+    p = find(table_, key, &found);
+  }
+  if (p) {  // (a cleaner keeping within max_entries always finds a slot)
+    if (!found) {
       std::memcpy(p, key.data(), key.size());
-      put_long(p + 16, offset);
       ++entries_;
-      break;
     }
-    if (std::memcmp(p, key.data(), key.size()) == 0) {
-      put_long(p + 16, offset);
-      break;
-    }
+    put_long(p + 16, offset);
   }
   latest_ = offset;
 }
 
-int64_t OffsetMap::get(const Md5Digest& key) const {
-  // Kafka 4.4.0 gives up after slots + 12 probes (the 13 hashed ones, then linear).
-  for (int64_t attempt = 0; attempt < slots_ + 12; ++attempt) {
-    const int64_t slot = slot_of(key, static_cast<int>(std::min<int64_t>(attempt, INT32_MAX)));
-    if (empty_at(slot)) return -1;
-    const uint8_t* p = bytes_ + slot * kBytesPerEntry;
-    if (std::memcmp(p, key.data(), key.size()) == 0) return get_long(p + 16);
-  }
-  return -1;
+int64_t OffsetMap::get(const KeyDigest& key) const {
+  bool found = false;
+  const uint8_t* p = find(table_, key, &found);
+  return found ? get_long(p + 16) : -1;
 }
 
 }  // namespace kseg

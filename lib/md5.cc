@@ -24,10 +24,6 @@ const Table& table() {
 
 constexpr int kShift[4][4] = {{7, 12, 17, 22}, {5, 9, 14, 20}, {4, 11, 16, 23}, {6, 10, 15, 21}};
 
-// Four independent digests at once: GCC/Clang vector extensions (SSE2 on
-// x86-64, NEON on arm64), the same code as one lane.
-using V4 = uint32_t __attribute__((vector_size(16)));
-
 template <class W>
 inline W rotl(W x, int s) {
   return (x << s) | (x >> (32 - s));
@@ -98,8 +94,6 @@ void put_digest(const uint32_t h[4], Md5Digest& out) {
     for (int b = 0; b < 4; ++b) out[4 * w + b] = static_cast<uint8_t>(h[w] >> (8 * b));
 }
 
-constexpr uint32_t kInit[4] = {0x67452301u, 0xefcdab89u, 0x98badcfeu, 0x10325476u};
-
 }  // namespace
 
 Md5Digest md5(Bytes data) {
@@ -134,42 +128,5 @@ Md5Digest Md5::finish() {
   put_digest(h_, out);
   return out;
 }
-
-namespace {
-
-// `Lanes` one-block inputs at a time in a vector of that many 32-bit lanes.
-template <class V, int Lanes>
-inline void many(std::span<const Bytes> in, Md5Digest* out) {
-  size_t i = 0;
-  while (i < in.size()) {
-    size_t lanes[Lanes];
-    size_t n = 0;
-    for (; i < in.size() && n < Lanes; ++i) {
-      if (in[i].size() <= 55) lanes[n++] = i;
-      else out[i] = md5(in[i]);
-    }
-    if (n == 0) continue;
-    uint8_t blocks[Lanes][128];
-    for (size_t l = 0; l < Lanes; ++l) {
-      const Bytes& b = in[lanes[l < n ? l : 0]];
-      pad(b.data(), b.size(), b.size(), blocks[l]);
-    }
-    V m[16];
-    for (int w = 0; w < 16; ++w)
-      for (int l = 0; l < Lanes; ++l) m[w][l] = le32(blocks[l] + 4 * w);
-    V h[4];
-    for (int w = 0; w < 4; ++w)
-      for (int l = 0; l < Lanes; ++l) h[w][l] = kInit[w];
-    compress(h, m);
-    for (size_t l = 0; l < n; ++l) {
-      const uint32_t lane[4] = {h[0][l], h[1][l], h[2][l], h[3][l]};
-      put_digest(lane, out[lanes[l]]);
-    }
-  }
-}
-
-}  // namespace
-
-void md5_many(std::span<const Bytes> in, Md5Digest* out) { many<V4, 4>(in, out); }
 
 }  // namespace kseg

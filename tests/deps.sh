@@ -6,7 +6,7 @@
 set -euo pipefail
 # --build: only what building the tools needs (tests/sample.sh): no JDK, no test framework.
 pkgs=(cmake ninja-build g++ pkg-config libcli11-dev libfmt-dev nlohmann-json3-dev libzstd-dev liblz4-dev
-      libsnappy-dev zlib1g-dev libisal-dev
+      libsnappy-dev zlib1g-dev libisal-dev libxxhash-dev
       file dpkg-dev  # cpack -G DEB: CPackDeb needs file, and dpkg-shlibdeps computes Depends
       ccache)  # each unchanged file compiled once per machine, by sample.sh and run-all.sh alike
 [[ "${1:-}" == --build ]] || pkgs+=(catch2 clang libclang-rt-14-dev maven openjdk-17-jdk-headless jq kcat

@@ -40,10 +40,10 @@ struct Examined {
   std::optional<int16_t> control_type;
   std::vector<uint8_t> buf;
   std::vector<Rec> recs;
-  std::vector<Md5Digest> digests;  // of recs[k]'s key where hashed[k]
+  std::vector<KeyDigest> digests;  // of recs[k]'s key where hashed[k]
   std::vector<char> hashed;
   std::vector<int64_t> found;
-  std::vector<std::pair<int64_t, Md5Digest>> keyed;  // the map pass: (offset, key digest), in order
+  std::vector<std::pair<int64_t, KeyDigest>> keyed;  // the map pass: (offset, key digest), in order
   bool redecode = false;  // records too large to hold while waiting: decoded again when consumed
 };
 
@@ -71,15 +71,15 @@ void examine(const EntryRef& e, Examined& x, Wanted&& wanted, const OffsetMap* l
       which.push_back(k);
       x.hashed[k] = 1;
     }
-  std::vector<Md5Digest> d(keys.size());
-  md5_many(keys, d.data());
+  std::vector<KeyDigest> d(keys.size());
+  for (size_t j = 0; j < keys.size(); ++j) d[j] = key_digest(keys[j]);
   x.digests.resize(x.recs.size());
   for (size_t j = 0; j < which.size(); ++j) x.digests[which[j]] = d[j];
   if (!lookup) {  // the map pass keeps only what a put needs
     for (size_t j = 0; j < which.size(); ++j) x.keyed.emplace_back(x.recs[which[j]].offset, d[j]);
     std::vector<Rec>().swap(x.recs);
     std::vector<uint8_t>().swap(x.buf);
-    std::vector<Md5Digest>().swap(x.digests);
+    std::vector<KeyDigest>().swap(x.digests);
     std::vector<char>().swap(x.hashed);
     return;
   }
@@ -89,7 +89,7 @@ void examine(const EntryRef& e, Examined& x, Wanted&& wanted, const OffsetMap* l
   // Two chunks of entries wait to be consumed: keep each small. Records that
   // decompressed to much more than the batch (a hostile ratio) are dropped
   // and decoded again in order, so a chunk holds a few times its bytes.
-  std::vector<Md5Digest>().swap(x.digests);
+  std::vector<KeyDigest>().swap(x.digests);
   std::vector<char>().swap(x.hashed);
   if (x.buf.size() > 4 * e.bytes.size() + (64u << 10)) {
     std::vector<Rec>().swap(x.recs);
