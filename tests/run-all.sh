@@ -6,7 +6,7 @@
 #   1. build at -O3 with warnings as errors; unit tests, the Kafka golden driver,
 #      fuzz-input replay (ctest)
 #   2. the same suite built with ASan+UBSan, and the unit tests built at -O3 by clang++;
-#      the help pages; the package (built without tests, .deb checked by lintian and apt, the
+#      the help pages, the terminal questions (a pty); the package (built without tests, .deb checked by lintian and apt, the
 #      static binary run in a chroot of glibc alone)
 #   3. Kafka tier: the load-check self-test, the differential run
 #      (fresh Kafka-written cases with a new seed: DumpLogSegments vs kseg-dump), the same
@@ -98,6 +98,7 @@ fi
 tier "build" build "$b/main" Release -DKSEG_SANITIZE=OFF
 tier "man pages" "$top/tests/man-check.sh"
 tier "help pages" "$top/tests/help-check.sh" "$b/main"
+tier "terminal questions" python3 "$top/tests/prompt-check.py" "$b/main"
 tier "unit+golden+fuzz-replay" suite "$b/main"
 # -O1 as the sanitizers' own documentation advises: the suite ran 3.6x faster than at -O0 (415 s
 # against 1,492 s, one process each), and assertions stay on (no NDEBUG). -g1: line tables, all

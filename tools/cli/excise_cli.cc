@@ -85,7 +85,7 @@ int excise_main(int argc, char** argv) {
               "kseg-excise --yes --key '^user-42$' --digest orders-0  # the digest: replicas"},
              {"0  done, or nothing selected", "1  with --dry-run: records would be removed; else refused on the data",
               "2  usage error (no selector, a bad list or regex, no --yes without a terminal)",
-              "3  a file could not be read or written, or the log dir is locked"});
+              "3  a file unreadable or unwritable, the log dir locked, or the records changed"});
   ExciseOptions o;
   WriterFlags flags;
   std::string offsets, key_hex, header;
@@ -152,6 +152,7 @@ int excise_main(int argc, char** argv) {
   }
   // Nothing is removed on a guess: the chosen records are shown and asked about on a terminal,
   // and a script says --yes.
+  std::map<std::string, std::string> shown;  // what the terminal was shown, for the run that writes
   if (!o.dry_run && !yes) {
     if (!can_ask()) {
       std::fprintf(stderr, "kseg-excise: it asks before it writes, and there is no terminal to ask on: give --yes "
@@ -161,6 +162,7 @@ int excise_main(int argc, char** argv) {
     ExciseOptions look = o;
     look.dry_run = true;
     look.json = false;
+    look.shown = o.shown = &shown;
     const int rc = run_writer("kseg-excise", flags, look, [&](Sink& out, Sink& err) { return run_excise(look, out, err); });
     if (rc != kExitProblems) return rc;  // nothing selected, or an error
     if (!ask_yes("kseg-excise", "remove the records above (the originals kept unless --no-backup)?")) {

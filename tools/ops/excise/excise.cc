@@ -5,12 +5,12 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <regex>
 #include <string_view>
 #include <tuple>
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "formats/file_names.h"
@@ -278,6 +278,10 @@ struct PartitionResult {
   std::vector<Chosen> listed;
   int64_t chosen = 0, chosen_bytes = 0;
   std::optional<int64_t> first, last;
+  uint64_t offsets_mix = 0;  // of every chosen offset, in order (FNV-1a over their values)
+  std::string fingerprint() const {
+    return fmt::format("{} {} {} {} {:x}", chosen, chosen_bytes, first.value_or(-1), last.value_or(-1), offsets_mix);
+  }
 };
 
 std::string hex(std::string_view bytes) {
@@ -364,6 +368,7 @@ class Excise {
       Status st = walk_segment(*log, m_, find, [&](const kept::Batch&, const kept::Rec& rec) {
         ++find.chosen;
         find.chosen_bytes += record_size(rec);
+        r.offsets_mix = (r.offsets_mix ^ static_cast<uint64_t>(rec.offset)) * 0x100000001b3u;
         r.first = r.first ? std::min(*r.first, rec.offset) : rec.offset;
         r.last = r.last ? std::max(*r.last, rec.offset) : rec.offset;
         if (r.listed.size() < o_.max_listed)  // (a key's first kListedKeyBytes: the list stays bounded)
@@ -388,6 +393,19 @@ class Excise {
         out.print("{}: offset {} timestamp {} key {} size {}\n", dir, c.offset, c.timestamp, key_text(c), human_bytes(c.size));
     if (text && (o_.dry_run || o_.verbose) && r.chosen > static_cast<int64_t>(r.listed.size()))
       out.print("{}: ({} more records not listed)\n", dir, r.chosen - static_cast<int64_t>(r.listed.size()));
+    if (o_.shown) {  // (partitions run on several threads)
+      static std::mutex shown_mutex;
+      std::lock_guard<std::mutex> hold(shown_mutex);
+      if (o_.dry_run) {
+        (*o_.shown)[dir] = r.fingerprint();
+      } else if (const auto was = o_.shown->find(dir); was == o_.shown->end() || was->second != r.fingerprint()) {
+        return fail(Error{Errc::io, std::nullopt,
+                          fmt::format("{}: the records chosen are not those listed before the question ({} then, {} "
+                                      "now): changed since; nothing written, run it again",
+                                      dir, was == o_.shown->end() ? "none" : was->second.substr(0, was->second.find(' ')),
+                                      r.chosen)});
+      }
+    }
     if (r.chosen == 0) {
       if (text) out.print("{}: no record selected; nothing to change\n", dir);
       else report->push_back(to_json(dir, r, "unchanged"));

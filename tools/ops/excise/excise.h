@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <regex>
 #include <string>
@@ -66,6 +67,10 @@ struct ExciseOptions : WriterOptions {
   std::string broker_config;  // server.properties
   bool digest = false;        // print a digest of the partition's .log files after the run
   size_t max_listed = 10000;  // records listed per partition (all are counted)
+  // The terminal's question comes between a listing run and the run that writes, each with the
+  // lock: the listing fills `shown` (partition -> a fingerprint of every record chosen), and the
+  // run that writes, given `shown`, refuses a partition whose chosen records are not those.
+  std::map<std::string, std::string>* shown = nullptr;
 };
 
 // Runs a whole excise; returns the exit code.
