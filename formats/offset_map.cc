@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -86,8 +87,9 @@ uint8_t* OffsetMap::find(const Table& t, const KeyDigest& key, bool* found) {
 }
 
 // Makes the table four times larger (straight to Kafka's size once that is
-// within 16x, so the old and new tables together stay within 1.25x Kafka's
-// map) and moves every entry into it. Few moves: 2.4 million keys cost three.
+// within 16x: the old table is then at most a quarter of Kafka's map, or the
+// first 768 KiB for a map under 12 MiB) and moves every entry into it. Few
+// moves: 2.4 million keys cost three.
 void OffsetMap::grow() {
   const int64_t next = table_.slots * 4 * 4 >= slots_ ? slots_ : table_.slots * 4;
   Table bigger = map_table(next);
@@ -97,7 +99,9 @@ void OffsetMap::grow() {
     KeyDigest key;
     std::memcpy(key.data(), p, key.size());
     bool found = false;
-    std::memcpy(find(bigger, key, &found), p, kBytesPerEntry);  // a table under 60% full has room
+    uint8_t* to = find(bigger, key, &found);
+    assert(to != nullptr && !found);  // a table under 60% full has room, and each key is there once
+    std::memcpy(to, p, kBytesPerEntry);
   }
   unmap_table(table_);
   table_ = bigger;
@@ -106,7 +110,8 @@ void OffsetMap::grow() {
 void OffsetMap::put(const KeyDigest& key, int64_t offset) {
   bool found = false;
   uint8_t* p = find(table_, key, &found);
-  if (!found && table_.slots < slots_ && static_cast<double>(entries_ + 1) > kGrowAt * static_cast<double>(table_.slots)) {
+  if (!found && table_.slots < slots_ &&
+      (p == nullptr || static_cast<double>(entries_ + 1) > kGrowAt * static_cast<double>(table_.slots))) {
     grow();
     p = find(table_, key, &found);
   }

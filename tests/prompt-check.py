@@ -11,7 +11,9 @@ import hashlib
 import json
 import os
 import pty
+import select
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -41,29 +43,31 @@ def tree(d):
 
 
 def on_terminal(argv, answer, meanwhile=None):
-    """Runs argv on a pty; at the question runs `meanwhile`, then answers. (exit code, output)."""
+    """Runs argv on a pty; at the question runs `meanwhile`, then answers. (exit code, output);
+    a run that hangs is killed after 30 s (exit -9)."""
     pid, fd = pty.fork()
     if pid == 0:
         os.execv(argv[0], argv)
-    out = b""
+    out, asked = b"", False
     deadline = time.time() + 30
-    while b"[y/N]" not in out and time.time() < deadline:
-        try:
-            out += os.read(fd, 4096)
-        except OSError:
+    while time.time() < deadline:
+        if not asked and b"[y/N]" in out:
+            asked = True
+            if meanwhile:
+                meanwhile()
+            os.write(fd, answer.encode() + b"\n")
+        ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.time()))
+        if not ready:
             break
-    if b"[y/N]" in out:
-        if meanwhile:
-            meanwhile()
-        os.write(fd, answer.encode() + b"\n")
-    while True:
         try:
             chunk = os.read(fd, 4096)
-        except OSError:
+        except OSError:  # the child exited and closed the pty
             break
         if not chunk:
             break
         out += chunk
+    if time.time() >= deadline:
+        os.kill(pid, signal.SIGKILL)
     _, status = os.waitpid(pid, 0)
     return os.waitstatus_to_exitcode(status), out.decode(errors="replace")
 
@@ -108,10 +112,11 @@ def main(build):
         os.remove(index)
         before = tree(os.path.dirname(part))
         rc, out = on_terminal([doctor, "--fix", os.path.dirname(part)], "n")
-        check("[y/N]" in out and "nothing applied" in out and tree(os.path.dirname(part)) == before,
+        check(rc == 0 and "[y/N]" in out and "nothing applied" in out and tree(os.path.dirname(part)) == before,
               f"kseg-doctor --fix, answered n: nothing applied (exit {rc})")
         rc, out = on_terminal([doctor, "--fix", os.path.dirname(part)], "y")
-        check(os.path.exists(index), f"kseg-doctor --fix, answered y: the missing .index rebuilt (exit {rc})")
+        check(rc == 0 and "[y/N]" in out and os.path.exists(index),
+              f"kseg-doctor --fix, answered y: the missing .index rebuilt (exit {rc})")
     print(f"prompt-check: {'all passed' if not failed else f'{failed} failed'}")
     return 1 if failed else 0
 

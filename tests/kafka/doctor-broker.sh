@@ -25,11 +25,8 @@ dump="$(dirname "$doctor")/kseg-dump"
 broker_scratch doctor-broker.sh
 # DOCTOR_BROKER_KEEP=1: the copies and the broker's output stay, for a look at what Kafka did.
 keep_tmp="${DOCTOR_BROKER_KEEP:-}"
-# The broker logs through slf4j-simple (the harness's classpath binds slf4j-nop: silent).
-cp="$KAFKA_DIR/target/broker-logging/slf4j-simple-1.7.36.jar:$(tr ':' '\n' <<< "$cp" | grep -v '/slf4j-nop-' | paste -sd:)"
-broker_jvm_flags=(-Dorg.slf4j.simpleLogger.defaultLogLevel=warn -Dorg.slf4j.simpleLogger.log.kafka.log=info
-                  -Dorg.slf4j.simpleLogger.log.org.apache.kafka.storage.internals.log=info
-                  -Dorg.slf4j.simpleLogger.log.kafka.server=error -Dorg.slf4j.simpleLogger.log.kafka.cluster=info)
+broker_logging
+cp="$broker_cp"  # every JVM here logs as the broker does
 topics=(d0 d1 d2 d3 d4 d5 d6 d7)
 settings=(log.segment.bytes=1048576 log.retention.ms=-1 log.retention.bytes=-1)
 

@@ -10,17 +10,19 @@
 #      whose deserializer takes only numbers stops on it, as such consumers stop (KAFKA-8722);
 #   2. after the 2.8.2 partitions are moved in: every consumer reads every topic (the reading
 #      before); the 2.8.2 partitions are read whole (each offset Kafka's in-process load has);
-#   3. after kseg-excise (the pill, found with kseg-dump --key; on every other topic the
-#      selections of excise-oracle.py, made from the Java consumer's records and checked to be
-#      what kseg lists): every reading is the reading before minus the removed records, line for
-#      line (excise_broker.py); the application resumes from its committed offset and reads past
-#      the pill; the broker's log says nothing against a partition kseg rewrote.
+#   3. after kseg-excise (the pill, found with kseg-dump --key; on every other topic three
+#      selections by excise-oracle.py's function, made from what the Java consumer sees: offsets,
+#      keys, headers, values, timestamps, not producer ids; each checked to be what kseg lists):
+#      every reading is the reading before minus the removed records, line for line
+#      (excise_broker.py); the application resumes from its committed offset and reads past the
+#      pill; the broker logged the load of every partition kseg rewrote and nothing against one.
 # Usage: excise-broker.sh KSEG_EXCISE        Prints "N passed, M failed"; exits non-zero on failure.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 kseg="$(realpath "$1")"
 bin="$(dirname "$kseg")"
 broker_scratch excise-broker.sh
+broker_logging
 data="$tmp/data"
 live_broker_copy "$data"
 read -r bport cport < <(free_ports 2)
@@ -54,12 +56,13 @@ seq 1 40 | awk '{ print "p" $1 ":" 100 + $1 * 7 }' | sed 's/^p23:.*/poison-pill:
   kcat -q -b "$boot" -P -t prices -K: -z lz4
 for t in "${!legacy[@]}"; do echo "x" | kcat -q -b "$boot" -P -t "$t"; done
 # Offsets 0..39, the pill at 22: the application reads 0..21 and stops.
+pill=-1
 if out="$(numbers)"; then
   bad "the numbers-only consumer read the pill: $out"
 elif [[ "$out" =~ poison\ at\ offset\ ([0-9]+) && "$(head -1 <<< "$out")" == "read 22 $(seq -s' ' 0 21)" ]]; then
   pill="${BASH_REMATCH[1]}"; ok; echo "prices: the numbers-only consumer stops: $(tail -1 <<< "$out")"
 else
-  bad "the numbers-only consumer failed otherwise: $out"; pill=-1
+  bad "the numbers-only consumer failed otherwise: $out"
 fi
 stop_broker
 
@@ -73,6 +76,7 @@ for t in "${!legacy[@]}"; do
   cp "$src"/*.snapshot "$dst/" 2>/dev/null || true
   for c in recovery-point-offset-checkpoint replication-offset-checkpoint; do
     end="$(awk -v t="${legacy[$t]%-0}" '$1 == t && $2 == 0 { print $3 }' "$CORPUS_DIR/legacy-broker/$c")"
+    [[ -n "$end" ]] || { echo "excise-broker.sh: no line for ${legacy[$t]} in 2.8.2's $c" >&2; exit 1; }
     sed -i -E "s/^$t 0 [0-9]+\$/$t 0 $end/" "$data/$c"
   done
   printf '%s\t%s\n' "$tmp/$t.expected" "$src" >> "$tmp/legacy-jobs.tsv"
@@ -92,10 +96,11 @@ for t in "${!legacy[@]}"; do
 done
 
 # The pill, found as an operator finds it: kseg-dump --key, then --from-offset.
-if "$bin/kseg-dump" --print-data-log --key poison-pill "$data/prices-0"/*.log | grep -q "offset: $pill .*key: poison-pill"; then
+found="$("$bin/kseg-dump" --print-data-log --key poison-pill "$data/prices-0"/*.log)"
+if grep -q "offset: $pill .*key: poison-pill" <<< "$found"; then
   ok; echo "prices: kseg-dump --key poison-pill finds offset $pill"
 else
-  bad "kseg-dump --key poison-pill does not print offset $pill: $("$bin/kseg-dump" --print-data-log --key poison-pill "$data/prices-0"/*.log | tail -3)"
+  bad "kseg-dump --key poison-pill does not print offset $pill: $(tail -3 <<< "$found")"
 fi
 shown="$("$bin/kseg-dump" --print-data-log --from-offset "$pill" --to-offset "$pill" "$data/prices-0"/*.log | grep -c 'payload: {"price"' || true)"
 [[ "$shown" == 1 ]] && ok || bad "kseg-dump --from-offset $pill --to-offset $pill shows the pill's value $shown times"
@@ -109,7 +114,8 @@ python3 "$KAFKA_DIR/excise_broker.py" excise "$kseg" "$tmp/server.properties" "$
 jq --argjson p "$pill" '. + {prices: [$p]}' "$tmp/removed.json" > "$tmp/removed2.json"
 [[ -f "$data/.kafka_cleanshutdown" ]] || bad "the clean-shutdown marker is gone"
 
-# 3. The reading after.
+# 3. The reading after (and the broker's log of this start alone).
+mark=$(wc -l < "$tmp/broker.out")
 start_broker "$tmp/server.properties"
 for t in "${topics[@]}" prices; do wait_leader "$t"; done
 consume "$tmp/after"
@@ -120,8 +126,13 @@ else
 fi
 stop_broker
 python3 "$KAFKA_DIR/excise_broker.py" judge "$tmp/before" "$tmp/after" "$tmp/removed2.json" | tee "$tmp/judge.out"
+tail -n "+$((mark + 1))" "$tmp/broker.out" > "$tmp/broker3.out"
+for t in "${topics[@]}" prices; do  # the load of each was logged, so a silence below means something
+  grep -q "Completed load of Log(dir=$data/$t-0," "$tmp/broker3.out" && ok ||
+    bad "the broker's log of its last start has no load of $t-0 (logging off?)"
+done
 pattern="$(IFS='|'; echo "${topics[*]}|prices")"
-if grep -E "ERROR|WARN.*(Corrupt|corrupt|recover)|unclean" "$tmp/broker.out" | grep -E "($pattern)-0" > "$tmp/errors"; then
+if grep -E "ERROR|WARN|unclean|[Cc]orrupt" "$tmp/broker3.out" | grep -E "($pattern)-0" > "$tmp/errors"; then
   bad "the broker's log names an excised partition: $(head -3 "$tmp/errors")"
 else
   ok

@@ -80,11 +80,22 @@ props() {
     log.cleaner.backoff.ms=500 log.retention.check.interval.ms=1000 "$@"
 }
 broker_pid=""
-broker_jvm_flags=()  # more JVM flags for the broker (doctor-broker.sh: its log4j2 settings)
+broker_jvm_flags=()  # more JVM flags for the broker (broker_logging)
+broker_cp=""         # the broker's classpath, when not $cp (broker_logging)
+# broker_logging: the broker logs through slf4j-simple (the harness's classpath binds slf4j-nop:
+# silent), into $tmp/broker.out: warnings and errors, each log's load (kafka.log and the storage
+# internals: "Completed load of Log(...)") and each partition led ("Log loaded for partition ...
+# with initial high watermark N", kafka.cluster). Clients started with $cp stay silent.
+broker_logging() {
+  broker_cp="$KAFKA_DIR/target/broker-logging/slf4j-simple-1.7.36.jar:$(tr ':' '\n' <<< "$cp" | grep -v '/slf4j-nop-' | paste -sd:)"
+  broker_jvm_flags=(-Dorg.slf4j.simpleLogger.defaultLogLevel=warn -Dorg.slf4j.simpleLogger.log.kafka.log=info
+                    -Dorg.slf4j.simpleLogger.log.org.apache.kafka.storage.internals.log=info
+                    -Dorg.slf4j.simpleLogger.log.kafka.server=error -Dorg.slf4j.simpleLogger.log.kafka.cluster=info)
+}
 # start_broker PROPERTIES: formats its log dir if new, starts the broker, waits for its port.
 start_broker() {
   local dir; dir="$(sed -n 's/^log.dirs=//p' "$1")"
-  local java=(java -Xmx512m -XX:+UseSerialGC ${broker_jvm_flags[@]+"${broker_jvm_flags[@]}"} -cp "$cp")
+  local java=(java -Xmx512m -XX:+UseSerialGC ${broker_jvm_flags[@]+"${broker_jvm_flags[@]}"} -cp "${broker_cp:-$cp}")
   if [[ ! -f "$dir/meta.properties" ]]; then
     "${java[@]}" kafka.tools.StorageTool format -c "$1" \
       -t "$("${java[@]}" kafka.tools.StorageTool random-uuid)" >/dev/null

@@ -13,6 +13,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 kseg="$(realpath "$1")"
 broker_scratch truncate-broker.sh
+broker_logging
 data="$tmp/data"
 live_broker_copy "$data"
 # The cuts, each at a point taken from the partition's batches (kseg-dump's JSON).
@@ -57,7 +58,11 @@ for p in "${!cut[@]}"; do
   fi
 done
 stop_broker
-# The broker said nothing against the partitions kseg cut.
+# The broker logged each load (so its silence below means something) and nothing against the
+# partitions kseg cut.
+for p in "${!cut[@]}"; do
+  grep -q "Completed load of Log(dir=$data/$p," "$tmp/broker.out" && ok || bad "the broker's log has no load of $p (logging off?)"
+done
 pattern="$(IFS='|'; echo "${!cut[*]}")"
 if grep -E "ERROR|Corrupt|corrupt|unclean" "$tmp/broker.out" | grep -E "$pattern" > "$tmp/errors"; then
   bad "the broker's log names the cut partitions: $(head -3 "$tmp/errors")"

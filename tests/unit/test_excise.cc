@@ -73,9 +73,9 @@ TEST_CASE("excise: offset lists as Kafka reads numbers", "[excise]") {
 TEST_CASE("excise: a pattern of literal text matches as std::regex would", "[excise]") {
   const std::vector<std::string> patterns = {
       "^user-42$", "user-42", "^user", "42$", "", "^", "$", "^$", "a\\.b", "^a\\$$", "a\\$", "a\\\\$",
-      "a.b", "^a.b$", "\\d+", "^(x|y)$", "a*", "[ab]", "\\^x", "x\\|y", "x/y"};
+      "a.b", "^a.b$", "\\d+", "^(x|y)$", "a*", "[ab]", "\\^x", "x\\|y", "x/y", "(a)\\1", "^(x)\\1$"};
   const std::vector<std::string> texts = {"user-42", "xuser-42", "user-421", "user", "42", "", "a.b", "axb", "a$",
-                                          "a\\", "a\\$", "x", "y", "^x", "x|y", "x/y", "123", "ab"};
+                                          "a\\", "a\\$", "x", "y", "^x", "x|y", "x/y", "123", "ab", "aa", "xx"};
   for (const auto& p : patterns) {
     const kseg::ExcisePattern mine(p);
     const std::regex re(p, std::regex::ECMAScript);

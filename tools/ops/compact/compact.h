@@ -3,7 +3,7 @@
 // partition directory, offline, with the cleaner's semantics as Kafka 4.4.0
 // has them (formats/log-cleaning.md): the dirty section from
 // cleaner-offset-checkpoint, the uncleanable bound (active segment, last
-// stable offset, min.compaction.lag.ms), the MD5 offset map of a fixed size
+// stable offset, min.compaction.lag.ms), the offset map of Kafka's size
 // (a section that does not fit is cleaned over several rounds), segments
 // regrouped by size, records kept or dropped as Cleaner.shouldRetainRecord
 // and the transaction tracker decide, tombstones and markers kept until the

@@ -66,7 +66,7 @@ ExcisePattern::ExcisePattern(const std::string& regex) {
     text_ = std::move(text), head_ = head, tail_ = tail;
     return;
   }
-  re_.emplace(regex, std::regex::ECMAScript | std::regex::nosubs | std::regex::optimize);
+  re_.emplace(regex, std::regex::ECMAScript | std::regex::optimize);  // (not nosubs: it breaks back-references)
 }
 
 bool ExcisePattern::search(std::string_view t) const {
