@@ -107,8 +107,11 @@ tier "build (asan+ubsan)" build "$b/asan" Debug -DKSEG_SANITIZE=ON "-DCMAKE_CXX_
 tier "unit+golden+fuzz-replay (asan+ubsan)" suite_2 "$b/asan"
 # Mutated copies of every kind of Kafka file and special files, each tool, a new seed each run.
 tier "fault campaign (asan+ubsan)" python3 "$top/tests/campaign.py" "$b/asan" --runs 40
-# clang++ warns where g++ does not (g++ -O3 is the main build above).
-tier "build -O3 (clang++)" build "$b/o3-clang" Release -DKSEG_SANITIZE=OFF -DCMAKE_CXX_COMPILER=clang++ -- kseg_tests
+# clang++ warns where g++ does not (g++ -O3 is the main build above). Its warnings come from its
+# front end, whatever the optimisation: -O0 -g0 (NDEBUG as in Release) finds what -O3 finds, and
+# compiled cold in 208 s where -O3 took 340 s.
+tier "build (clang++)" build "$b/clang" Debug -DKSEG_SANITIZE=OFF -DCMAKE_CXX_COMPILER=clang++ \
+  "-DCMAKE_CXX_FLAGS_DEBUG=-O0 -g0 -DNDEBUG" -- kseg_tests
 # What users install: built without the tests, the .deb (lintian, apt) and the static binary in a
 # chroot. Its build dirs are $b/deb and $b/static, as deep as tests/sample.sh's, so ccache gives
 # them the objects sample.sh compiled with the same flags.
