@@ -9,7 +9,7 @@
 // attempts go linear from bytes [12, 16); slot = |probe| mod table size
 // (|INT_MIN| taken as 0). A slot of 24 zero bytes is empty.
 //
-// The table starts small and grows (rehashed, 4x) up to Kafka's size:
+// The table starts small and grows (rehashed, 2x) up to Kafka's size:
 // which slot a key sits in is seen by nothing outside the map, and Kafka's
 // lookups find every key it holds, so the map holds the same keys with the same
 // offsets and fills at the same count, while a dirty section of a few hundred
@@ -51,6 +51,8 @@ class OffsetMap {
   // Starts loading the slot a key probes first: a batch's keys are prefetched
   // together so their cache misses overlap.
   void prefetch(const KeyDigest& key) const { __builtin_prefetch(table_.bytes + slot_of(key, 0, table_.slots) * kBytesPerEntry); }
+  // Empty again, back to the first small table (its memory returned).
+  void clear();
   void update_latest_offset(int64_t offset) { latest_ = offset; }
   int64_t latest_offset() const { return latest_; }
 

@@ -2,6 +2,7 @@
 #include "lib/cpus.h"
 
 #include <sched.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <charconv>
@@ -39,15 +40,15 @@ std::string read_file(const std::string& path) {
 }
 
 // The process's path in the cgroup v2 hierarchy ("0::path" in
-// /proc/self/cgroup) or in v1's cpu controller ("N:cpu,cpuacct:path").
-std::optional<std::string> cgroup_path(const std::string& cgroups, bool v2) {
+// /proc/self/cgroup) or in a v1 controller's ("N:cpu,cpuacct:path").
+std::optional<std::string> cgroup_path(const std::string& cgroups, bool v2, const std::string& controller = "cpu") {
   std::istringstream in(cgroups);
   for (std::string line; std::getline(in, line);) {
     const size_t a = line.find(':'), b = line.find(':', a + 1);
     if (a == std::string::npos || b == std::string::npos) continue;
     const std::string controllers = line.substr(a + 1, b - a - 1);
     const bool match = v2 ? line.compare(0, 3, "0::") == 0
-                          : ("," + controllers + ",").find(",cpu,") != std::string::npos;
+                          : ("," + controllers + ",").find("," + controller + ",") != std::string::npos;
     if (match) return line.substr(b + 1);
   }
   return std::nullopt;
@@ -75,7 +76,35 @@ std::optional<unsigned> cgroup_cpus() {
   return best;
 }
 
+// The smallest memory limit of the process's cgroup and its ancestors.
+std::optional<int64_t> cgroup_memory() {
+  const std::string cgroups = read_file("/proc/self/cgroup");
+  std::optional<int64_t> best;
+  for (const bool v2 : {true, false}) {
+    auto path = cgroup_path(cgroups, v2, "memory");
+    if (!path) continue;
+    for (;;) {
+      const std::string text = read_file(v2 ? "/sys/fs/cgroup" + *path + "/memory.max"
+                                            : "/sys/fs/cgroup/memory" + *path + "/memory.limit_in_bytes");
+      long long n = 0;  // "max" (v2) or a huge number (v1) when unlimited
+      auto r = std::from_chars(text.data(), text.data() + text.size(), n);
+      if (r.ec == std::errc{} && n > 0 && (!best || n < *best)) best = n;
+      const size_t up = path->rfind('/');
+      if (up == std::string::npos || *path == "/") break;
+      path->erase(up);
+    }
+  }
+  return best;
+}
+
 }  // namespace
+
+int64_t usable_memory() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  int64_t n = pages > 0 && page > 0 ? static_cast<int64_t>(pages) * page : int64_t{1} << 30;
+  if (auto limit = cgroup_memory()) n = std::min(n, *limit);
+  return n;
+}
 
 unsigned usable_cpus() {
   unsigned n = std::max(1u, std::thread::hardware_concurrency());

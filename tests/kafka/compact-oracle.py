@@ -16,8 +16,11 @@ its own clock, with one topic config and one offset map size):
     digest) and an .index with the same offsets; the same .log mtimes;
   - Kafka loads both (LoadCheck) with the same digest;
   - a second kseg run at the last clock changes no file when the first left nothing dirty.
-Runs: two rounds (the second past the delete horizon the first stamps), the same with a 1 MiB
-segment size (groups merge), a map of 4 keys and of 16 keys run until clean (many rounds), and
+Runs: two rounds (the second past the delete horizon the first stamps; kseg with its own map, as
+users run it, Kafka with a map of 128 MiB), the same with kseg's map of 7 keys (--memory 256: the
+keys spill, compact_spill.h, and the one round must still be Kafka's), the same with a 1 MiB
+segment size (groups merge), a map of 4 keys and of 16 keys run until clean (many rounds; one
+spilled round of kseg's must keep the records Kafka's rounds of 4 keys keep), and
 min.compaction.lag.ms holding back the newer half.
 Crash injection: KSEG_CRASH_AT=<step>:<n> at every step of the swap and of the checkpoint write
 for a few runs; Kafka loads what the crash left with every record Kafka's own result has and no
@@ -94,11 +97,16 @@ def cleaner_line(log_dir, tp):
 
 
 
-def run_kseg(kseg, part_dir, r, env=None, check=True, changed=None):
+def run_kseg(kseg, part_dir, r, env=None, check=True, changed=None, spilled=None):
     """Every round of run `r` on part_dir; the exit code of the first that fails (or 0). Appends
-    to `changed` whether each run changed the partition (its JSON status)."""
+    to `changed` whether each run changed the partition (its JSON status), to `spilled` whether
+    its keys went through the spill files."""
     for now, until in r["rounds"]:
-        args = [kseg, part_dir, "--now", str(now), "--json", "--offset-map-bytes", str(r["map"])]
+        args = [kseg, part_dir, "--now", str(now), "--json"]
+        # Kafka's map size, or (none) kseg's own map within --memory: one round for the whole
+        # dirty section, spilled when its keys do not fit.
+        args += ["--memory", str(r["memory"])] if r.get("memory") else [] if r.get("one_pass") else \
+            ["--offset-map-bytes", str(r["map"])]
         args += [f"--config={k}={v}" for k, v in r["cfg"].items() if k in KSEG_KEYS]
         if until:
             # Until clean, bounded as Kafka's side is (200 rounds, each clean round ends the run):
@@ -108,7 +116,11 @@ def run_kseg(kseg, part_dir, r, env=None, check=True, changed=None):
         if p.returncode != 0:
             return p.returncode, p.stderr
         if changed is not None:
-            changed.append(any(x.get("status") != "unchanged" for x in json.loads(p.stdout)["partitions"]))
+            parts = json.loads(p.stdout)["partitions"]
+            changed.append(any(x.get("status") != "unchanged" for x in parts))
+            if spilled is not None:
+                spilled.append(any((x["offset_map"].get("spill") or {}).get("records", 0) > 0
+                                   for q in parts for x in q.get("rounds", [])))
     return 0, ""
 
 
@@ -131,7 +143,13 @@ def main():
             base.update({"cleanup.policy": "compact", "delete.retention.ms": str(HOUR)})
             big = dict(base, **{"internal.segment.bytes": "1048576"})
             lag = dict(base, **{"min.compaction.lag.ms": str(t - ts[len(ts) // 2])})
-            runs.append(dict(case=i, name="two rounds", cfg=base, map=MAP, rounds=[(t, False), (t + 2 * HOUR, False)]))
+            # kseg as users run it (its own map, one round each) against Kafka's map of 128 MiB.
+            runs.append(dict(case=i, name="two rounds", cfg=base, map=MAP, one_pass=True,
+                             rounds=[(t, False), (t + 2 * HOUR, False)]))
+            # kseg's map of 7 keys: every partition of more keys spills them (compact_spill.h), and
+            # the one round must still be Kafka's round with a map that holds them all.
+            runs.append(dict(case=i, name="one pass, spilled", cfg=base, map=MAP, memory=256,
+                             rounds=[(t, False), (t + 2 * HOUR, False)]))
             runs.append(dict(case=i, name="1 MiB segments", cfg=big, map=MAP, rounds=[(t, False), (t + 2 * HOUR, False)]))
             runs.append(dict(case=i, name="map of 4 keys", cfg=base, map=24 * 5, rounds=[(t, True)]))
             runs.append(dict(case=i, name="map of 16 keys", cfg=big, map=24 * 18, rounds=[(t, True), (t + 2 * HOUR, True)]))
@@ -158,9 +176,15 @@ def main():
             kres = open(os.path.join(d, "kafka.result")).read()
             r["kafka_refused"] = "refused" in kres
             r["kafka_rounds"] = kres.count("round ")
-            r["changed"] = []
-            rc, err = run_kseg(kseg, os.path.join(d, "kseg", part), r, changed=r["changed"])
+            r["changed"], r["spilled"] = [], []
+            rc, err = run_kseg(kseg, os.path.join(d, "kseg", part), r, changed=r["changed"], spilled=r["spilled"])
             r["rc"], r["err"] = rc, err
+            if r["name"] == "map of 4 keys":
+                # The same records as Kafka's rounds of 4 keys, from one spilled round of kseg's.
+                shutil.copytree(os.path.join(d, "input"), os.path.join(d, "onepass"), symlinks=True)
+                r["onepass_rc"], r["onepass_err"] = run_kseg(kseg, os.path.join(d, "onepass", part),
+                                                             dict(r, rounds=[(r["rounds"][0][0], False)], memory=256))
+                load_jobs.append("\t".join([os.path.join(d, "onepass.load"), os.path.join(d, "onepass", part)]))
             for side in ("kseg", "kafka"):
                 digest_jobs.append("\t".join(["digest", os.path.join(d, side, part), os.path.join(d, side + ".digest")]))
                 load_jobs.append("\t".join([os.path.join(d, side + ".load"), os.path.join(d, side, part)]))
@@ -172,7 +196,7 @@ def main():
             f.write("\n".join(load_jobs) + "\n")
         java(cp, "kseg.oracle.LoadCheckBatch", os.path.join(tmp, "load.tsv"))
 
-        identical_logs = differing_logs = rounds_total = 0
+        identical_logs = differing_logs = rounds_total = spilled_runs = onepass_same = 0
         for r in runs:
             d = os.path.join(tmp, "r", str(r["id"]))
             case, part = CASES[r["case"]]
@@ -187,6 +211,15 @@ def main():
             if r["rc"] != 0:
                 bad(f"{what}: kseg-compact failed (exit {r['rc']}): {r['err'].strip()}")
                 continue
+            spilled_runs += any(r["spilled"])
+            if "onepass_rc" in r:
+                if r["onepass_rc"] != 0:
+                    bad(f"{what}: kseg-compact --memory 256 failed (exit {r['onepass_rc']}): {r['onepass_err'].strip()}")
+                elif records(os.path.join(d, "onepass.load")) != records(os.path.join(d, "kafka.load")):
+                    bad(f"{what}: one spilled round of kseg's keeps other records than Kafka's {r['kafka_rounds']} rounds")
+                else:
+                    ok()
+                    onepass_same += 1
             k, j = os.path.join(d, "kseg", part), os.path.join(d, "kafka", part)
             diffs = []
             fk, fj = truncate_compare.files(k), truncate_compare.files(j)
@@ -244,7 +277,12 @@ def main():
             else:
                 ok()
         print(f"runs: {len(runs)} over {len(CASES)} partitions, {rounds_total} cleaning rounds by Kafka; .log files "
-              f"{identical_logs} byte-identical, {differing_logs} with the same batches and records only")
+              f"{identical_logs} byte-identical, {differing_logs} with the same batches and records only; "
+              f"{spilled_runs} runs spilled their keys (one pass, --memory 256: a map of 7 keys); "
+              f"{onepass_same} single spilled rounds keep the records of Kafka's rounds of 4 keys")
+        many = [r for r in runs if r["name"] == "one pass, spilled" and r["rc"] == 0 and not r["kafka_refused"]]
+        if sum(any(r["spilled"]) for r in many) * 2 < len(many):
+            bad(f"only {sum(any(r['spilled']) for r in many)} of {len(many)} runs with --memory 256 spilled")
 
         # A JVM holding the log dir's .lock as a broker does: refused, nothing changed.
         w = os.path.join(tmp, "locked")

@@ -47,6 +47,27 @@ std::string hex(const kseg::Md5Digest& d) {
 using Scratch = kseg::test::ScratchLogDir;
 
 std::vector<std::string> tree(const fs::path& dir) { return kseg::test::tree_digest(dir.string()); }
+
+// kseg-compact's exit status on `dir` with files limited to `bytes`
+// (RLIMIT_FSIZE: a write past it fails with EFBIG, as on a full disk);
+// `spill`: with a map of 7 keys, so that the keys spill first.
+int exit_under_file_limit(const std::string& dir, rlim_t bytes, bool spill) {
+  const pid_t child = ::fork();
+  if (child == 0) {
+    ::signal(SIGXFSZ, SIG_IGN);
+    struct rlimit lim {bytes, bytes};
+    ::setrlimit(RLIMIT_FSIZE, &lim);
+    const int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, 1);
+    ::dup2(null, 2);
+    ::execl(kCompact.c_str(), kCompact.c_str(), dir.c_str(), "--now", "1700000000000", "--config", "cleanup.policy=compact",
+            spill ? "--memory" : static_cast<char*>(nullptr), "256", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  int status = 0;
+  if (::waitpid(child, &status, 0) != child || !WIFEXITED(status)) return -1;
+  return WEXITSTATUS(status);
+}
 }  // namespace
 
 TEST_CASE("md5: RFC 1321's test suite", "[compact]") {
@@ -203,28 +224,61 @@ TEST_CASE("kseg-compact: a round, then nothing left to do", "[compact]") {
   CHECK(r.exit_code == 2);
 }
 
+// Issue 50: kseg's own map (no --offset-map-bytes) cleans the whole dirty
+// section in one round; keys beyond --memory go through the spill files and
+// the round is the same, file for file. The compact oracle judges both
+// against Kafka's cleaner; this pins what the tool says and leaves.
+TEST_CASE("kseg-compact: keys beyond --memory spill, and the round is the one a map of them all makes", "[compact]") {
+  Scratch whole("v2-none", "orders-0"), spilled("v2-none", "orders-0");
+  const std::vector<std::string> args = {"--now", "1800000000000", "--config", "cleanup.policy=compact", "--no-backup",
+                                         "--json"};
+  auto run = [&](const Scratch& s, std::vector<std::string> extra) {
+    extra.insert(extra.begin(), s.dir());
+    extra.insert(extra.end(), args.begin(), args.end());
+    return run_tool(kCompact, extra, s.root.string());
+  };
+  auto a = run(whole, {});
+  REQUIRE(a.exit_code == 0);
+  auto b = run(spilled, {"--memory", "256"});
+  INFO(b.err);
+  REQUIRE(b.exit_code == 0);
+  const auto ra = nlohmann::json::parse(a.out)["partitions"][0]["rounds"];
+  const auto rb = nlohmann::json::parse(b.out)["partitions"][0]["rounds"];
+  REQUIRE(ra.size() == 1);
+  REQUIRE(rb.size() == 1);
+  CHECK(ra[0]["offset_map"]["spill"].is_null());
+  CHECK(!ra[0]["offset_map"]["full"].get<bool>());
+  const auto spill = rb[0]["offset_map"]["spill"];
+  REQUIRE(spill.is_object());
+  CHECK(spill["records"].get<int64_t>() > 0);
+  CHECK(spill["bytes"].get<int64_t>() >= 24 * spill["records"].get<int64_t>());
+  CHECK(rb[0]["offset_map"]["keys"] == ra[0]["offset_map"]["keys"]);
+  CHECK(rb[0]["kept"] == ra[0]["kept"]);
+  CHECK(tree(whole.root) == tree(spilled.root));  // nothing of the spill is left either
+  // The text says what went through the disk.
+  Scratch text("v2-none", "orders-0");
+  auto t = run_tool(kCompact, {text.dir(), "--now", "1800000000000", "--config", "cleanup.policy=compact", "--memory",
+                               "256", "--dry-run"}, text.root.string());
+  CHECK(t.exit_code == 1);
+  CHECK(t.out.find("its keys did not fit --memory: ") != std::string::npos);
+  CHECK(t.out.find("went through a spill file in the partition directory (unlinked, nothing left)") != std::string::npos);
+}
+
+// A spill that cannot be written (EFBIG under RLIMIT_FSIZE, as a full disk
+// would): exit 3 before the first write to the partition, nothing left.
+TEST_CASE("kseg-compact: a spill that cannot be written changes nothing and leaves nothing", "[compact]") {
+  Scratch s("v2-none", "orders-0");
+  const auto before = tree(s.dir());
+  CHECK(exit_under_file_limit(s.dir(), 100, true) == 3);  // the spill's first chunk is 4 KiB
+  CHECK(tree(s.dir()) == before);
+}
+
 // A write that fails part-way (ENOSPC; here EFBIG under RLIMIT_FSIZE): exit
 // 3 naming the file, no .cleaned file left, the partition as it was.
 TEST_CASE("kseg-compact: a failed write changes nothing and leaves nothing", "[compact]") {
   Scratch s("v2-none", "orders-0");
   const auto before = tree(s.dir());
-  const pid_t child = ::fork();
-  if (child == 0) {
-    ::signal(SIGXFSZ, SIG_IGN);
-    struct rlimit lim {1000, 1000};  // the first cleaned segment is several KiB
-    ::setrlimit(RLIMIT_FSIZE, &lim);
-    const int null = ::open("/dev/null", O_WRONLY);
-    ::dup2(null, 1);
-    ::dup2(null, 2);
-    const std::string dir = s.dir();
-    ::execl(kCompact.c_str(), kCompact.c_str(), dir.c_str(), "--now", "1700000000000", "--config", "cleanup.policy=compact",
-            static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
-  int status = 0;
-  REQUIRE(::waitpid(child, &status, 0) == child);
-  REQUIRE(WIFEXITED(status));
-  CHECK(WEXITSTATUS(status) == 3);
+  CHECK(exit_under_file_limit(s.dir(), 1000, false) == 3);  // the first cleaned segment is several KiB
   CHECK(tree(s.dir()) == before);
 }
 

@@ -85,5 +85,10 @@ TEST_CASE("reindex and compact draw a progress line in bytes for one partition",
       if (e.path().extension() == ".log" && e.path().string() > last) last = e.path().string();
     const int64_t cleanable = log_bytes(dir) - static_cast<int64_t>(fs::file_size(last));
     CHECK(line.find(" of " + kseg::human_bytes(2 * cleanable) + " (") != std::string::npos);
+    CHECK(line.find("kseg-compact: round 1: checking, mapping keys: ") != std::string::npos);
+    // The last line, where the progress line was: what was read, the time, the rate and the peak memory.
+    CHECK(line.find("\033[Kkseg-compact: " + kseg::human_bytes(2 * cleanable) + " in ") != std::string::npos);
+    CHECK(line.find("/s), peak memory ") != std::string::npos);
+    CHECK(line.back() == '\n');
   }
 }

@@ -55,7 +55,13 @@ int compact_main(int argc, char** argv) {
       app.add_option("--segment-bytes", segment_bytes, "segment.bytes: the most one cleaned segment holds (bytes, or 1G...)");
   auto* map_bytes_opt = app.add_option(
       "--offset-map-bytes", map_bytes,
-      "The offset map's memory (bytes, or 512M...; default log.cleaner.dedupe.buffer.size / log.cleaner.threads, 128 MiB)");
+      "Kafka's offset map size (bytes, or 512M...): clean in the rounds a broker with that map would, byte for byte "
+      "(default: kseg's own map within --memory, one round; log.cleaner.dedupe.buffer.size from a broker config "
+      "counts as given)");
+  size_option(app.add_option("--memory", o.memory,
+                             "The memory of kseg's own map and spill buffers (default: a quarter of the machine's or "
+                             "the cgroup's, at most 4 GiB); keys beyond it spill to a file that is gone at exit"),
+              256, int64_t{1} << 40);
   int_range(app.add_option("--rounds", o.rounds, "Cleaning rounds to run (default 1)"), 1, INT32_MAX);
   app.add_flag("--until-clean", o.until_clean, "Run rounds until the dirty section is clean (when the map is too small for it)");
   app.add_flag("--force", o.force, "Compact a partition whose cleanup.policy has no 'compact'");

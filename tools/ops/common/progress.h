@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // A progress line on stderr while a long run works: how much of the total is
 // done, the rate and the time left, redrawn at most five times a second and
-// only after the first second (short runs print nothing). Off unless stderr
-// is a terminal and the run is not --quiet. One at a time per process; a
+// only after the first second (short runs print nothing), and once drawn,
+// a last line when the run ends: what was done, the time, the rate and the
+// process's peak memory. Off unless stderr is a terminal and the run is not
+// --quiet. One at a time per process; a
 // Sink writing to a terminal clears the line before its output (the next
 // update draws it again), so the two never share a line.
 #pragma once
@@ -11,6 +13,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <string>
 
 namespace kseg {
 
@@ -47,6 +50,7 @@ class Progress {
   const std::chrono::steady_clock::time_point start_;
   std::atomic<int64_t> done_{0};
   std::atomic<int64_t> next_draw_ns_;  // since start_
+  bool drawn_ever_ = false;            // under the line's mutex
 };
 
 // Work deep in an operation (a writer's pass over a partition's segments),
@@ -54,6 +58,9 @@ class Progress {
 // work found, `done` bytes of it done. No-ops otherwise; from any thread.
 void progress_more(int64_t more);
 void progress_done(int64_t done);
+// What the work is doing now ("round 2: cleaning"), shown before the
+// figures until the next stage; empty: nothing.
+void progress_stage(std::string text);
 // Tells progress_done(bytes) when it goes: one segment of a pass, however
 // the pass leaves it.
 struct ProgressDoneAtEnd {

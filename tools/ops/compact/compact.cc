@@ -10,12 +10,15 @@
 #include <nlohmann/json.hpp>
 
 #include "formats/checkpoint_file.h"
+#include "formats/offset_map.h"
+#include "lib/cpus.h"
 #include "lib/time_text.h"
 #include "lib/units.h"
 #include "tools/ops/common/exit_codes.h"
 #include "tools/ops/common/sink.h"
 #include "tools/ops/compact/compact_config.h"
 #include "tools/ops/compact/compact_round.h"
+#include "tools/ops/compact/compact_spill.h"
 #include "tools/ops/partition/log_dir.h"
 #include "tools/ops/partition/partition_dir.h"
 #include "tools/ops/partition/state_files.h"
@@ -42,7 +45,9 @@ nlohmann::json round_json(const RoundStats& r) {
       {"cleanable_bytes", r.cleanable_bytes},
       {"dirty_ratio", r.clean_bytes + r.cleanable_bytes ? double(r.cleanable_bytes) / double(r.clean_bytes + r.cleanable_bytes) : 0.0},
       {"end_offset", r.end_offset},
-      {"offset_map", {{"keys", r.map_keys}, {"capacity", r.map_capacity}, {"records", r.map_records}, {"full", r.map_full}}},
+      {"offset_map", {{"keys", r.map_keys}, {"capacity", r.map_capacity}, {"records", r.map_records}, {"full", r.map_full},
+                      {"spill", r.spilled ? nlohmann::json{{"records", r.spill_records}, {"bytes", r.spill_bytes}}
+                                          : nlohmann::json(nullptr)}}},
       {"read", {{"batches", r.read.batches}, {"records", r.read.records}, {"bytes", r.read.bytes}}},
       {"kept", {{"batches", r.kept.batches}, {"records", r.kept.records}, {"bytes", r.kept.bytes}}},
       {"bytes_freed", r.read.bytes - r.kept.bytes},
@@ -64,6 +69,7 @@ nlohmann::json round_json(const RoundStats& r) {
 // What the rounds of one partition removed, for its summary line.
 struct Removed {
   int64_t records = 0, superseded = 0, unkeyed = 0, aborted = 0, tombstones = 0, markers = 0;
+  int64_t spilled = 0;  // bytes through the spill files
   bool first_round_only = false;  // a dry run plans one round
   void add(const RoundStats& r) {
     records += r.read.records - r.kept.records;
@@ -72,6 +78,14 @@ struct Removed {
     aborted += r.records_aborted;
     tombstones += r.tombstones_removed;
     markers += r.markers_removed;
+    spilled += r.spill_bytes;
+  }
+  // "; 1.2 GiB spilled ...", or nothing.
+  std::string spill_text() const {
+    if (spilled == 0) return "";
+    return fmt::format("; its keys did not fit --memory: {} went through a spill file in the partition directory "
+                       "(unlinked, nothing left)",
+                       human_bytes(spilled));
   }
   // "12 records (8 superseded, 4 tombstones)"
   std::string text() const {
@@ -91,8 +105,14 @@ void round_text(const std::string& dir, int n, const RoundStats& r, bool dry, Si
     out.print("{}:   nothing to clean\n", dir);
     return;
   }
-  out.print("{}:   offset map: {} keys of {} ({} records){}; round ends at {}\n", dir, r.map_keys, r.map_capacity,
-            r.map_records, r.map_full ? ", full: the next round goes on from there" : "", r.end_offset);
+  if (r.spilled)
+    out.print("{}:   offset map: {} keys ({} records), more than its {}: spilled in {} parts that each fit ({} records, "
+              "{} written and read back); round ends at {}\n",
+              dir, r.map_keys, r.map_records, r.map_capacity, compact::Spill::kBuckets, r.spill_records,
+              human_bytes(r.spill_bytes), r.end_offset);
+  else
+    out.print("{}:   offset map: {} keys of {} ({} records){}; round ends at {}\n", dir, r.map_keys, r.map_capacity,
+              r.map_records, r.map_full ? ", full: the next round goes on from there" : "", r.end_offset);
   out.print("{}:   read {} batches, {} records, {} bytes; {} {} batches, {} records, {} bytes ({} bytes freed)\n", dir,
             r.read.batches, r.read.records, r.read.bytes, dry ? "would keep" : "kept", r.kept.batches, r.kept.records,
             r.kept.bytes, r.read.bytes - r.kept.bytes);
@@ -190,7 +210,19 @@ int compact_partition(const std::string& dir, const CompactOptions& o, int64_t n
   safe::Space space;
   ro.space = &space;
   ro.held = lock;
-  ro.refuse_small_map = o.until_clean;
+  // Without a map size of Kafka's, one round cleans the whole dirty section in --memory.
+  ro.one_pass = !settings->map_given;
+  if (ro.one_pass) {
+    const int64_t memory = o.memory > 0 ? o.memory : default_memory();
+    settings->offset_map_bytes = memory_map_bytes(memory);
+    ro.spill_buffer_bytes = memory / 2;  // while they fill, the map is empty
+  }
+  ro.refuse_small_map = o.until_clean && !ro.one_pass;
+  if (o.verbose && !report)
+    out.print("{}: offset map: {} bytes, {}\n", dir, settings->offset_map_bytes,
+              ro.one_pass ? fmt::format("kseg's own within --memory {} (one round; keys beyond it spill)",
+                                        human_bytes(o.memory > 0 ? o.memory : default_memory()))
+                          : std::string("Kafka's (rounds fall where a broker's with this map would)"));
   if (!o.dry_run && !lock) return fail(Error{Errc::io, std::nullopt, fmt::format("{}: no lock held on its log dir", dir)});
   int changed = 0;
   int64_t freed = 0;
@@ -204,6 +236,7 @@ int compact_partition(const std::string& dir, const CompactOptions& o, int64_t n
       if (!again.ok()) return fail(again.error());
       p = std::move(*again);
     }
+    ro.number = n;
     auto r = compact::clean_round(*p, *settings, ro);
     if (!r.ok()) return fail(r.error());
     if (report) j["rounds"].push_back(round_json(*r));
@@ -236,12 +269,13 @@ int compact_partition(const std::string& dir, const CompactOptions& o, int64_t n
     out.print("{}: nothing to change\n", dir);
   } else if (o.dry_run) {
     out.print("{}: dry run: removes {}; {} would be freed ({} bytes; with a backup, once it is removed); nothing "
-              "written{}\n",
+              "written{}{}\n",
               dir, removed.text(), human_bytes(freed), freed,
-              removed.first_round_only ? " (the first round only: later ones depend on its output)" : "");
+              removed.first_round_only ? " (the first round only: later ones depend on its output)" : "",
+              removed.spill_text());
   } else {
-    out.print("{}: compacted in {} round{}: removed {}; {}\n", dir, changed, changed == 1 ? "" : "s", removed.text(),
-              space_text(space, backup));
+    out.print("{}: compacted in {} round{}: removed {}; {}{}\n", dir, changed, changed == 1 ? "" : "s", removed.text(),
+              space_text(space, backup), removed.spill_text());
   }
   return o.dry_run && changed ? kExitProblems : kExitOk;
 }
@@ -309,6 +343,13 @@ Result<CleanerOutlook> cleaner_outlook(const std::string& dir, const std::string
   out.more_rounds = r->map_full;
   return out;
 }
+
+int64_t memory_map_bytes(int64_t memory) {
+  // At most 2^31 slots: Kafka's probes address no more.
+  return std::min<int64_t>(memory / 5 * 4, int64_t{INT32_MAX} * OffsetMap::kBytesPerEntry);
+}
+
+int64_t default_memory() { return std::min<int64_t>(usable_memory() / 4, int64_t{4} << 30); }
 
 int run_compact(const CompactOptions& o, Sink& out, Sink& err) {
   const int64_t now = clock_ms(o.now_ms);

@@ -34,7 +34,16 @@ struct CompactOptions : WriterOptions {  // now_ms: the cleaner's clock
   int rounds = 1;
   bool until_clean = false;
   bool force = false;  // compact a partition whose cleanup.policy has no "compact"
+  // kseg-compact's own budget when the map's size is not Kafka's given
+  // (compact_config.h, Settings::map_given): the map and the spill's
+  // buffers within it; 0: a quarter of usable_memory(), at most 4 GiB.
+  int64_t memory = 0;
 };
+
+// What --memory gives the offset map: four fifths (its last growth holds
+// the old table, at most a quarter of the new, beside it).
+int64_t memory_map_bytes(int64_t memory);
+int64_t default_memory();
 
 // What Kafka's cleaner makes of a partition when it next picks logs, offline
 // (LogCleanerManager.grabFilthiestCompactedLog): the topic's cleanup.policy,

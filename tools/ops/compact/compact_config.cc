@@ -123,6 +123,8 @@ Result<Settings> resolve(const TopicSettings& ts, std::span<const std::pair<std:
   auto threads = number(s, "log.cleaner.threads");
   if (!threads.ok()) return threads.error();
   s.offset_map_bytes = std::min<int64_t>(*dedupe / *threads, INT32_MAX);
+  s.map_given = s.all["log.cleaner.dedupe.buffer.size"].source != "default" ||
+                s.all["log.cleaner.threads"].source != "default" || s.all.count("offset.map.bytes");
   if (s.all.count("offset.map.bytes")) {
     auto n = number(s, "offset.map.bytes");
     if (!n.ok()) return n.error();

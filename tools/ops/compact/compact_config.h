@@ -31,6 +31,11 @@ struct Settings {
   int64_t segment_index_bytes = 0;
   int64_t index_interval_bytes = 0;
   int64_t offset_map_bytes = 0;  // min(dedupe buffer / cleaner threads, INT32_MAX)
+  // The map's size was given (--offset-map-bytes, or the cleaner's settings
+  // by a broker config, the metadata log or --config): rounds fall where that
+  // broker's would. Otherwise kseg-compact sizes it from --memory and cleans
+  // the whole dirty section in one round (compact_spill.h).
+  bool map_given = false;
   double load_factor = 0;
   double min_cleanable_ratio = 0.5;  // the cleaner picks a log whose dirty ratio is above it
   bool compacts() const { return cleanup_policy.find("compact") != std::string::npos; }

@@ -47,10 +47,12 @@ struct Examined {
   bool redecode = false;  // records too large to hold while waiting: decoded again when consumed
 };
 
-// Decodes `e` into `x`; hashes the keys `wanted(rec)` selects, and looks
-// them up in `lookup` when given.
+// Decodes `e` into `x`; hashes the keys `wanted(rec)` selects: the map
+// pass keeps only (offset, digest) of each; the cleaning pass looks them up
+// in `lookup`, or (none: the spill answers, in order) keeps the digests.
+enum class Pass { map, clean };
 template <class Wanted>
-void examine(const EntryRef& e, Examined& x, Wanted&& wanted, const OffsetMap* lookup) {
+void examine(const EntryRef& e, Examined& x, Wanted&& wanted, Pass pass, const OffsetMap* lookup) {
   x.b = batch_of(e);
   if (x.b.control) {
     auto t = control_type(x.b, x.buf);
@@ -75,7 +77,7 @@ void examine(const EntryRef& e, Examined& x, Wanted&& wanted, const OffsetMap* l
   for (size_t j = 0; j < keys.size(); ++j) d[j] = key_digest(keys[j]);
   x.digests.resize(x.recs.size());
   for (size_t j = 0; j < which.size(); ++j) x.digests[which[j]] = d[j];
-  if (!lookup) {  // the map pass keeps only what a put needs
+  if (pass == Pass::map) {  // only what a put needs
     for (size_t j = 0; j < which.size(); ++j) x.keyed.emplace_back(x.recs[which[j]].offset, d[j]);
     std::vector<Rec>().swap(x.recs);
     std::vector<uint8_t>().swap(x.buf);
@@ -83,18 +85,22 @@ void examine(const EntryRef& e, Examined& x, Wanted&& wanted, const OffsetMap* l
     std::vector<char>().swap(x.hashed);
     return;
   }
-  for (const auto& h : d) lookup->prefetch(h);
-  x.found.assign(x.recs.size(), -2);
-  for (size_t j = 0; j < which.size(); ++j) x.found[which[j]] = lookup->get(d[j]);
+  if (lookup) {
+    for (const auto& h : d) lookup->prefetch(h);
+    x.found.assign(x.recs.size(), -2);
+    for (size_t j = 0; j < which.size(); ++j) x.found[which[j]] = lookup->get(d[j]);
+    std::vector<KeyDigest>().swap(x.digests);
+    std::vector<char>().swap(x.hashed);
+  }
   // Two chunks of entries wait to be consumed: keep each small. Records that
   // decompressed to much more than the batch (a hostile ratio) are dropped
   // and decoded again in order, so a chunk holds a few times its bytes.
-  std::vector<KeyDigest>().swap(x.digests);
-  std::vector<char>().swap(x.hashed);
   if (x.buf.size() > 4 * e.bytes.size() + (64u << 10)) {
     std::vector<Rec>().swap(x.recs);
     std::vector<uint8_t>().swap(x.buf);
-    x.redecode = true;
+    std::vector<KeyDigest>().swap(x.digests);
+    std::vector<char>().swap(x.hashed);
+    x.redecode = true;  // (found, by record, stays)
   }
 }
 

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <optional>
 
 #include <fmt/format.h>
@@ -25,6 +26,7 @@
 #include "tools/ops/compact/compact_dest.h"
 #include "tools/ops/compact/compact_filter.h"
 #include "tools/ops/compact/compact_round.h"
+#include "tools/ops/compact/compact_spill.h"
 #include "tools/ops/common/progress.h"
 #include "tools/ops/partition/log_dir.h"
 
@@ -85,6 +87,37 @@ class Round {
   std::vector<std::vector<size_t>> groups(int64_t first_uncleanable) const;
   Status validate(size_t seg);
   Status build_map(int64_t start, int64_t end);
+  // Where the map pass starts reading segment `seg` (`f`) for a section
+  // from `start`: the offset index's entry for it in the segment holding it.
+  Result<int64_t> map_from(size_t seg, int64_t start, const MappedFile& f) const;
+  // The map pass's walk of a segment (`f`, named `file`) from `scanner`:
+  // each entry decoded and the keys of the records `wanted` selects hashed
+  // on the helper threads, then `use(entry, examined, failed)` in file
+  // order; an entry that does not decode stops it. What stopped it, if
+  // anything did.
+  template <class Wanted, class Use>
+  Status walk_keys(EntryScanner& scanner, MappedFile& f, const std::string& file, Wanted&& wanted, Use&& use) {
+    Status failed;
+    walk_entries<Examined>(
+        scanner, threads_,
+        [&](const WalkEntry& w, unsigned) {
+          Examined x;
+          examine(w.ref(), x, wanted, Pass::map, nullptr);
+          return x;
+        },
+        [&](const EntryRef& e, Examined& x) {
+          if (!x.status.ok()) {
+            failed = at(file, e.position, x.status.error().message);
+            return Step::stop;
+          }
+          const Step step = use(e, x, failed);
+          x = Examined{};
+          return step;
+        },
+        [&](Position consumed) { f.release_before(consumed); }, kChunkBytes);
+    return failed;
+  }
+  Status spill_all(int64_t start, int64_t end);
   Status clean_group(const std::vector<size_t>& group, Tracker& tracker);
   Status clean_segment(size_t seg, Dest& dest, Tracker& tracker);
   Status emit(const Batch& b, const std::vector<Rec>& kept, std::optional<int64_t> horizon, Dest& dest);
@@ -98,12 +131,16 @@ class Round {
     return f;
   }
   bool retain_record(const Batch& b, const Rec& r, int64_t found, bool retain_legacy_deletes);
+  void stage(const char* what) const {
+    if (o_.number > 0) progress_stage(fmt::format("round {}: {}", o_.number, what));
+  }
 
 
   const Input& p_;
   const Settings& s_;
   const RoundOptions& o_;
   OffsetMap map_;
+  std::unique_ptr<Spill> spill_;  // the map's answers when its keys did not fit (one pass)
   RoundStats st_;
   int64_t legacy_horizon_ = 0;
   std::map<int64_t, LastRecord> last_records_;
@@ -136,6 +173,16 @@ Status Round::validate(size_t seg) {
   return {};
 }
 
+Result<int64_t> Round::map_from(size_t seg, int64_t start, const MappedFile& f) const {
+  if (p_.segments[seg].base >= start) return int64_t{0};
+  const std::string index = p_.path(p_.segments[seg].base, ".index");
+  auto idx = MappedFile::open(index);
+  if (!idx.ok()) return fail(Errc::io, fmt::format("{}: {}", index, idx.error().message));
+  offset_index::View v(idx->bytes(), Offset{p_.segments[seg].base});
+  const int64_t from = offset_index::lookup(v, v.slot_count(), Offset{start}).position;
+  return from < 0 || from > f.size() ? 0 : from;
+}
+
 // Step 4: the map over [start, end), from the offset index's entry for start.
 Status Round::build_map(int64_t start, int64_t end) {
   Tracker tracker;
@@ -153,34 +200,20 @@ Status Round::build_map(int64_t start, int64_t end) {
     const int64_t next = i + 1 < p_.segments.size() && p_.segments[i + 1].base < end ? p_.segments[i + 1].base : end;
     auto f = open_log(i);
     if (!f.ok()) return f.error();
-    int64_t from = 0;
-    if (p_.segments[i].base < start) {
-      auto idx = MappedFile::open(p_.path(p_.segments[i].base, ".index"));
-      if (!idx.ok()) return fail(Errc::io, fmt::format("{}: {}", p_.path(p_.segments[i].base, ".index"), idx.error().message));
-      offset_index::View v(idx->bytes(), Offset{p_.segments[i].base});
-      from = offset_index::lookup(v, v.slot_count(), Offset{start}).position;
-      if (from < 0 || from > f->size()) from = 0;
-    }
-    EntryScanner scanner(f->bytes().subspan(static_cast<size_t>(from)), Position{from});
-    Status failed;
+    auto from = map_from(i, start, *f);
+    if (!from.ok()) return from.error();
+    EntryScanner scanner(f->bytes().subspan(static_cast<size_t>(*from)), Position{*from});
     bool full = false;
     const std::string file = p_.path(p_.segments[i].base, ".log");
-    walk_entries<Examined>(
-        scanner, threads_,
-        [&](const WalkEntry& w, unsigned) {
-          Examined x;
-          examine(w.ref(), x, [&](const Rec& r) { return r.offset >= start; }, nullptr);
-          return x;
-        },
-        [&](const EntryRef& e, Examined& x) {
+    Status failed = walk_keys(
+        scanner, *f, file, [&](const Rec& r) { return r.offset >= start; },
+        [&](const EntryRef&, const Examined& x, Status&) {
           const Batch& b = x.b;
-          if (!x.status.ok()) {
-            failed = at(file, e.position, x.status.error().message);
-            return Step::stop;
-          }
           if (b.control) {
             tracker.on_control(b, x.control_type);
           } else if (!tracker.on_batch(b)) {
+            // The batch's slots loaded together: their cache misses overlap.
+            for (const auto& k : x.keyed) map_.prefetch(k.second);
             for (const auto& [offset, digest] : x.keyed) {
               if (full) {  // counting only
                 if (map_.get(digest) < 0) ++lacking;
@@ -197,10 +230,8 @@ Status Round::build_map(int64_t start, int64_t end) {
             }
           }
           if (b.last >= start) map_.update_latest_offset(b.last);
-          x = Examined{};
           return Step::accept;
-        },
-        [&](Position consumed) { f->release_before(consumed); }, kChunkBytes);
+        });
     if (!failed.ok()) return failed;
     if (full && o_.refuse_small_map && i == first) {
       // Room for every key the segment adds (an upper bound: keys that did
@@ -222,6 +253,78 @@ Status Round::build_map(int64_t start, int64_t end) {
     }
     map_.update_latest_offset(next - 1);
   }
+  return {};
+}
+
+// One pass whose keys did not fit the map (compact_spill.h): every record
+// the cleaning pass will look up, from the first segment, through the spill;
+// the map pass's rules (its tracker, from the index entry of `start`) decide
+// which the map would hold. The round then ends where a map of every key
+// would end it.
+Status Round::spill_all(int64_t start, int64_t end) {
+  auto made = Spill::create(p_.dir, o_.spill_buffer_bytes);
+  if (!made.ok()) return made.error();
+  spill_ = std::move(*made);
+  map_.clear();
+  int64_t work = 0;
+  for (size_t i = 0; i < p_.segments.size() && p_.segments[i].base < end; ++i) work += p_.segments[i].size;
+  progress_more(work);
+  Tracker tracker;
+  tracker.add(collect_aborted(p_, start, end));
+  size_t first = 0;
+  while (first + 1 < p_.segments.size() && p_.segments[first + 1].base <= start) ++first;
+  int64_t previous = -1, holds = 0;
+  for (size_t i = 0; i < p_.segments.size() && p_.segments[i].base < end; ++i) {
+    const ProgressDoneAtEnd told{p_.segments[i].size};
+    auto f = open_log(i);
+    if (!f.ok()) return f.error();
+    const std::string file = p_.path(p_.segments[i].base, ".log");
+    // Where the map pass reads from in this segment (none before the dirty one).
+    int64_t from = INT64_MAX;
+    if (i >= first) {
+      auto at = map_from(i, start, *f);
+      if (!at.ok()) return at.error();
+      from = *at;
+    }
+    EntryScanner scanner(f->bytes(), Position{0});
+    Status failed = walk_keys(
+        scanner, *f, file, [](const Rec&) { return true; },
+        [&](const EntryRef& e, const Examined& x, Status& stop) {
+          const Batch& b = x.b;
+          bool held = false;
+          if (e.position.value >= from) {
+            if (b.control) tracker.on_control(b, x.control_type);
+            else held = !tracker.on_batch(b);
+          }
+          for (const auto& [offset, digest] : x.keyed) {
+            if (offset <= previous) {
+              stop = at(file, e.position,
+                          fmt::format("offset {} follows offset {}: cleaning in one pass needs offsets that increase "
+                                      "(--offset-map-bytes cleans in Kafka's rounds instead)",
+                                      offset, previous));
+              return Step::stop;
+            }
+            previous = offset;
+            const bool put = held && offset >= start;
+            holds += put;
+            if (Status s = spill_->add(digest, offset, put); !s.ok()) {
+              stop = s;
+              return Step::stop;
+            }
+          }
+          return Step::accept;
+        });
+    if (!failed.ok()) return failed;
+  }
+  int64_t keys = 0;
+  KSEG_RETURN_IF_ERROR(spill_->resolve(map_, map_.max_entries(s_.load_factor), keys));
+  map_.update_latest_offset(end - 1);
+  st_.map_full = false;
+  st_.map_keys = keys;
+  st_.map_records = holds;
+  st_.spilled = true;
+  st_.spill_records = spill_->records();
+  st_.spill_bytes = spill_->bytes_written();
   return {};
 }
 
@@ -312,6 +415,16 @@ Status Round::clean_segment(size_t seg, Dest& dest, Tracker& tracker) {
       if (Status r = records_of(b, x.buf, x.recs); !r.ok()) return at(file, e->position, r.error().message);
     }
     const std::vector<Rec>& recs = x.recs;
+    if (spill_ && !b.control && !discard_records) {  // the map's answers, in log order
+      x.found.assign(recs.size(), -1);
+      for (size_t k = 0; k < recs.size(); ++k) {
+        if (recs[k].key.null || recs[k].offset > latest) continue;
+        const KeyDigest d = k < x.hashed.size() && x.hashed[k] ? x.digests[k] : key_digest(recs[k].key.bytes);
+        auto later = spill_->superseded(d, recs[k].offset);
+        if (!later.ok()) return later.error();
+        if (*later) x.found[k] = INT64_MAX;
+      }
+    }
     st_.read.records += static_cast<int64_t>(recs.size());
     kept_.clear();
     bool original = b.magic >= 2, tombstones = false;
@@ -346,7 +459,7 @@ Status Round::clean_segment(size_t seg, Dest& dest, Tracker& tracker) {
       scanner, threads_,
       [&](const WalkEntry& w, unsigned) {
         Examined x;
-        examine(w.ref(), x, [&](const Rec& r) { return r.offset <= latest; }, &map_);
+        examine(w.ref(), x, [&](const Rec& r) { return r.offset <= latest; }, Pass::clean, spill_ ? nullptr : &map_);
         return x;
       },
       [&](const EntryRef& e, Examined& x) {
@@ -524,6 +637,7 @@ Result<RoundStats> Round::run() {
   int64_t work = 0;
   for (size_t i = 0; i < segs.size() && segs[i].base < first_uncleanable; ++i) work += segs[i].size;
   progress_more(2 * work);
+  stage("checking, mapping keys");
   // Nothing is written before every batch the round reads is known good:
   // checked beside the building of the offset map (both only read), and
   // both are done before the first write.
@@ -544,6 +658,11 @@ Result<RoundStats> Round::run() {
   KSEG_RETURN_IF_ERROR(valid);  // a damaged batch is named before whatever the map met
   KSEG_RETURN_IF_ERROR(built);
   st_.map_keys = map_.size();
+  if (st_.map_full && o_.one_pass) {
+    stage("spilling keys beyond --memory");
+    KSEG_RETURN_IF_ERROR(spill_all(first_dirty, first_uncleanable));
+  }
+  stage("cleaning");
   // The map's latest offset + 1; a batch reaching past its segment (offsets
   // overlapping the next one) must not carry the round into the segments it
   // may not touch.

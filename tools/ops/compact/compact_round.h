@@ -62,6 +62,10 @@ struct RoundStats {
   int64_t end_offset = 0;          // the map's latest offset + 1: where this round ends
   bool map_full = false;           // the dirty section did not fit the map
   int64_t map_keys = 0, map_capacity = 0, map_records = 0;
+  // One pass (RoundOptions::one_pass) whose keys did not fit: what went
+  // through the spill files (compact_spill.h).
+  bool spilled = false;
+  int64_t spill_records = 0, spill_bytes = 0;
   Counts read, kept;
   int64_t records_superseded = 0, records_unkeyed = 0, records_aborted = 0;
   int64_t tombstones_kept = 0, tombstones_removed = 0, tombstones_stamped = 0;
@@ -84,6 +88,13 @@ struct RoundOptions {
   // before anything is written when the map fills inside the round's first
   // segment, rather than run a round per map of keys.
   bool refuse_small_map = false;
+  // kseg-compact's own map (Settings::map_given unset): when the dirty
+  // section's keys do not fit, they are spilled (compact_spill.h) and the
+  // round still cleans all of it; the spill's write buffers take at most
+  // `spill_buffer_bytes`.
+  bool one_pass = false;
+  int64_t spill_buffer_bytes = 0;
+  int number = 0;  // the run's round, for the progress line (0: none said; kseg-doctor's pricing)
   // Only the bounds and the clean and cleanable bytes: no map, nothing read
   // but what load() read (the cleaner's choice of a log, kseg-doctor).
   bool bounds_only = false;
