@@ -49,7 +49,7 @@ bool empty(const uint8_t* p) {
 }  // namespace
 
 OffsetMap::OffsetMap(int64_t memory)
-    : slots_(std::max<int64_t>(1, memory / kBytesPerEntry)), table_(map_table(std::min(slots_, kFirstSlots))) {}
+    : slots_(std::clamp<int64_t>(memory / kBytesPerEntry, 1, INT32_MAX)), table_(map_table(std::min(slots_, kFirstSlots))) {}
 
 OffsetMap::~OffsetMap() { unmap_table(table_); }
 
@@ -65,7 +65,7 @@ OffsetMap::Table OffsetMap::map_table(int64_t slots) {
   void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) throw std::bad_alloc();
   ::madvise(p, bytes, MADV_HUGEPAGE);  // advice only: ignored where THP is off
-  return {static_cast<uint8_t*>(p), slots};
+  return {static_cast<uint8_t*>(p), slots, remainder_magic(static_cast<uint32_t>(slots))};
 }
 
 void OffsetMap::unmap_table(Table& t) {
@@ -73,34 +73,33 @@ void OffsetMap::unmap_table(Table& t) {
   t = {};
 }
 
-int64_t OffsetMap::slot_of(const KeyDigest& key, int attempt, int64_t slots) {
+int64_t OffsetMap::slot_of(const KeyDigest& key, int attempt, const Table& t) {
   const int at = std::min(attempt, 12);
   const uint32_t word = uint32_t(key[at]) << 24 | uint32_t(key[at + 1]) << 16 | uint32_t(key[at + 2]) << 8 | key[at + 3];
   // Java int arithmetic: the addition wraps.
   const int32_t probe = static_cast<int32_t>(word + static_cast<uint32_t>(std::max(0, attempt - 12)));
-  const int64_t positive = probe == INT32_MIN ? 0 : std::abs(static_cast<int64_t>(probe));
-  return positive % slots;
+  const uint32_t positive = probe == INT32_MIN ? 0 : static_cast<uint32_t>(probe < 0 ? -probe : probe);
+  return remainder_u32(positive, static_cast<uint32_t>(t.slots), t.magic);
 }
 
 // The slot holding `key`, or the empty one it would go to (nullptr: neither
 // within slots + 12 probes, where Kafka 4.4.0 gives up too).
 uint8_t* OffsetMap::find(const Table& t, const KeyDigest& key, bool* found) {
   for (int64_t attempt = 0; attempt < t.slots + 12; ++attempt) {
-    uint8_t* p = t.bytes + slot_of(key, static_cast<int>(std::min<int64_t>(attempt, INT32_MAX)), t.slots) * kBytesPerEntry;
+    uint8_t* p = t.bytes + slot_of(key, static_cast<int>(std::min<int64_t>(attempt, INT32_MAX)), t) * kBytesPerEntry;
     if (empty(p)) return *found = false, p;
     if (std::memcmp(p, key.data(), key.size()) == 0) return *found = true, p;
   }
   return *found = false, nullptr;
 }
 
-// Makes the table twice as large (straight to Kafka's size once that is
-// within 16x: the old table is then at most an eighth of Kafka's map, or the
-// first 768 KiB for a map under 12 MiB) and moves every entry into it. Twice,
-// not four times: fresh pages cost (the kernel zeroes each, a quarter of
-// kseg-compact's time on 2.2 million keys at 4x), and the table stays
-// between 30% and 60% full.
+// Makes the table twice as large (at most Kafka's size) and moves every
+// entry into it: old and new together are then at most 1.5 times Kafka's
+// size. Twice, not four times: fresh pages cost (the kernel zeroes each, a
+// quarter of kseg-compact's time on 2.2 million keys at 4x), and the table
+// stays between 30% and 60% full.
 void OffsetMap::grow() {
-  const int64_t next = table_.slots * 16 >= slots_ ? slots_ : table_.slots * 2;
+  const int64_t next = std::min(slots_, table_.slots * 2);
   Table bigger = map_table(next);
   // The new slot of the entry a few ahead is loaded while this one moves.
   constexpr int64_t kAhead = 16;
@@ -110,7 +109,9 @@ void OffsetMap::grow() {
       if (!empty(ahead)) {
         KeyDigest k;
         std::memcpy(k.data(), ahead, k.size());
-        __builtin_prefetch(bigger.bytes + slot_of(k, 0, bigger.slots) * kBytesPerEntry, 1);
+        const uint8_t* slot = bigger.bytes + slot_of(k, 0, bigger) * kBytesPerEntry;
+        __builtin_prefetch(slot, 1);
+        __builtin_prefetch(slot + kBytesPerEntry - 1, 1);
       }
     }
     const uint8_t* p = table_.bytes + i * kBytesPerEntry;

@@ -43,7 +43,7 @@ for w in "${list[@]}"; do
   esac
   src="$cache/compact-$w-$wsize/$part"
   if [[ ! -f "$src/../.done" ]]; then
-    echo "generating $w ($size bytes) with Kafka 4.4.0" >&2
+    echo "generating $w ($wsize bytes) with Kafka 4.4.0" >&2
     rm -rf "$(dirname "$src")"; mkdir -p "$(dirname "$src")"
     java -Xmx2g -XX:+UseSerialGC -cp "$cp" kseg.oracle.CompactBench gen "$src" "$wsize" "$sup" "$codec" "$rec"
     touch "$src/../.done"

@@ -10,11 +10,13 @@
 #include <csignal>
 
 #include <algorithm>
-#include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <set>
 #include <string>
+
+#include <catch2/catch.hpp>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -135,6 +137,21 @@ TEST_CASE("offset map: growing to Kafka's size, it keeps every key and counts as
   CHECK(wrong == 0);
   const int64_t last = (full - 1) % 5 == 0 ? 1000000 + full - 1 : full - 1;  // the last put
   CHECK(m.latest_offset() == last);
+}
+
+TEST_CASE("offset map: the remainder without a division is the remainder", "[compact]") {
+  std::mt19937_64 rng(50);
+  std::vector<uint32_t> ds = {1, 2, 3, 7, 24, 32768, 5592405, 65535, 65536, 0x7fffffff, 0x80000000u, 0xffffffffu};
+  for (int i = 0; i < 200; ++i) ds.push_back(static_cast<uint32_t>(rng()) | 1);
+  for (uint32_t d : ds) {
+    const uint64_t magic = kseg::remainder_magic(d);
+    std::vector<uint32_t> as = {0, 1, d - 1, d, d + 1, 0x7fffffff, 0x80000000u, 0xffffffffu};
+    for (int i = 0; i < 2000; ++i) as.push_back(static_cast<uint32_t>(rng()));
+    for (uint32_t a : as) {
+      INFO(a << " % " << d);
+      REQUIRE(kseg::remainder_u32(a, d, magic) == a % d);
+    }
+  }
 }
 
 TEST_CASE("offset map: a full map still finds every key it holds", "[compact]") {

@@ -40,8 +40,8 @@ struct CompactOptions : WriterOptions {  // now_ms: the cleaner's clock
   int64_t memory = 0;
 };
 
-// What --memory gives the offset map: four fifths (its last growth holds
-// the old table, at most a quarter of the new, beside it).
+// What --memory gives the offset map: two thirds (while it grows, the old
+// table, at most half the new, is held beside it).
 int64_t memory_map_bytes(int64_t memory);
 int64_t default_memory();
 

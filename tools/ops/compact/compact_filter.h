@@ -4,6 +4,7 @@
 // tools/ops/compact.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -29,6 +30,9 @@ using kept::control_type;
 using kept::Rec;
 using kept::records_of;
 
+// What the cleaner makes of one record of a data batch (Cleaner.shouldRetainRecord).
+enum class Verdict : uint8_t { keep, unkeyed, superseded, tombstone };
+
 // What the parallel walk's examining threads make of one entry before the
 // calling thread consumes it in order: the batch decoded, its records (their
 // bytes owned here when decompressed), and for each record the key's offset
@@ -45,6 +49,13 @@ struct Examined {
   std::vector<int64_t> found;
   std::vector<std::pair<int64_t, KeyDigest>> keyed;  // the map pass: (offset, key digest), in order
   bool redecode = false;  // records too large to hold while waiting: decoded again when consumed
+  // The cleaning pass's work done ahead on the examining thread
+  // (compact_round.cc, Round::speculate): a verdict per record (its Verdict)
+  // and, where the batch is rewritten, the batch rebuilt from the kept ones.
+  bool speculated = false;
+  std::vector<Verdict> verdicts;
+  std::vector<uint8_t> rebuilt;
+  int64_t rebuilt_last = 0, rebuilt_max_ts = -1;
 };
 
 // Decodes `e` into `x`; hashes the keys `wanted(rec)` selects: the map
@@ -86,9 +97,15 @@ void examine(const EntryRef& e, Examined& x, Wanted&& wanted, Pass pass, const O
     return;
   }
   if (lookup) {
-    for (const auto& h : d) lookup->prefetch(h);
     x.found.assign(x.recs.size(), -2);
-    for (size_t j = 0; j < which.size(); ++j) x.found[which[j]] = lookup->get(d[j]);
+    // The slot of the key a few ahead loads while this one is looked up: a
+    // whole batch's prefetches at once overflow the core's miss buffers, and
+    // most were dropped (the map's lookups missed the cache as without any).
+    for (size_t j = 0; j < std::min(which.size(), OffsetMap::kPrefetchAhead); ++j) lookup->prefetch(d[j]);
+    for (size_t j = 0; j < which.size(); ++j) {
+      if (j + OffsetMap::kPrefetchAhead < which.size()) lookup->prefetch(d[j + OffsetMap::kPrefetchAhead]);
+      x.found[which[j]] = lookup->get(d[j]);
+    }
     std::vector<KeyDigest>().swap(x.digests);
     std::vector<char>().swap(x.hashed);
   }

@@ -75,6 +75,10 @@ struct LastRecord {
   int16_t epoch = 0;
 };
 
+// `found`: the map's offset for its key (-1: none); `latest_offset`: the map's latest.
+Verdict verdict(const Batch& b, const Rec& r, int64_t found, bool retain_legacy_deletes, int64_t latest_offset,
+                int64_t now_ms);
+
 class Round {
  public:
   Round(const Input& p, const Settings& s, const RoundOptions& o) : p_(p), s_(s), o_(o), map_(s.offset_map_bytes) {}
@@ -123,14 +127,24 @@ class Round {
   Status emit(const Batch& b, const std::vector<Rec>& kept, std::optional<int64_t> horizon, Dest& dest);
   // The records of `b` in kept_ into dest: its bytes as they are when none
   // went (`original`) and no delete horizon is to be stamped, else rebuilt.
-  Status write_kept(const EntryRef& e, const Batch& b, bool original, bool stamp, Dest& dest);
+  // `rebuilt`: the batch speculate() rebuilt from the same records, if it did.
+  Status write_kept(const EntryRef& e, const Batch& b, bool original, bool stamp, Dest& dest,
+                    const Examined* rebuilt = nullptr);
   Status swap_in(const std::vector<size_t>& group, Dest& dest);
   Result<MappedFile> open_log(size_t seg) const {
     auto f = MappedFile::open(p_.path(p_.segments[seg].base, ".log"));
     if (!f.ok()) return fail(Errc::io, fmt::format("{}: {}", p_.path(p_.segments[seg].base, ".log"), f.error().message));
     return f;
   }
-  bool retain_record(const Batch& b, const Rec& r, int64_t found, bool retain_legacy_deletes);
+  // Counts the verdict on a record; whether it is kept.
+  bool retain_record(Verdict v);
+  // The delete horizon a batch is written with (`stamp`: set one now).
+  std::optional<int64_t> horizon_of(const Batch& b, bool stamp) const;
+  // On an examining thread: the verdicts on a data batch's records and the
+  // batch rebuilt from what they keep, where nothing decided in order can
+  // change them (the map's answers; not a control batch, not the spill's).
+  // consume() uses them unless the transaction tracker discards the batch.
+  void speculate(Examined& x, bool retain_legacy) const;
   void stage(const char* what) const {
     if (o_.number > 0) progress_stage(fmt::format("round {}: {}", o_.number, what));
   }
@@ -147,7 +161,9 @@ class Round {
   std::vector<uint8_t> scratch_, out_;
   std::vector<Rec> kept_;
   int64_t cleaned_ = 0;  // bytes of segments the cleaning pass read
-  unsigned threads_ = std::min(2u, usable_cpus());  // decode, hash and look up beside the caller
+  // Decode, hash, look up, decide and rebuild beside the caller, which
+  // tracks transactions and writes: a thread per usable CPU, at most 8.
+  unsigned threads_ = std::min(8u, usable_cpus());
 };
 
 // Every batch of a segment the round reads must be one Kafka's reader
@@ -212,9 +228,11 @@ Status Round::build_map(int64_t start, int64_t end) {
           if (b.control) {
             tracker.on_control(b, x.control_type);
           } else if (!tracker.on_batch(b)) {
-            // The batch's slots loaded together: their cache misses overlap.
-            for (const auto& k : x.keyed) map_.prefetch(k.second);
-            for (const auto& [offset, digest] : x.keyed) {
+            // A slot a few keys ahead loads while this one is put: their cache misses overlap.
+            for (size_t k = 0; k < std::min(x.keyed.size(), OffsetMap::kPrefetchAhead); ++k) map_.prefetch(x.keyed[k].second);
+            for (size_t k = 0; k < x.keyed.size(); ++k) {
+              if (k + OffsetMap::kPrefetchAhead < x.keyed.size()) map_.prefetch(x.keyed[k + OffsetMap::kPrefetchAhead].second);
+              const auto& [offset, digest] = x.keyed[k];
               if (full) {  // counting only
                 if (map_.get(digest) < 0) ++lacking;
                 continue;
@@ -328,18 +346,55 @@ Status Round::spill_all(int64_t start, int64_t end) {
   return {};
 }
 
-bool Round::retain_record(const Batch& b, const Rec& r, int64_t found, bool retain_legacy_deletes) {
-  if (r.offset > map_.latest_offset()) return true;
-  if (r.key.null) {
-    ++st_.records_unkeyed;
-    return false;
-  }
+Verdict verdict(const Batch& b, const Rec& r, int64_t found, bool retain_legacy_deletes, int64_t latest_offset,
+                int64_t now_ms) {
+  if (r.offset > latest_offset) return Verdict::keep;
+  if (r.key.null) return Verdict::unkeyed;
   const bool latest = r.offset >= found;
-  const bool retain_deletes = b.magic >= 2 ? (!b.horizon || o_.now_ms < *b.horizon) : retain_legacy_deletes;
-  if (latest && (!r.value.null || retain_deletes)) return true;
-  if (!latest) ++st_.records_superseded;
-  else ++st_.tombstones_removed;
-  return false;
+  const bool retain_deletes = b.magic >= 2 ? (!b.horizon || now_ms < *b.horizon) : retain_legacy_deletes;
+  if (latest && (!r.value.null || retain_deletes)) return Verdict::keep;
+  return latest ? Verdict::tombstone : Verdict::superseded;
+}
+
+bool Round::retain_record(Verdict v) {
+  st_.records_unkeyed += v == Verdict::unkeyed;
+  st_.records_superseded += v == Verdict::superseded;
+  st_.tombstones_removed += v == Verdict::tombstone;
+  return v == Verdict::keep;
+}
+
+std::optional<int64_t> Round::horizon_of(const Batch& b, bool stamp) const {
+  if (!stamp) return b.horizon;
+  return o_.now_ms > INT64_MAX - s_.delete_retention_ms ? INT64_MAX : o_.now_ms + s_.delete_retention_ms;
+}
+
+void Round::speculate(Examined& x, bool retain_legacy) const {
+  const Batch& b = x.b;
+  if (spill_ || !x.status.ok() || b.control || x.redecode) return;
+  x.verdicts.resize(x.recs.size());
+  std::vector<Rec> kept;
+  bool all = true, tombstones = false;
+  for (size_t k = 0; k < x.recs.size(); ++k) {
+    const Rec& r = x.recs[k];
+    const Verdict v = verdict(b, r, x.found.empty() ? -1 : x.found[k], retain_legacy, map_.latest_offset(), o_.now_ms);
+    x.verdicts[k] = v;
+    if (v == Verdict::keep) {
+      kept.push_back(r);
+      tombstones |= r.value.null;
+    } else {
+      all = false;
+    }
+  }
+  x.speculated = true;
+  const bool stamp = tombstones && !b.horizon;
+  if (kept.empty() || (b.magic >= 2 && all && !stamp)) return;  // nothing to write, or the original bytes
+  auto h = kseg::kept::rebuild_batch(b, kept, horizon_of(b, stamp), x.rebuilt);
+  if (!h.ok()) {
+    x.speculated = false;  // rebuilt again in order, where its error is reported
+    return;
+  }
+  x.rebuilt_last = h->last_offset();
+  x.rebuilt_max_ts = h->max_timestamp;
 }
 
 // Writes what survives of one batch (log-cleaning.md, what is written per
@@ -351,9 +406,9 @@ Status Round::emit(const Batch& b, const std::vector<Rec>& kept, std::optional<i
   return dest.append(out_, h->last_offset(), h->max_timestamp);
 }
 
-Status Round::write_kept(const EntryRef& e, const Batch& b, bool original, bool stamp, Dest& dest) {
-  std::optional<int64_t> horizon = b.horizon;
-  if (stamp) horizon = o_.now_ms > INT64_MAX - s_.delete_retention_ms ? INT64_MAX : o_.now_ms + s_.delete_retention_ms;
+Status Round::write_kept(const EntryRef& e, const Batch& b, bool original, bool stamp, Dest& dest,
+                         const Examined* rebuilt) {
+  const std::optional<int64_t> horizon = horizon_of(b, stamp);
   if (b.control) ++st_.markers_kept, st_.markers_stamped += stamp;
   for (const Rec& r : kept_)
     if (r.value.null && !b.control) ++st_.tombstones_kept, st_.tombstones_stamped += stamp;
@@ -362,6 +417,7 @@ Status Round::write_kept(const EntryRef& e, const Batch& b, bool original, bool 
   st_.kept.records += static_cast<int64_t>(kept_.size());
   if (original && !stamp) return dest.append(e.bytes, b.last, b.max_ts);
   ++st_.batches_rebuilt;
+  if (rebuilt) return dest.append(rebuilt->rebuilt, rebuilt->rebuilt_last, rebuilt->rebuilt_max_ts);
   return emit(b, kept_, horizon, dest);
 }
 
@@ -430,7 +486,11 @@ Status Round::clean_segment(size_t seg, Dest& dest, Tracker& tracker) {
     bool original = b.magic >= 2, tombstones = false;
     for (size_t k = 0; k < recs.size(); ++k) {
       const Rec& r = recs[k];
-      const bool keep = discard_records ? false : b.control ? true : retain_record(b, r, x.found.empty() ? -1 : x.found[k], retain_legacy);
+      const bool keep = discard_records ? false
+                        : b.control     ? true
+                                        : retain_record(x.speculated ? x.verdicts[k]
+                                                                     : verdict(b, r, x.found.empty() ? -1 : x.found[k],
+                                                                               retain_legacy, latest, o_.now_ms));
       if (keep) {
         kept_.push_back(r);
         if (r.value.null && !b.control) tombstones = true;
@@ -440,7 +500,8 @@ Status Round::clean_segment(size_t seg, Dest& dest, Tracker& tracker) {
       }
     }
     if (!kept_.empty()) {
-      KSEG_RETURN_IF_ERROR(write_kept(*e, b, original, (tombstones || marker_for_empty_txn) && !b.horizon, dest));
+      KSEG_RETURN_IF_ERROR(write_kept(*e, b, original, (tombstones || marker_for_empty_txn) && !b.horizon, dest,
+                                      x.speculated && !discard_records ? &x : nullptr));
     } else if (retention == retain_empty) {
       if (b.magic < 2)
         return refusal(Code::refuse_cleaner_stops, e->position,
@@ -460,6 +521,7 @@ Status Round::clean_segment(size_t seg, Dest& dest, Tracker& tracker) {
       [&](const WalkEntry& w, unsigned) {
         Examined x;
         examine(w.ref(), x, [&](const Rec& r) { return r.offset <= latest; }, Pass::clean, spill_ ? nullptr : &map_);
+        speculate(x, retain_legacy);
         return x;
       },
       [&](const EntryRef& e, Examined& x) {
