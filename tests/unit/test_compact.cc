@@ -27,6 +27,7 @@
 #include "tests/unit/support/run_tool.h"
 #include "tests/unit/support/scratch.h"
 #include "tools/ops/common/problem.h"
+#include "tools/ops/compact/compact_spill.h"
 #include "tools/ops/write/safe_write.h"
 
 namespace fs = std::filesystem;
@@ -279,6 +280,55 @@ TEST_CASE("kseg-compact: keys beyond --memory spill, and the round is the one a 
   CHECK(t.exit_code == 1);
   CHECK(t.out.find("its keys did not fit --memory: ") != std::string::npos);
   CHECK(t.out.find("went through a spill file in the partition directory (unlinked, nothing left)") != std::string::npos);
+}
+
+// The spill on its own (compact_spill.h): its answers are a map's of every
+// key; a directory it cannot use (here: none; a read-only copy under
+// --dry-run) sends it to $TMPDIR; its files have no name; a part with more
+// keys than the map fails.
+TEST_CASE("spill: a map of every key's answers, in $TMPDIR where the partition's directory fails", "[compact]") {
+  kseg::test::TempDir tmp("spill");
+  const char* old_tmp = std::getenv("TMPDIR");
+  const std::string saved = old_tmp ? old_tmp : "";
+  ::setenv("TMPDIR", tmp.root.c_str(), 1);
+  auto made = kseg::compact::Spill::create((tmp.root / "no-such-partition").string(), 1 << 20);
+  if (old_tmp) ::setenv("TMPDIR", saved.c_str(), 1);
+  else ::unsetenv("TMPDIR");
+  REQUIRE(made.ok());
+  auto& spill = **made;
+  CHECK(spill.dir() == tmp.root.string());
+  // 100 keys, offsets 0..999 (key i % 100); from 500 on the map holds them (the dirty section).
+  auto key = [](int64_t o) {
+    const std::string k = "key-" + std::to_string(o % 100);
+    return kseg::key_digest(kseg::Bytes(reinterpret_cast<const uint8_t*>(k.data()), k.size()));
+  };
+  for (int64_t o = 0; o < 1000; ++o) REQUIRE(spill.add(key(o), o, o >= 500).ok());
+  kseg::OffsetMap map(24 * 16);  // 14 keys: each of the 1,024 parts has fewer
+  int64_t keys = 0;
+  REQUIRE(spill.resolve(map, map.max_entries(0.9), keys).ok());
+  CHECK(keys == 100);
+  CHECK(spill.records() == 1000);
+  int superseded = 0;
+  for (int64_t o = 0; o < 1000; o += (o % 7 == 3 ? 2 : 1)) {  // some offsets not asked, as a dropped batch's
+    auto later = spill.superseded(key(o), o);
+    REQUIRE(later.ok());
+    INFO(o);
+    CHECK(*later == (o < 900));  // key o % 100's latest offset is 900 + o % 100
+    superseded += *later;
+  }
+  CHECK(superseded > 0);
+  CHECK(spill.superseded_records() == 900);
+  CHECK(fs::is_empty(tmp.root));  // the files have no name
+  // 100,000 keys in parts of at most 14: refused, naming --memory.
+  auto crowded = kseg::compact::Spill::create(tmp.root.string(), 1 << 20);
+  REQUIRE(crowded.ok());
+  for (int64_t o = 0; o < 100000; ++o) {
+    const std::string k = std::to_string(o);
+    REQUIRE((*crowded)->add(kseg::key_digest(kseg::Bytes(reinterpret_cast<const uint8_t*>(k.data()), k.size())), o, true).ok());
+  }
+  auto full = (*crowded)->resolve(map, map.max_entries(0.9), keys);
+  REQUIRE(!full.ok());
+  CHECK(full.error().message.find("give a larger --memory") != std::string::npos);
 }
 
 // A spill that cannot be written (EFBIG under RLIMIT_FSIZE, as a full disk

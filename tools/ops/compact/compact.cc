@@ -46,7 +46,8 @@ nlohmann::json round_json(const RoundStats& r) {
       {"dirty_ratio", r.clean_bytes + r.cleanable_bytes ? double(r.cleanable_bytes) / double(r.clean_bytes + r.cleanable_bytes) : 0.0},
       {"end_offset", r.end_offset},
       {"offset_map", {{"keys", r.map_keys}, {"capacity", r.map_capacity}, {"records", r.map_records}, {"full", r.map_full},
-                      {"spill", r.spilled ? nlohmann::json{{"records", r.spill_records}, {"bytes", r.spill_bytes}}
+                      {"spill", r.spilled ? nlohmann::json{{"records", r.spill_records}, {"bytes", r.spill_bytes},
+                                                           {"dir", r.spill_dir}}
                                           : nlohmann::json(nullptr)}}},
       {"read", {{"batches", r.read.batches}, {"records", r.read.records}, {"bytes", r.read.bytes}}},
       {"kept", {{"batches", r.kept.batches}, {"records", r.kept.records}, {"bytes", r.kept.bytes}}},
@@ -70,6 +71,7 @@ nlohmann::json round_json(const RoundStats& r) {
 struct Removed {
   int64_t records = 0, superseded = 0, unkeyed = 0, aborted = 0, tombstones = 0, markers = 0;
   int64_t spilled = 0;  // bytes through the spill files
+  std::string spill_dir;
   bool first_round_only = false;  // a dry run plans one round
   void add(const RoundStats& r) {
     records += r.read.records - r.kept.records;
@@ -79,13 +81,13 @@ struct Removed {
     tombstones += r.tombstones_removed;
     markers += r.markers_removed;
     spilled += r.spill_bytes;
+    if (r.spilled) spill_dir = r.spill_elsewhere ? r.spill_dir : "the partition directory";
   }
   // "; 1.2 GiB spilled ...", or nothing.
   std::string spill_text() const {
     if (spilled == 0) return "";
-    return fmt::format("; its keys did not fit --memory: {} went through a spill file in the partition directory "
-                       "(unlinked, nothing left)",
-                       human_bytes(spilled));
+    return fmt::format("; its keys did not fit --memory: {} went through a spill file in {} (unlinked, nothing left)",
+                       human_bytes(spilled), spill_dir);
   }
   // "12 records (8 superseded, 4 tombstones)"
   std::string text() const {

@@ -343,6 +343,8 @@ Status Round::spill_all(int64_t start, int64_t end) {
   st_.spilled = true;
   st_.spill_records = spill_->records();
   st_.spill_bytes = spill_->bytes_written();
+  st_.spill_dir = spill_->dir();
+  st_.spill_elsewhere = spill_->dir() != p_.dir;
   return {};
 }
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -74,20 +75,35 @@ Spill::~Spill() {
 }
 
 Result<std::unique_ptr<Spill>> Spill::create(const std::string& dir, int64_t buffer_bytes) {
-  auto d = safe::Dir::open(dir);
-  if (!d.ok()) return d.error();
-  auto entries = unnamed_file(*d, 0);
-  if (!entries.ok()) return entries.error();
-  auto lists = unnamed_file(*d, 1);
-  if (!lists.ok()) {
-    ::close(*entries);
-    return lists.error();
+  // Both files in `dir`, or the error of the first that could not be made.
+  auto files_in = [](const std::string& where) -> Result<std::pair<int, int>> {
+    auto d = safe::Dir::open(where);
+    if (!d.ok()) return d.error();
+    auto entries = unnamed_file(*d, 0);
+    if (!entries.ok()) return entries.error();
+    auto lists = unnamed_file(*d, 1);
+    if (!lists.ok()) {
+      ::close(*entries);
+      return lists.error();
+    }
+    return std::pair{*entries, *lists};
+  };
+  std::string where = dir;
+  auto fds = files_in(where);
+  if (!fds.ok()) {
+    // A directory that cannot be written (a read-only copy under --dry-run):
+    // the temporary directory, if it can.
+    const char* tmp = std::getenv("TMPDIR");
+    where = tmp && *tmp ? tmp : "/tmp";
+    auto elsewhere = files_in(where);
+    if (!elsewhere.ok()) return fds.error();
+    fds = std::move(elsewhere);
   }
   // A chunk per bucket in memory: from 4 KiB (1,024 x 4 KiB = 4 MiB) to
   // 1 MiB, so that reading a bucket back is few reads, not one per entry.
   const int64_t chunk = std::clamp<int64_t>(buffer_bytes / kBuckets, 4096, 1 << 20) / kEntry * kEntry;
-  std::unique_ptr<Spill> s(new Spill(*entries, *lists, chunk));
-  s->dir_ = dir;
+  std::unique_ptr<Spill> s(new Spill(fds->first, fds->second, chunk));
+  s->dir_ = where;
   return s;
 }
 

@@ -15,9 +15,10 @@
 // a later offset for its key.
 //
 // Both files are made in the partition's directory (its filesystem has the
-// room the cleaned segments need) and unlinked at once (O_TMPFILE, or a
-// name removed as soon as it is open): nothing is left behind, whatever
-// stops the run. Internal to tools/ops/compact.
+// room the cleaned segments need; where it cannot be written, a read-only
+// copy under --dry-run, in $TMPDIR or /tmp) and unlinked at once
+// (O_TMPFILE, or a name removed as soon as it is open): nothing is left
+// behind, whatever stops the run. Internal to tools/ops/compact.
 #pragma once
 
 #include <cstdint>
@@ -33,7 +34,8 @@ namespace kseg::compact {
 class Spill {
  public:
   static constexpr int kBuckets = 1024;
-  // Files in `dir`; write buffers of at most `buffer_bytes` in all.
+  // Files in `dir` (else the temporary directory); write buffers of at
+  // most `buffer_bytes` in all.
   static Result<std::unique_ptr<Spill>> create(const std::string& dir, int64_t buffer_bytes);
   ~Spill();
   Spill(const Spill&) = delete;
@@ -52,6 +54,7 @@ class Spill {
   Result<bool> superseded(const KeyDigest& key, int64_t offset);
 
   int64_t bytes_written() const { return written_; }  // to both files
+  const std::string& dir() const { return dir_; }      // where they are
   int64_t records() const { return records_; }
   int64_t superseded_records() const { return superseded_count_; }
 
