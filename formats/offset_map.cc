@@ -94,7 +94,7 @@ uint8_t* OffsetMap::find(const Table& t, const KeyDigest& key, bool* found) {
 }
 
 // Makes the table twice as large (at most Kafka's size) and moves every
-// entry into it: old and new together are then at most 1.5 times Kafka's
+// entry into it: old and new together are then at most twice Kafka's
 // size. Twice, not four times: fresh pages cost (the kernel zeroes each, a
 // quarter of kseg-compact's time on 2.2 million keys at 4x), and the table
 // stays between 30% and 60% full.

@@ -348,7 +348,7 @@ Result<CleanerOutlook> cleaner_outlook(const std::string& dir, const std::string
 
 int64_t memory_map_bytes(int64_t memory) {
   // At most 2^31 slots: Kafka's probes address no more.
-  return std::min<int64_t>(memory / 3 * 2, int64_t{INT32_MAX} * OffsetMap::kBytesPerEntry);
+  return std::min<int64_t>(memory / 2, int64_t{INT32_MAX} * OffsetMap::kBytesPerEntry);
 }
 
 int64_t default_memory() { return std::min<int64_t>(usable_memory() / 4, int64_t{4} << 30); }

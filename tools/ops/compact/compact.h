@@ -40,8 +40,9 @@ struct CompactOptions : WriterOptions {  // now_ms: the cleaner's clock
   int64_t memory = 0;
 };
 
-// What --memory gives the offset map: two thirds (while it grows, the old
-// table, at most half the new, is held beside it).
+// What --memory gives the offset map: half (while the table grows, the old
+// one is held beside the new, and the last step can be from nearly the
+// full size).
 int64_t memory_map_bytes(int64_t memory);
 int64_t default_memory();
 

@@ -280,7 +280,8 @@ Status Round::build_map(int64_t start, int64_t end) {
 // which the map would hold. The round then ends where a map of every key
 // would end it.
 Status Round::spill_all(int64_t start, int64_t end) {
-  auto made = Spill::create(p_.dir, o_.spill_buffer_bytes);
+  // A dry run writes nothing beside the partition (it holds no lock: a broker may be running).
+  auto made = Spill::create(o_.dry_run ? std::string() : p_.dir, o_.spill_buffer_bytes);
   if (!made.ok()) return made.error();
   spill_ = std::move(*made);
   map_.clear();
@@ -316,10 +317,12 @@ Status Round::spill_all(int64_t start, int64_t end) {
           }
           for (const auto& [offset, digest] : x.keyed) {
             if (offset <= previous) {
-              stop = at(file, e.position,
-                          fmt::format("offset {} follows offset {}: cleaning in one pass needs offsets that increase "
-                                      "(--offset-map-bytes cleans in Kafka's rounds instead)",
-                                      offset, previous));
+              // Not damage Kafka's cleaner stops on (it cleans such a log in rounds): a limit of the spill.
+              stop = fail(Errc::usage,
+                          fmt::format("{}: position {}: offset {} follows offset {}: the dirty section's keys do not "
+                                      "fit --memory, and spilling them needs offsets that increase; give "
+                                      "--offset-map-bytes to clean in Kafka's rounds, or a larger --memory",
+                                      file, e.position.value, offset, previous));
               return Step::stop;
             }
             previous = offset;

@@ -67,7 +67,7 @@ struct RoundStats {
   bool spilled = false;
   int64_t spill_records = 0, spill_bytes = 0;
   std::string spill_dir;         // where the spill files were
-  bool spill_elsewhere = false;  // not the partition's directory: it could not be written
+  bool spill_elsewhere = false;  // not the partition's directory (a dry run's: $TMPDIR)
   Counts read, kept;
   int64_t records_superseded = 0, records_unkeyed = 0, records_aborted = 0;
   int64_t tombstones_kept = 0, tombstones_removed = 0, tombstones_stamped = 0;

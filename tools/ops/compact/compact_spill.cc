@@ -89,16 +89,12 @@ Result<std::unique_ptr<Spill>> Spill::create(const std::string& dir, int64_t buf
     return std::pair{*entries, *lists};
   };
   std::string where = dir;
-  auto fds = files_in(where);
-  if (!fds.ok()) {
-    // A directory that cannot be written (a read-only copy under --dry-run):
-    // the temporary directory, if it can.
+  if (where.empty()) {
     const char* tmp = std::getenv("TMPDIR");
     where = tmp && *tmp ? tmp : "/tmp";
-    auto elsewhere = files_in(where);
-    if (!elsewhere.ok()) return fds.error();
-    fds = std::move(elsewhere);
   }
+  auto fds = files_in(where);
+  if (!fds.ok()) return fds.error();
   // A chunk per bucket in memory: from 4 KiB (1,024 x 4 KiB = 4 MiB) to
   // 1 MiB, so that reading a bucket back is few reads, not one per entry.
   const int64_t chunk = std::clamp<int64_t>(buffer_bytes / kBuckets, 4096, 1 << 20) / kEntry * kEntry;

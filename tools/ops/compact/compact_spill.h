@@ -15,8 +15,8 @@
 // a later offset for its key.
 //
 // Both files are made in the partition's directory (its filesystem has the
-// room the cleaned segments need; where it cannot be written, a read-only
-// copy under --dry-run, in $TMPDIR or /tmp) and unlinked at once
+// room the cleaned segments need; a dry run, which holds no lock and writes
+// nothing beside the partition, in $TMPDIR or /tmp) and unlinked at once
 // (O_TMPFILE, or a name removed as soon as it is open): nothing is left
 // behind, whatever stops the run. Internal to tools/ops/compact.
 #pragma once
@@ -34,8 +34,8 @@ namespace kseg::compact {
 class Spill {
  public:
   static constexpr int kBuckets = 1024;
-  // Files in `dir` (else the temporary directory); write buffers of at
-  // most `buffer_bytes` in all.
+  // Files in `dir` (empty: $TMPDIR, else /tmp); write buffers of at most
+  // `buffer_bytes` in all.
   static Result<std::unique_ptr<Spill>> create(const std::string& dir, int64_t buffer_bytes);
   ~Spill();
   Spill(const Spill&) = delete;
