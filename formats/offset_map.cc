@@ -29,6 +29,8 @@ namespace {
 // the cleaner lets it (90% by default), as Kafka's does.
 constexpr int64_t kFirstSlots = 1 << 15;
 constexpr double kGrowAt = 0.6;
+constexpr int64_t kProjectFrom = 1 << 20;  // 24 MiB: beyond most caches
+constexpr int64_t kMostGrowth = 4;
 
 void put_long(uint8_t* p, int64_t v) {
   for (int i = 7; i >= 0; --i, v = static_cast<int64_t>(static_cast<uint64_t>(v) >> 8)) p[i] = static_cast<uint8_t>(v);
@@ -56,7 +58,8 @@ OffsetMap::~OffsetMap() { unmap_table(table_); }
 void OffsetMap::clear() {
   unmap_table(table_);
   table_ = map_table(std::min(slots_, kFirstSlots));
-  entries_ = 0;
+  entries_ = puts_ = puts_since_grow_ = new_since_grow_ = 0;
+  end_hint_ = -1;
   latest_ = -1;
 }
 
@@ -93,14 +96,35 @@ uint8_t* OffsetMap::find(const Table& t, const KeyDigest& key, bool* found) {
   return *found = false, nullptr;
 }
 
-// Makes the table twice as large (at most Kafka's size) and moves every
-// entry into it: old and new together are then at most twice Kafka's
-// size. Twice, not four times: fresh pages cost (the kernel zeroes each, a
-// quarter of kseg-compact's time on 2.2 million keys at 4x), and the table
-// stays between 30% and 60% full.
-void OffsetMap::grow() {
-  const int64_t next = std::min(slots_, table_.slots * 2);
-  Table bigger = map_table(next);
+// How large the table grows from here (at most Kafka's size). Twice while
+// small: fresh pages cost (the kernel zeroes each). Past kProjectFrom slots,
+// where the offsets still to come are known, to what the rate of new keys
+// since the last growth projects for them, at most kMostGrowth times: every
+// growth moves each key (random writes over hundreds of MiB), and on 9
+// million keys the doublings were half the map pass. A rate that falls (old
+// keys coming back) projects too many, never too few: hence the bound.
+double OffsetMap::projected_entries(int64_t offset) const {
+  if (end_hint_ <= offset || puts_since_grow_ == 0 || offset < first_put_) return -1;
+  const double rate = static_cast<double>(new_since_grow_) / static_cast<double>(puts_since_grow_);
+  // The records still to come: the offsets left at the density of records so far (compacted logs have gaps).
+  const double density = static_cast<double>(puts_) / static_cast<double>(offset - first_put_ + 1);
+  return static_cast<double>(entries_) + rate * density * static_cast<double>(end_hint_ - offset);
+}
+
+int64_t OffsetMap::next_slots(int64_t offset) const {
+  int64_t next = table_.slots * 2;
+  if (const double projected = projected_entries(offset); table_.slots >= kProjectFrom && projected >= 0) {
+    const double want = std::min(projected / kGrowAt, static_cast<double>(kMostGrowth * table_.slots));
+    next = std::max(next, static_cast<int64_t>(want) + 1);
+  }
+  return std::min(slots_, next);
+}
+
+// Moves every entry into a larger table: old and new together are at most
+// twice Kafka's size.
+void OffsetMap::grow(int64_t offset) {
+  Table bigger = map_table(next_slots(offset));
+  puts_since_grow_ = new_since_grow_ = 0;
   // The new slot of the entry a few ahead is loaded while this one moves.
   constexpr int64_t kAhead = 16;
   for (int64_t i = 0; i < table_.slots; ++i) {
@@ -127,22 +151,29 @@ void OffsetMap::grow() {
   table_ = bigger;
 }
 
-void OffsetMap::put(const KeyDigest& key, int64_t offset) {
+int64_t OffsetMap::put(const KeyDigest& key, int64_t offset) {
   bool found = false;
   uint8_t* p = find(table_, key, &found);
   if (!found && table_.slots < slots_ &&
       (p == nullptr || static_cast<double>(entries_ + 1) > kGrowAt * static_cast<double>(table_.slots))) {
-    grow();
+    grow(offset);
     p = find(table_, key, &found);
   }
+  if (puts_++ == 0) first_put_ = offset;
+  ++puts_since_grow_;
+  new_since_grow_ += !found;
+  int64_t previous = -1;
   if (p) {  // (a cleaner keeping within max_entries always finds a slot)
-    if (!found) {
+    if (found) {
+      previous = get_long(p + 16);
+    } else {
       std::memcpy(p, key.data(), key.size());
       ++entries_;
     }
     put_long(p + 16, offset);
   }
   latest_ = offset;
+  return previous;
 }
 
 int64_t OffsetMap::get(const KeyDigest& key) const {

@@ -9,7 +9,7 @@
 // attempts go linear from bytes [12, 16); slot = |probe| mod table size
 // (|INT_MIN| taken as 0). A slot of 24 zero bytes is empty.
 //
-// The table starts small and grows (rehashed, 2x) up to Kafka's size:
+// The table starts small and grows (rehashed) up to Kafka's size:
 // which slot a key sits in is seen by nothing outside the map, and Kafka's
 // lookups find every key it holds, so the map holds the same keys with the same
 // offsets and fills at the same count, while a dirty section of a few hundred
@@ -56,8 +56,9 @@ class OffsetMap {
   int64_t size() const { return entries_; }
   // Distinct keys the cleaner puts before it stops: (int)(slots x load factor).
   int64_t max_entries(double load_factor) const { return static_cast<int64_t>(static_cast<double>(slots_) * load_factor); }
-  // The caller keeps size() within max_entries (load factor < 1), as the cleaner does.
-  void put(const KeyDigest& key, int64_t offset);
+  // The caller keeps size() within max_entries (load factor < 1), as the
+  // cleaner does. The key's offset before this put (-1: a new key).
+  int64_t put(const KeyDigest& key, int64_t offset);
   int64_t get(const KeyDigest& key) const;  // -1 when absent
   // Starts loading the slot a key probes first, kPrefetchAhead keys before
   // it is looked up or put, so that the cache misses of a batch's keys
@@ -68,6 +69,9 @@ class OffsetMap {
     __builtin_prefetch(slot);
     __builtin_prefetch(slot + kBytesPerEntry - 1);  // a quarter of the 24-byte slots cross a cache line
   }
+  // The offsets still to be put are below `end` (-1: unknown): how far a
+  // large table grows at once (offset_map.cc, grow).
+  void expect_offsets_below(int64_t end) { end_hint_ = end; }
   // Empty again, back to the first small table (its memory returned).
   void clear();
   void update_latest_offset(int64_t offset) { latest_ = offset; }
@@ -86,10 +90,15 @@ class OffsetMap {
   static void unmap_table(Table& t);
   static int64_t slot_of(const KeyDigest& key, int attempt, const Table& t);
   static uint8_t* find(const Table& t, const KeyDigest& key, bool* found);
-  void grow();
+  // The distinct keys the section will have, at the rate of new keys since the last growth (-1: unknown).
+  double projected_entries(int64_t offset) const;
+  int64_t next_slots(int64_t offset) const;
+  void grow(int64_t offset);
 
   int64_t slots_;
   int64_t entries_ = 0;
+  // For grow's projection: puts, the first one's offset, and puts and new keys since the last growth.
+  int64_t end_hint_ = -1, puts_ = 0, first_put_ = 0, puts_since_grow_ = 0, new_since_grow_ = 0;
   int64_t latest_ = -1;
   Table table_;
 };

@@ -27,6 +27,7 @@
 #include "tests/unit/support/run_tool.h"
 #include "tests/unit/support/scratch.h"
 #include "tools/ops/common/problem.h"
+#include "tools/ops/compact/compact_filter.h"
 #include "tools/ops/compact/compact_spill.h"
 #include "tools/ops/write/safe_write.h"
 
@@ -138,6 +139,57 @@ TEST_CASE("offset map: growing to Kafka's size, it keeps every key and counts as
   CHECK(wrong == 0);
   const int64_t last = (full - 1) % 5 == 0 ? 1000000 + full - 1 : full - 1;  // the last put
   CHECK(m.latest_offset() == last);
+}
+
+// Past a million slots the table grows to what the rate of new keys
+// projects (at most 4x); the map's answers must not change, and the map
+// pass's answers by offset (PutOffsets) must be the map's, as the filter
+// compares them, for every record put.
+TEST_CASE("offset map: grown by projection it keeps every key; the answers by offset are the map's", "[compact]") {
+  std::mt19937_64 rng(51);
+  const int64_t records = 3000000;
+  kseg::OffsetMap m(int64_t{512} << 20);  // 22 million slots: no fill-stop
+  m.expect_offsets_below(2 * records);
+  kseg::compact::PutOffsets known;
+  known.reset(0, 2 * records, int64_t{512} << 20);
+  auto digest = [](uint64_t n) {
+    const std::string k = fmt::format("k{}", n);
+    return kseg::key_digest(kseg::Bytes(reinterpret_cast<const uint8_t*>(k.data()), k.size()));
+  };
+  std::vector<int64_t> latest;  // key n -> its latest offset
+  std::vector<std::pair<int64_t, uint64_t>> puts;  // (offset, key), in order
+  int64_t offset = 0, wrong_previous = 0;
+  for (int64_t i = 0; i < records; ++i) {
+    // new keys at first, then old ones coming back more and more (the projection overshoots)
+    const bool fresh = latest.empty() || rng() % records >= static_cast<uint64_t>(i);
+    const uint64_t key = fresh ? latest.size() : rng() % latest.size();
+    if (fresh) latest.push_back(-1);
+    offset += 1 + static_cast<int64_t>(rng() % 2);  // gaps, as a cleaned log has
+    const int64_t previous = m.put(digest(key), offset);
+    wrong_previous += previous != latest[key];
+    known.put(offset, previous);
+    latest[key] = offset;
+    puts.emplace_back(offset, key);
+  }
+  CHECK(wrong_previous == 0);
+  CHECK(m.size() == static_cast<int64_t>(latest.size()));
+  int64_t wrong = 0, differ = 0;
+  for (size_t n = 0; n < latest.size(); ++n) wrong += m.get(digest(n)) != latest[n];
+  CHECK(wrong == 0);
+  REQUIRE(known.on());
+  for (const auto& [o, key] : puts) {
+    const auto f = known.found(o);
+    REQUIRE(f.has_value());
+    differ += (o >= *f) != (o >= m.get(digest(key)));  // the filter's comparison: latest or superseded
+  }
+  CHECK(differ == 0);
+  CHECK_FALSE(known.found(0).has_value());  // no record there
+  CHECK_FALSE(known.found(offset + 1).has_value());
+  known.put(offset, -1);  // an offset that does not increase: every record asks the map
+  CHECK_FALSE(known.on());
+  CHECK_FALSE(known.found(puts.front().first).has_value());
+  known.reset(0, int64_t{1} << 40, 1 << 20);  // wider than allowed
+  CHECK_FALSE(known.on());
 }
 
 TEST_CASE("offset map: the remainder without a division is the remainder", "[compact]") {

@@ -58,12 +58,66 @@ struct Examined {
   int64_t rebuilt_last = 0, rebuilt_max_ts = -1;
 };
 
+// What the map pass learnt by offset: for each offset of its section, a bit
+// for a record put in the map and one for a record a later put of the same
+// key replaced. The map's answer for a record put there is its own offset
+// unless replaced, and a later one (all the filter compares) if it was: the
+// cleaning pass decides those without hashing the key or probing the map, a
+// cache miss per record in a table of hundreds of MiB. Off (every record
+// asks the map) where offsets do not increase or the section is wider than
+// `max_offsets`.
+class PutOffsets {
+ public:
+  void reset(int64_t start, int64_t end, int64_t max_offsets) {
+    on_ = end > start && end - start <= max_offsets;
+    start_ = start, last_ = -1;
+    const size_t words = on_ ? static_cast<size_t>((end - start + 63) / 64) : 0;
+    end_ = end;
+    put_.assign(words, 0);
+    replaced_.assign(words, 0);
+  }
+  void off() {
+    on_ = false;
+    std::vector<uint64_t>().swap(put_);
+    std::vector<uint64_t>().swap(replaced_);
+  }
+  // A put of `offset` whose key had `previous` (-1: none).
+  void put(int64_t offset, int64_t previous) {
+    if (!on_) return;
+    if (offset < start_ || offset >= end_ || offset <= last_) return off();  // (a damaged log: ask the map)
+    last_ = offset;
+    set(put_, offset);
+    if (previous >= 0) set(replaced_, previous);  // put here before, so within the section
+  }
+  // The map's offset for the key of the record at `offset`, if it was put.
+  std::optional<int64_t> found(int64_t offset) const {
+    if (!on_ || offset < start_ || offset > last_ || !get(put_, offset)) return std::nullopt;
+    return get(replaced_, offset) ? INT64_MAX : offset;
+  }
+  bool on() const { return on_; }
+
+ private:
+  void set(std::vector<uint64_t>& bits, int64_t offset) {
+    const auto i = static_cast<uint64_t>(offset - start_);
+    bits[i / 64] |= uint64_t{1} << (i % 64);
+  }
+  bool get(const std::vector<uint64_t>& bits, int64_t offset) const {
+    const auto i = static_cast<uint64_t>(offset - start_);
+    return bits[i / 64] >> (i % 64) & 1;
+  }
+  bool on_ = false;
+  int64_t start_ = 0, end_ = 0, last_ = -1;
+  std::vector<uint64_t> put_, replaced_;
+};
+
 // Decodes `e` into `x`; hashes the keys `wanted(rec)` selects: the map
-// pass keeps only (offset, digest) of each; the cleaning pass looks them up
-// in `lookup`, or (none: the spill answers, in order) keeps the digests.
+// pass keeps only (offset, digest) of each; the cleaning pass takes the
+// answer from `known` where it has one and looks the others up in `lookup`,
+// or (none: the spill answers, in order) keeps the digests.
 enum class Pass { map, clean };
 template <class Wanted>
-void examine(const EntryRef& e, Examined& x, Wanted&& wanted, Pass pass, const OffsetMap* lookup) {
+void examine(const EntryRef& e, Examined& x, Wanted&& wanted, Pass pass, const OffsetMap* lookup,
+             const PutOffsets* known = nullptr) {
   x.b = batch_of(e);
   if (x.b.control) {
     auto t = control_type(x.b, x.buf);
@@ -78,8 +132,14 @@ void examine(const EntryRef& e, Examined& x, Wanted&& wanted, Pass pass, const O
   std::vector<Bytes> keys;
   std::vector<size_t> which;
   x.hashed.assign(x.recs.size(), 0);
+  if (pass == Pass::clean && lookup) x.found.assign(x.recs.size(), -2);
   for (size_t k = 0; k < x.recs.size(); ++k)
     if (!x.recs[k].key.null && wanted(x.recs[k])) {
+      if (lookup && known)
+        if (auto f = known->found(x.recs[k].offset)) {
+          x.found[k] = *f;
+          continue;
+        }
       keys.push_back(x.recs[k].key.bytes);
       which.push_back(k);
       x.hashed[k] = 1;
@@ -97,7 +157,6 @@ void examine(const EntryRef& e, Examined& x, Wanted&& wanted, Pass pass, const O
     return;
   }
   if (lookup) {
-    x.found.assign(x.recs.size(), -2);
     // The slot of the key a few ahead loads while this one is looked up: a
     // whole batch's prefetches at once overflow the core's miss buffers, and
     // most were dropped (the map's lookups missed the cache as without any).

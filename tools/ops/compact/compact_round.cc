@@ -154,6 +154,7 @@ class Round {
   const Settings& s_;
   const RoundOptions& o_;
   OffsetMap map_;
+  PutOffsets known_;  // the map pass's answers by offset, for the cleaning pass
   std::unique_ptr<Spill> spill_;  // the map's answers when its keys did not fit (one pass)
   RoundStats st_;
   int64_t legacy_horizon_ = 0;
@@ -205,6 +206,9 @@ Status Round::build_map(int64_t start, int64_t end) {
   tracker.add(collect_aborted(p_, start, end));
   const int64_t max_entries = map_.max_entries(s_.load_factor);
   st_.map_capacity = max_entries;
+  // Two bits an offset, at most a quarter of the map's memory.
+  known_.reset(start, end, s_.offset_map_bytes);
+  map_.expect_offsets_below(end);
   size_t i = 0;
   while (i + 1 < p_.segments.size() && p_.segments[i + 1].base <= start) ++i;
   const size_t first = i;
@@ -243,7 +247,7 @@ Status Round::build_map(int64_t start, int64_t end) {
                 if (map_.get(digest) < 0) ++lacking;
                 continue;
               }
-              map_.put(digest, offset);
+              known_.put(offset, map_.put(digest, offset));
               ++st_.map_records;
             }
           }
@@ -285,6 +289,7 @@ Status Round::spill_all(int64_t start, int64_t end) {
   if (!made.ok()) return made.error();
   spill_ = std::move(*made);
   map_.clear();
+  known_.off();
   int64_t work = 0;
   for (size_t i = 0; i < p_.segments.size() && p_.segments[i].base < end; ++i) work += p_.segments[i].size;
   progress_more(work);
@@ -525,7 +530,8 @@ Status Round::clean_segment(size_t seg, Dest& dest, Tracker& tracker) {
       scanner, threads_,
       [&](const WalkEntry& w, unsigned) {
         Examined x;
-        examine(w.ref(), x, [&](const Rec& r) { return r.offset <= latest; }, Pass::clean, spill_ ? nullptr : &map_);
+        examine(w.ref(), x, [&](const Rec& r) { return r.offset <= latest; }, Pass::clean, spill_ ? nullptr : &map_,
+                &known_);
         speculate(x, retain_legacy);
         return x;
       },
