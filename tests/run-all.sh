@@ -144,6 +144,8 @@ if [[ "${KSEG_SKIP_KAFKA:-0}" != 1 ]]; then
   tier "kafka truncate oracle" env KSEG_ORACLE_SEED="$RANDOM" python3 "$top/tests/kafka/truncate-oracle.py" \
     "$b/main/kseg-truncate"
   tier "kafka truncate, then a real broker" "$top/tests/kafka/truncate-broker.sh" "$b/main/kseg-truncate"
+  # Untrimmed time indexes: what a real broker deletes or leaves, what kseg-verify calls them, kseg-reindex's mend.
+  tier "kafka untrimmed time indexes, a real broker" "$top/tests/kafka/timeindex-broker.sh" "$b/main"
   # Kafka judges kseg-doctor: scripted damages, a real broker's start-up, its log read back.
   tier "kafka doctor, judged by a real broker" "$top/tests/kafka/doctor-broker.sh" "$b/main/kseg-doctor"
   tier "kafka compact oracle" python3 "$top/tests/kafka/compact-oracle.py" "$b/main/kseg-compact"

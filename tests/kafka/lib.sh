@@ -121,7 +121,7 @@ broker_scratch() {
   tmp="$(mktemp -d)"
   trap broker_cleanup EXIT
 }
-keep_tmp=""
+keep_tmp="${KEEP_TMP:-}"
 broker_cleanup() {
   [[ -n "$broker_pid" ]] && kill -9 "$broker_pid" 2>/dev/null || true
   if [[ -n "$keep_tmp" ]]; then echo "$(basename "$0"): kept $tmp" >&2; else rm -rf "$tmp"; fi

@@ -33,14 +33,22 @@ TEST_CASE("kseg-dump exits as kseg-verify judges, on every corpus partition", "[
       const auto v = run_tool(verify, {"--deep", part}, c.path().string());
       INFO(c.path().filename().string() << "/" << part << ": kseg-verify exit " << v.exit_code << "\n" << v.out);
       REQUIRE((v.exit_code == 0 || v.exit_code == 1));
-      if (v.exit_code == 0) {
+      // timeindex.preallocated_loaded: kseg-dump reads a .timeindex as
+      // DumpLogSegments does, up to its zero tail, and finds the tail only
+      // where Kafka's sanity check does (--index-sanity-check, which fails).
+      size_t errors = 0, loaded = 0;
+      for (size_t at = v.out.find("ERROR "); at != std::string::npos; at = v.out.find("ERROR ", at + 1)) {
+        ++errors;
+        loaded += v.out.compare(at, 35, "ERROR timeindex.preallocated_loaded") == 0;
+      }
+      if (v.exit_code == 0 || (errors > 0 && errors == loaded)) {
         ++healthy;
         for (const auto& m : modes) {
           auto args = m;
           args.push_back(part);
           const auto d = run_tool(dump, args, c.path().string());
           INFO("kseg-dump " << fmt::format("{}", fmt::join(args, " ")) << "\nstderr: " << d.err);
-          CHECK(d.exit_code == 0);
+          CHECK(d.exit_code == (loaded > 0 && m == std::vector<std::string>{"--index-sanity-check"} ? 1 : 0));
         }
       } else {
         ++damaged;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // kseg-verify on every case of the Kafka corpus: no false positives, and
 // the six damaged cases reported with the code and position of their recipe.
+#include <algorithm>
 #include <filesystem>
 #include <set>
 #include <tuple>
@@ -9,6 +10,7 @@
 
 #include "tests/unit/support/dirs.h"
 #include "tests/unit/verify_fixture.h"
+#include "tools/ops/partition/log_dir.h"
 
 namespace fs = std::filesystem;
 using kseg::test::CaseCopy;
@@ -46,8 +48,13 @@ std::multiset<std::pair<std::string, std::string>> expected_info(const std::stri
       return fs::exists(path) && (fs::file_size(path) == a || fs::file_size(path) == b);
     };
     if (size_is(base.string() + ".index", 4096, 10485760)) out.insert({"index.preallocated", last + ".index"});
+    // In a log dir shut down cleanly (the in-process cases' UnifiedLog.close()
+    // leaves the active .timeindex preallocated) Kafka loads those zeros as
+    // entries (tests/kafka/timeindex-broker.sh): an error, counted apart.
     if (size_is(base.string() + ".timeindex", 4092, 10485756))
-      out.insert({"timeindex.preallocated", last + ".timeindex"});
+      out.insert({kseg::active_indexes_loaded_as_is(part.path().string()) ? "timeindex.preallocated_loaded"
+                                                                           : "timeindex.preallocated",
+                  last + ".timeindex"});
     for (const auto& f : fs::directory_iterator(part.path()))
       if (f.path().extension() == ".deleted") out.insert({"dir.leftover_deleted", f.path().filename().string()});
     if (fs::exists(base.string() + ".log") && fs::file_size(base.string() + ".log") == 16384)
@@ -58,7 +65,7 @@ std::multiset<std::pair<std::string, std::string>> expected_info(const std::stri
 
 }  // namespace
 
-TEST_CASE("every undamaged corpus case verifies with no errors or warnings", "[verify]") {
+TEST_CASE("every undamaged corpus case verifies with no errors or warnings but loaded preallocated time indexes", "[verify]") {
   const std::set<std::string> damaged = {"torn-tail", "torn-header", "zero-tail", "zero-appended", "corrupt-size",
                                          "crc-mismatch"};
   int checked = 0;
@@ -69,12 +76,16 @@ TEST_CASE("every undamaged corpus case verifies with no errors or warnings", "[v
     for (const char* depth : {"--quick", "--deep"}) {
       INFO("case " << name << " " << depth);
       auto run = verify_json({depth, "--fail-on", "warning", "."}, copy.dir());
-      CHECK(run.exit_code == 0);
-      CHECK(run.report["summary"]["errors"] == 0);
+      const auto want = expected_info(copy.dir());
+      const auto loaded = static_cast<int>(std::count_if(want.begin(), want.end(), [](const auto& w) {
+        return w.first == "timeindex.preallocated_loaded";
+      }));
+      CHECK(run.exit_code == (loaded > 0 ? 1 : 0));
+      CHECK(run.report["summary"]["errors"] == loaded);
       CHECK(run.report["summary"]["warnings"] == 0);
       std::multiset<std::pair<std::string, std::string>> info;
       for (const auto& [sev, code, file, pos] : findings(run.report)) info.insert({code, file});
-      CHECK(info == expected_info(copy.dir()));
+      CHECK(info == want);
     }
     ++checked;
   }

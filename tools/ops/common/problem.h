@@ -33,7 +33,7 @@ enum class Code : uint8_t {
   index_entry_mismatch, index_append_entry, index_past_log_end, index_preallocated, index_untrimmed, index_missing,
   timeindex_size,
   timeindex_not_monotonic, timeindex_entry_mismatch, timeindex_final_entry, timeindex_past_log_end,
-  timeindex_preallocated, timeindex_untrimmed, timeindex_missing, timeindex_empty_batch, txnindex_size, txnindex_bad_version,
+  timeindex_preallocated, timeindex_preallocated_loaded, timeindex_untrimmed, timeindex_missing, timeindex_empty_batch, txnindex_size, txnindex_bad_version,
   txnindex_below_base, txnindex_not_increasing, txnindex_missing_abort, txnindex_unexpected_entry,
   txnindex_entry_mismatch, txnindex_marker_removed, snapshot_corrupt, snapshot_crc, snapshot_past_log_end, snapshot_mismatch,
   epoch_corrupt, epoch_mismatch, epoch_missing, epoch_past_log_end, partition_metadata_corrupt, partition_metadata_stray,

@@ -56,6 +56,7 @@ bool index_content(Code c) {
     case Code::timeindex_entry_mismatch:
     case Code::timeindex_final_entry:
     case Code::timeindex_past_log_end:
+    case Code::timeindex_preallocated_loaded:
     case Code::timeindex_untrimmed: return true;
     default: return false;
   }

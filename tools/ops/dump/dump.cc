@@ -18,6 +18,7 @@
 
 #include "formats/file_names.h"
 #include "tools/ops/dump/dumper.h"
+#include "tools/ops/partition/log_dir.h"
 #include "tools/ops/partition/partition_dir.h"
 #include "tools/ops/partition/segment_end_code.h"
 
@@ -76,6 +77,12 @@ void Dumper::index_problem(const std::string& path, Code code, const Error& e) {
 bool Dumper::last_segment(const std::string& path, Offset base) const {
   auto layout = read_partition_layout(dir_name(path), Unreadable::list);
   return !layout.ok() || layout->segments.empty() || layout->segments.rbegin()->first <= base;
+}
+
+Code Dumper::active_code(const std::string& path, Code preallocated) const {
+  return preallocated == Code::timeindex_preallocated && active_indexes_loaded_as_is(dir_name(path))
+             ? Code::timeindex_preallocated_loaded
+             : preallocated;
 }
 
 void Dumper::io_problem(const std::string& path, const std::string& what) {

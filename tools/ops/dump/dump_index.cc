@@ -85,7 +85,7 @@ struct ZeroSlot {
   bool all_zero;  // slot 0 is zeros and no entry follows it
   std::optional<Code> code(int64_t slot, Code preallocated, Code untrimmed) const {
     if (slot != 0 || !all_zero) return std::nullopt;
-    return d.last_segment(path, base) ? preallocated : untrimmed;
+    return d.last_segment(path, base) ? d.active_code(path, preallocated) : untrimmed;
   }
 };
 }  // namespace
@@ -265,7 +265,8 @@ void Dumper::time_index_sanity(const std::string& path, Offset base, const time_
   if (Status st = time_index::sanity_check(view, absolute_path(path)); !st.ok()) {
     const bool zero_tail = st.error().code != Errc::bad_length && live < view.slot_count();
     return problem(path,
-                   zero_tail ? (last_segment(path, base) ? Code::timeindex_preallocated : Code::timeindex_untrimmed)
+                   zero_tail ? (last_segment(path, base) ? active_code(path, Code::timeindex_preallocated)
+                                                         : Code::timeindex_untrimmed)
                    : st.error().code == Errc::bad_length ? Code::timeindex_size
                                                          : Code::timeindex_not_monotonic,
                    st.error());

@@ -80,6 +80,10 @@ class Dumper {
   // Whether the segment of `path` (base offset `base`) is the last of its
   // directory: Kafka's active segment, whose indexes it leaves preallocated.
   bool last_segment(const std::string& path, Offset base) const;
+  // What a zero tail of the active segment's index `path` is: `preallocated`
+  // (info), or for a .timeindex Kafka loads as it is, the error kseg-verify
+  // calls timeindex.preallocated_loaded.
+  Code active_code(const std::string& path, Code preallocated) const;
   void close_json();
 
   // Reports a problem on stderr, once, and marks the run as failed if the

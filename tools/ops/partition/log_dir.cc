@@ -156,4 +156,9 @@ Result<std::optional<int64_t>> partition_checkpoint(const std::string& partition
   return checkpoint_line(part.parent_path().string(), which, name->topic, name->partition);
 }
 
+bool active_indexes_loaded_as_is(const std::string& partition_dir) {
+  return fs::path(partition_dir).filename() != "__cluster_metadata-0" &&
+         log_dir_files(log_dir_of(partition_dir)).clean_shutdown;
+}
+
 }  // namespace kseg

@@ -70,6 +70,11 @@ Result<std::optional<int64_t>> partition_checkpoint(const std::string& partition
 // The canonical log dir of a partition directory (its parent, links
 // resolved): the one a writer locks and whose checkpoints it reads.
 std::string log_dir_of(const std::string& partition_dir);
+// Whether Kafka loads the active segment's indexes of `partition_dir` as they
+// are: its log dir was shut down cleanly, and it is not the metadata log
+// (which Kafka recovers at every start). A preallocated .timeindex loaded so
+// is full (formats/time-index.md).
+bool active_indexes_loaded_as_is(const std::string& partition_dir);
 
 // Whether the log dir holding partition directory `partition_dir` was shut
 // down cleanly (Kafka then skips recovery of its partitions).

@@ -34,8 +34,13 @@ struct Segment {
   bool active = false;  // the partition's last segment
   // A preallocated index of its own may stay: the active segment of a log dir
   // the broker shut down cleanly, under a plain run (Kafka loads it as it is;
-  // after an unclean shutdown its recovery rebuilds it).
+  // after an unclean shutdown its recovery rebuilds it). Not a .timeindex,
+  // but the metadata log's (Kafka recovers that log at every start): loaded
+  // as it is, its zeros fill it, the next append rolls the segment and leaves
+  // it untrimmed, and retention then reads its largest timestamp as 0
+  // (verify: timeindex.preallocated_loaded; tests/kafka/timeindex-broker.sh).
   bool preallocated_ok = false;
+  bool time_preallocated_ok = false;
 };
 
 // Where Kafka's own recovery throws: nothing of the partition is changed.
@@ -249,7 +254,7 @@ Status plan_kept(const std::string& dir, Segment& s, Bytes log, Repair repair, c
     KSEG_RETURN_IF_ERROR(plan_index(dir, index_name, r.offset_index, 8, out.plan, s.preallocated_ok, offsets_serve));
   }
   KSEG_RETURN_IF_ERROR(plan_index(dir, file_name(s.base, file_names::FileKind::timeindex), r.time_index, 12, out.plan,
-                                  s.preallocated_ok, times_serve));
+                                  s.time_preallocated_ok, times_serve));
   if (rewrite) {
     if (sv) {
       plan_salvage(s, *sv, r, old_size, out.plan, out.removed);
@@ -415,6 +420,7 @@ Result<PartitionPlan> plan_partition(const std::string& dir, const recover::Conf
     if (only_base && base != *only_base) continue;
     Segment s{base, file_name(base, file_names::FileKind::log), {}, base == bases->back()};
     s.preallocated_ok = s.active && repair == Repair::none && clean_shutdown;
+    s.time_preallocated_ok = s.preallocated_ok && !active_indexes_loaded_as_is(dir);
     auto log = MappedFile::open(dir + "/" + s.log_name);
     if (!log.ok()) return log.error().in(dir + "/" + s.log_name);
     const ProgressDoneAtEnd told{log->size()};

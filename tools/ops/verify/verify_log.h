@@ -42,6 +42,9 @@ struct SegmentScan {
   std::string file;
   Offset base_offset;
   bool last_segment = false;   // the active segment: benign endings are judged differently
+  // The active segment of a log dir shut down cleanly (not the metadata log,
+  // which Kafka recovers at every start): Kafka loads its indexes as they are.
+  bool loaded_as_is = false;
   Length file_size;
   Position valid_end;          // after the last whole batch
   Length checked_bytes;        // read (less than file_size under --max-bytes)

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "formats/file_names.h"
+#include "tools/ops/partition/log_dir.h"
 #include "tools/ops/partition/partition_dir.h"
 #include "tools/ops/verify/verify_index.h"
 #include "tools/ops/verify/verify_producer.h"
@@ -139,11 +140,13 @@ void verify_partition(const LogCheckOptions& opts, TargetResult& r) {
   SegmentScan prev;
   bool tail_damaged = false;
   r.log_end = r.log_start;
+  const bool loaded_as_is = active_indexes_loaded_as_is(dir);
   for (auto it = l.segments.begin(); it != l.segments.end(); ++it) {
     SegmentScan s;
     s.file = dir + "/" + it->second.names.at(FileKind::log);
     s.base_offset = it->first;
     s.last_segment = std::next(it) == l.segments.end();
+    s.loaded_as_is = s.last_segment && loaded_as_is;
     SegmentIndexes indexes(dir, it->second, s.base_offset);
     // Findings of the replay and the epochs follow the segment's own.
     Findings replayed, epoch_changes;

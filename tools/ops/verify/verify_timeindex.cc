@@ -91,7 +91,12 @@ void TimeIndexCheck::finish(const SegmentScan& s, Findings& f) {
           fmt::format("timestamp > {}, offset >= {}", prev.timestamp_ms, prev.offset),
           fmt::format("({}, {})", cur.timestamp_ms, cur.offset));
   } else if (index_.live < slots) {
-    const Code code = s.last_segment ? Code::timeindex_preallocated : Code::timeindex_untrimmed;
+    // Loaded as it is, the zeros are entries: the index is full, the next
+    // append rolls the segment and the roll leaves it so (KAFKA-19200; seen
+    // with a 4.4.0 broker, tests/kafka/timeindex-broker.sh).
+    const Code code = !s.last_segment ? Code::timeindex_untrimmed
+                      : s.loaded_as_is ? Code::timeindex_preallocated_loaded
+                                       : Code::timeindex_preallocated;
     f.add(code, index_.path, v.slot_position(index_.live),
           fmt::format("{} entries, then {} zero-filled slots", index_.live, slots - index_.live),
           fmt::format("{} bytes", index_.live * time_index::kEntrySize), fmt::format("{} bytes", index_.file->size()));
