@@ -11,9 +11,10 @@
 #   mended   closed, then kseg-reindex: kseg-verify passes; the broker keeps every record;
 #   active   the active segment's .timeindex grown so (as a running broker has it) in the log
 #            dir shut down cleanly: kseg-verify fails on timeindex.preallocated_loaded; the broker
-#            loads the zeros as entries (KAFKA-19200), rolls at the next append and leaves the
-#            segment closed with its zero tail: what the broker leaves kseg-verify calls
-#            timeindex.untrimmed, the state the closed case shows retention deleting;
+#            loads it as it is (KAFKA-19200: its zeros count as entries, so it is full), and the
+#            next append rolls the segment (log.roll.ms alone would roll it here too) leaving
+#            the zero tail on the closed segment: what kseg-verify then calls timeindex.untrimmed,
+#            the state the closed case shows retention deleting;
 #   active_mended  active, then kseg-reindex (which trims it): the broker rolls, the segment's
 #            .timeindex trimmed, and serves every record;
 #   active_unclean  active without .kafka_cleanshutdown: kseg-verify passes (info

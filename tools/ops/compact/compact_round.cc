@@ -155,6 +155,9 @@ class Round {
   const RoundOptions& o_;
   OffsetMap map_;
   PutOffsets known_;  // the map pass's answers by offset, for the cleaning pass
+  // validate()'s: whether the batches of every segment the round reads have increasing offsets (v2 only).
+  int64_t validated_last_ = -1;
+  bool offsets_increase_ = true;
   std::unique_ptr<Spill> spill_;  // the map's answers when its keys did not fit (one pass)
   RoundStats st_;
   int64_t legacy_horizon_ = 0;
@@ -178,6 +181,10 @@ Status Round::validate(size_t seg) {
   while (auto e = scanner.next()) {
     f->release_before(e->position);  // in 2 MiB steps: resident memory stays flat
     const EntryCheck c = check_entry(*e);
+    // The cleaning pass's answers by offset (PutOffsets) name one record per
+    // offset: only where every batch it reads starts past the last one's end.
+    if (!c.v2() || c.base_offset <= validated_last_) offsets_increase_ = false;
+    validated_last_ = std::max(validated_last_, c.last_offset);
     if (c.fault() == SegmentEnd::too_small) return at(file, e->position, too_small_text(*e));
     if (c.fault() == SegmentEnd::bad_crc) return at(file, e->position, crc_mismatch_text(c));
     if (!c.decoded) return at(file, e->position, "a message whose key or value runs past its end");
@@ -206,8 +213,8 @@ Status Round::build_map(int64_t start, int64_t end) {
   tracker.add(collect_aborted(p_, start, end));
   const int64_t max_entries = map_.max_entries(s_.load_factor);
   st_.map_capacity = max_entries;
-  // Two bits an offset, at most a quarter of the map's memory.
-  known_.reset(start, end, s_.offset_map_bytes);
+  // Two bits an offset, at most a sixteenth of the map's memory.
+  known_.reset(start, end, s_.offset_map_bytes / 4);
   map_.expect_offsets_below(end);
   size_t i = 0;
   while (i + 1 < p_.segments.size() && p_.segments[i + 1].base <= start) ++i;
@@ -730,6 +737,7 @@ Result<RoundStats> Round::run() {
   });
   KSEG_RETURN_IF_ERROR(valid);  // a damaged batch is named before whatever the map met
   KSEG_RETURN_IF_ERROR(built);
+  if (!offsets_increase_) known_.off();
   st_.map_keys = map_.size();
   if (st_.map_full && o_.one_pass) {
     stage("spilling keys beyond --memory");

@@ -75,8 +75,8 @@ std::string sibling(const std::string& path, const std::string& name, const char
 // so an index Kafka left all zeros (preallocated, nothing indexed yet) shows
 // it one entry (base offset, position or timestamp 0) that matches nothing
 // and sometimes crashes it. kseg-verify's rule says what that slot is: the
-// preallocated tail of the active segment (info), or an untrimmed one of an
-// older segment (warning); neither fails the run.
+// preallocated tail of the active segment (info, or for a .timeindex Kafka
+// loads as it is an error), or an untrimmed one of an older segment (error).
 namespace {
 struct ZeroSlot {
   const Dumper& d;

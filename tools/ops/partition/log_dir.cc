@@ -157,8 +157,19 @@ Result<std::optional<int64_t>> partition_checkpoint(const std::string& partition
 }
 
 bool active_indexes_loaded_as_is(const std::string& partition_dir) {
-  return fs::path(partition_dir).filename() != "__cluster_metadata-0" &&
-         log_dir_files(log_dir_of(partition_dir)).clean_shutdown;
+  // By its real name ("." inside the metadata log is the metadata log).
+  std::error_code ec;
+  const fs::path given = partition_dir.empty() ? fs::path(".") : fs::path(partition_dir);
+  fs::path dir = fs::weakly_canonical(fs::absolute(given, ec), ec);
+  if (ec) dir = given;
+  if (dir.filename().empty()) dir = dir.parent_path();
+  // Kafka appends to a partition's log and a -future copy only: -delete and
+  // -stray logs are not even closed at shutdown.
+  const auto name = file_names::parse_partition_dir_name(dir.filename().string());
+  if (!name.ok() || name->topic == "__cluster_metadata" ||
+      (name->kind != file_names::DirKind::partition && name->kind != file_names::DirKind::future))
+    return false;
+  return log_dir_files(dir.parent_path().string()).clean_shutdown;
 }
 
 }  // namespace kseg

@@ -71,9 +71,10 @@ Result<std::optional<int64_t>> partition_checkpoint(const std::string& partition
 // resolved): the one a writer locks and whose checkpoints it reads.
 std::string log_dir_of(const std::string& partition_dir);
 // Whether Kafka loads the active segment's indexes of `partition_dir` as they
-// are: its log dir was shut down cleanly, and it is not the metadata log
-// (which Kafka recovers at every start). A preallocated .timeindex loaded so
-// is full (formats/time-index.md).
+// are and appends to them: its log dir was shut down cleanly, it is a
+// partition's log or a -future copy (not -delete, -stray) and not the
+// metadata log (which Kafka recovers at every start). A preallocated
+// .timeindex loaded so is full (formats/time-index.md).
 bool active_indexes_loaded_as_is(const std::string& partition_dir);
 
 // Whether the log dir holding partition directory `partition_dir` was shut

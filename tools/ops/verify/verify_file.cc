@@ -37,6 +37,7 @@ void verify_segment_file(const LogCheckOptions& opts, const std::string& path, c
   if (n.kind != FileKind::log) log = path.substr(0, path.rfind('.')) + ".log";
   s.file = log;
   s.last_segment = is_last_segment(fs::path(log), n.offset.value);
+  s.loaded_as_is = s.last_segment && active_indexes_loaded_as_is(fs::path(log).parent_path().string());
   if (n.kind == FileKind::log) {
     scan_segment(opts, s, r.findings);
     return;
