@@ -146,6 +146,8 @@ if [[ "${KSEG_SKIP_KAFKA:-0}" != 1 ]]; then
   tier "kafka truncate, then a real broker" "$top/tests/kafka/truncate-broker.sh" "$b/main/kseg-truncate"
   # Untrimmed time indexes: what a real broker deletes or leaves, what kseg-verify calls them, kseg-reindex's mend.
   tier "kafka untrimmed time indexes, a real broker" "$top/tests/kafka/timeindex-broker.sh" "$b/main"
+  # A two-phase-commit transaction left open: kseg-txn's verdict, and Kafka's coordinator never aborting it.
+  tier "kafka 2PC transaction, a real broker" "$top/tests/kafka/txn2pc-broker.sh" "$b/main"
   # Kafka judges kseg-doctor: scripted damages, a real broker's start-up, its log read back.
   tier "kafka doctor, judged by a real broker" "$top/tests/kafka/doctor-broker.sh" "$b/main/kseg-doctor"
   tier "kafka compact oracle" python3 "$top/tests/kafka/compact-oracle.py" "$b/main/kseg-compact"

@@ -104,6 +104,12 @@ start_broker() {
   broker_pid=$!
   wait_port "$bport" "$broker_pid" "$tmp/broker.out"
 }
+# broker_on DIR [SETTING...]: the broker on log dir DIR with props' settings and these.
+broker_on() {
+  local dir="$1"; shift
+  props "$dir" "$@" > "$tmp/server.properties"
+  start_broker "$tmp/server.properties"
+}
 # stop_broker: a controlled shutdown (SIGTERM), as a service manager does it.
 stop_broker() {
   kill -TERM "$broker_pid"

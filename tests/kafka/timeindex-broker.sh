@@ -44,11 +44,10 @@ offsets() {
   done
   echo "$got"
 }
-# run_broker NAME DIR: the broker on DIR, its output in $tmp/NAME.out.
+# run_broker NAME DIR: the broker on DIR, its output in $tmp/NAME.out once stopped (stop_as).
 run_broker() {
-  props "$2" "${settings[@]}" > "$tmp/$1.properties"
   : > "$tmp/broker.out"
-  start_broker "$tmp/$1.properties"
+  broker_on "$2" "${settings[@]}"
 }
 stop_as() { stop_broker; cp "$tmp/broker.out" "$tmp/$1.out"; }
 

@@ -223,6 +223,7 @@ json partition_json(const Report& p, const TxnOptions& o) {
            {"timeout_ms", t.coordinator->timeout_ms},
            {"last_update_ms", t.coordinator->last_update_ms},
            {"includes_partition", t.coordinator->includes(p.topic, p.number)},
+           {"two_phase_commit", t.coordinator->two_phase()},
            {"from", t.coordinator->source}};
     j["open_transactions"].push_back({{"producer_id", t.producer.producer_id},
                                       {"epoch", t.producer.producer_epoch},
@@ -252,8 +253,9 @@ void print_text(const Report& p, const TxnOptions& o, Sink& out) {
             p.producers.size() == 1 ? "" : "s", p.open.size(), p.open.size() == 1 ? "" : "s", p.aborted_total,
             p.aborted_total == 1 ? "" : "s");
   for (const auto& t : p.open) {
+    const bool two_phase = t.verdict == "ongoing" && t.coordinator && t.coordinator->two_phase();
     out.print("  {}: producer {} epoch {}: open from offset {}, last write {} ({} before --now)\n",
-              t.verdict == "hanging" ? "HANGING" : t.verdict, t.producer.producer_id, t.producer.producer_epoch,
+              t.verdict == "hanging" ? "HANGING" : two_phase ? "ongoing (2PC)" : t.verdict, t.producer.producer_id, t.producer.producer_epoch,
               t.producer.current_txn_first_offset, iso(t.producer.timestamp_ms),
               human_duration(minus(o.now_ms, t.producer.timestamp_ms)));
     if (t.coordinator)
@@ -318,7 +320,11 @@ TxnCoordinators::Verdict TxnCoordinators::judge(int64_t pid, int64_t last_timest
   const bool listed = best->producer_id == pid && best->includes(topic, partition);
   if (best->status == 1 && listed) {
     t.verdict = "ongoing";
-    t.why = "the coordinator has it ongoing with this partition";
+    t.why = best->two_phase()
+                ? "the coordinator has it ongoing with this partition, under two-phase commit (KIP-939): it never "
+                  "times out; the external coordinator's commit or abort ends it, or kafka-transactions.sh "
+                  "abort (forceTerminateTransaction) if that coordinator is gone"
+                : "the coordinator has it ongoing with this partition";
     return t;
   }
   if ((best->status == 2 || best->status == 3) && listed) {

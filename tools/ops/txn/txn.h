@@ -10,6 +10,7 @@
 #pragma once
 
 #include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -43,6 +44,11 @@ struct CoordinatorTxn {
   std::vector<std::pair<std::string, int32_t>> partitions;
   std::string source;  // the __transaction_state partition
   bool ended() const { return status == 0 || status >= 4; }  // Empty, Complete*, Dead, PrepareEpochFence
+  // Two-phase commit (KIP-939): Kafka 4.4.0's coordinator gives a producer that
+  // asked for it (transaction.two.phase.commit.enable) Integer.MAX_VALUE as its
+  // transaction timeout, and never aborts its transactions: an external
+  // coordinator decides. Nothing else on disk says whether the client prepared it.
+  bool two_phase() const { return timeout_ms == INT32_MAX; }
   bool includes(const std::string& topic, int32_t p) const {
     return std::find(partitions.begin(), partitions.end(), std::make_pair(topic, p)) != partitions.end();
   }
