@@ -27,6 +27,7 @@
 #include "tools/ops/common/exit_codes.h"
 #include "tools/ops/common/progress.h"
 #include "tools/ops/common/sink.h"
+#include "tools/ops/partition/log_dir.h"
 #include "tools/ops/partition/partition.h"
 #include "tools/ops/partition/targets.h"
 
@@ -43,14 +44,18 @@ constexpr int64_t kNoTimestamp = -1;
 
 // One index file as Kafka's checks see it.
 struct IndexHealth {
-  // ok; preallocated (the active segment's zero tail, which Kafka 4.4 leaves
-  // and does not check at load); none (an empty segment: Kafka creates its
-  // indexes on the first append); missing; untrimmed (a zero tail on an older
-  // segment, which Kafka would count as entries); failing (Kafka's sanity check).
+  // ok; preallocated (the active segment's zero tail, as a running broker or
+  // a crash leaves it: recovery rebuilds it); preallocated_loaded (a
+  // .timeindex so in a log dir shut down cleanly: Kafka loads the zeros as
+  // entries); none (an empty segment: Kafka creates its indexes on the first
+  // append); missing; untrimmed (a zero tail on an older segment, which Kafka
+  // would count as entries); failing (Kafka's sanity check).
   std::string status = "missing";
   int64_t entries = 0, slots = 0;
   std::optional<std::string> sanity;  // "passed" or Kafka's message; none when missing
-  bool problem() const { return status == "missing" || status == "untrimmed" || status == "failing"; }
+  bool problem() const {
+    return status == "missing" || status == "untrimmed" || status == "failing" || status == "preallocated_loaded";
+  }
 };
 
 struct SegmentInfo {
@@ -186,6 +191,9 @@ class PartitionReader {
       const bool last = &seg == &part->segments.back();
       s.index = index_health(seg, FileKind::index, last, s.size == 0);
       s.timeindex = index_health(seg, FileKind::timeindex, last, s.size == 0);
+      // Loaded as it is, a preallocated .timeindex is full (kseg-verify: timeindex.preallocated_loaded).
+      if (last && s.timeindex.status == "preallocated" && active_indexes_loaded_as_is(p_.dir))
+        s.timeindex.status = "preallocated_loaded";
       p_.segments.push_back(std::move(s));
     }
     for (const auto& e : state_.entries())
