@@ -10,7 +10,8 @@
 # own TransactionLog appends tpc-writer's state with the timeout the coordinator gives a 2PC
 # producer, Integer.MAX_VALUE (kseg.oracle.TxnTwoPhaseState); the other keeps 10 s.
 #   kseg-txn: tpc-0 "ongoing (2PC)" (JSON two_phase_commit) on the first copy, plain "ongoing" on
-#   the other; plain-0 aborted; no hanging transaction; kseg-verify: no txn.hanging.
+#   the other; plain-0 aborted; no hanging transaction; kseg-doctor (which judges open
+#   transactions as kseg-txn does): nothing to fix, no txn.hanging or txn.unverified.
 #   The broker, restarted on each copy for 12 s: its coordinator aborts the 10 s transaction and
 #   keeps the 2PC one open (kseg-txn after: tpc-0 aborted on one copy, still ongoing on the other).
 # Usage: txn2pc-broker.sh BUILD_DIR. Prints "N passed, M failed"; exits non-zero on failure.
@@ -41,7 +42,7 @@ open_of() { jq -c "[.partitions[] | select(.topic == \"$2\")][0].open_transactio
 aborted_of() { jq "[.partitions[] | select(.topic == \"$2\")][0].aborted_transactions | length" "$tmp/$1.json"; }
 txn "$data" before-2pc
 txn "$plain" before-plain
-grep -B1 -A2 "coordinator (" "$tmp/before-2pc.txt" | head -8
+grep -B1 -A2 "coordinator (" "$tmp/before-2pc.txt" | head -8 || true
 jq -e '.[0] | .verdict == "ongoing" and .coordinator.two_phase_commit == true and .coordinator.timeout_ms == 2147483647' \
   <<< "$(open_of before-2pc tpc)" > /dev/null && ok || bad "2pc copy, tpc-0: $(open_of before-2pc tpc)"
 grep -q "ongoing (2PC): producer" "$tmp/before-2pc.txt" && ok || bad "kseg-txn's text does not say ongoing (2PC)"
@@ -50,17 +51,25 @@ jq -e '.[0] | .verdict == "ongoing" and .coordinator.two_phase_commit == false a
 for c in before-2pc before-plain; do
   [[ "$(open_of $c plain)" == "[]" && "$(aborted_of $c plain)" == 1 ]] && ok || bad "$c, plain-0: not one aborted range"
 done
-vstatus=0
-"$build/kseg-verify" "$data" > "$tmp/verify.txt" 2>&1 || vstatus=$?
-if [[ $vstatus -eq 0 ]] && ! grep -q "txn.hanging" "$tmp/verify.txt"; then ok
-else bad "kseg-verify exited $vstatus: $(grep -E 'ERROR|WARNING' "$tmp/verify.txt" | head -3)"; fi
+dstatus=0
+"$build/kseg-doctor" "$data" > "$tmp/doctor.txt" 2>&1 || dstatus=$?
+if [[ $dstatus -eq 0 ]] && ! grep -q "txn.hanging\|txn.unverified" "$tmp/doctor.txt"; then ok
+else bad "kseg-doctor exited $dstatus: $(grep -E 'txn\.|ERROR|WARNING' "$tmp/doctor.txt" | head -3)"; fi
 
 # Kafka's coordinator on each copy: the 10 s transaction is aborted, the 2PC one is not.
 for c in 2pc plain; do
+  : > "$tmp/broker.out"
   broker_on "$tmp/$c" "${settings[@]}"
   sleep 12
   stop_broker
+  cp "$tmp/broker.out" "$tmp/$c.out"
   txn "$tmp/$c" "after-$c"
+  # The coordinator's partition loaded (so the 2PC copy's open transaction is the coordinator's choice).
+  grep -q "Completed load of Log(dir=$tmp/$c/__transaction_state-0," "$tmp/$c.out" && ok ||
+    bad "$c: the broker's log has no load of __transaction_state-0"
+  if grep -E "ERROR|WARN" "$tmp/$c.out" | grep -qi "transaction"; then
+    bad "$c: the broker logged: $(grep -E 'ERROR|WARN' "$tmp/$c.out" | grep -i transaction | head -2)"
+  else ok; fi
 done
 echo "after a 12 s run: 2pc copy tpc-0 open $(open_of after-2pc tpc | jq length), aborted $(aborted_of after-2pc tpc);" \
   "plain copy tpc-0 open $(open_of after-plain tpc | jq length), aborted $(aborted_of after-plain tpc)"

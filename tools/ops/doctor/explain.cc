@@ -244,10 +244,11 @@ std::string kafka_text(const PartitionDoc& d, const Finding& x) {
       return fmt::format("loads it as it is ({}): its zeros count as entries, so {}",
                          not_recovered_because(*s),
                          p.code == Code::timeindex_untrimmed
-                             ? "the segment's largest timestamp reads as 0 and the first time-retention pass "
-                               "deletes it, however new its records (KAFKA-10207)"
-                             : "the index is full: the next append rolls the segment and leaves the zero tail on it, "
-                               "and time retention then deletes it (timeindex.untrimmed)");
+                             ? "the segment's largest timestamp reads as 0: where the topic has time retention "
+                               "(cleanup.policy delete, retention.ms not -1) its first pass deletes the segment, "
+                               "however new its records (KAFKA-10207)"
+                             : "the index is full: the next append rolls the segment and leaves the zero tail on it "
+                               "(timeindex.untrimmed: time retention then deletes it)");
     if (s && f)
       return fmt::format("trusts it as it is ({}; Kafka checks no index content at start-up, KAFKA-7283): "
                          "lookups by offset or time through it read the wrong place, or fail at a fetch or a roll",

@@ -321,9 +321,11 @@ TxnCoordinators::Verdict TxnCoordinators::judge(int64_t pid, int64_t last_timest
   if (best->status == 1 && listed) {
     t.verdict = "ongoing";
     t.why = best->two_phase()
-                ? "the coordinator has it ongoing with this partition, under two-phase commit (KIP-939): it never "
-                  "times out; the external coordinator's commit or abort ends it, or kafka-transactions.sh "
-                  "abort (forceTerminateTransaction) if that coordinator is gone"
+                ? fmt::format("the coordinator has it ongoing with this partition, under two-phase commit (KIP-939): "
+                              "it never times out; the external coordinator's commit or abort ends it, or, if that "
+                              "coordinator is gone, kafka-transactions.sh --bootstrap-server ... "
+                              "forceTerminateTransaction --transactionalId {}",
+                              best->id)
                 : "the coordinator has it ongoing with this partition";
     return t;
   }
@@ -340,11 +342,15 @@ TxnCoordinators::Verdict TxnCoordinators::judge(int64_t pid, int64_t last_timest
                                   coordinator::transaction_state_name(best->status), best->producer_id,
                                   best->producer_epoch);
   const int64_t age = minus(now_ms, last_timestamp_ms);
-  if (age <= best->timeout_ms) {
+  // A 2PC timeout (Integer.MAX_VALUE, 24.8 days) is no bound on a lagging
+  // copy: the broker's default transaction.max.timeout.ms is, as
+  // kafka-transactions.sh find-hanging's --max-transaction-timeout.
+  const int64_t timeout_ms = best->two_phase() ? int64_t{900000} : best->timeout_ms;
+  if (age <= timeout_ms) {
     t.verdict = "unverified";
     t.why = fmt::format("{}; but its last write is only {} ms old, within the transaction timeout ({} ms): a copy "
                         "that lags behind could explain it",
-                        what, age, best->timeout_ms);
+                        what, age, timeout_ms);
     return t;
   }
   t.verdict = "hanging";

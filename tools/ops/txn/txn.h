@@ -10,7 +10,6 @@
 #pragma once
 
 #include <algorithm>
-#include <climits>
 #include <cstdint>
 #include <map>
 #include <string>

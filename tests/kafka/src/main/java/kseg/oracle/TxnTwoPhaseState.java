@@ -20,9 +20,9 @@ import org.apache.kafka.storage.internals.log.LogSegment;
 import org.apache.kafka.storage.internals.log.UnifiedLog;
 
 /**
- * Appends to a __transaction_state partition (its broker down) the record Kafka 4.4.0's
- * coordinator writes for TXN_ID when its producer asked for two-phase commit: the id's newest
- * state as it stands, with the transaction timeout Integer.MAX_VALUE
+ * Appends to a __transaction_state partition (its broker down) the id's newest state as it
+ * stands but with the transaction timeout Kafka 4.4.0's coordinator gives a producer that asked
+ * for two-phase commit, Integer.MAX_VALUE (a real 2PC producer has it from its InitProducerId on)
  * (TransactionCoordinator.handleInitProducerId; TransactionMetadata.isDistributedTwoPhaseCommitTxn
  * tests that value), serialized by Kafka's TransactionLog. Prints the state it appended.
  * Usage: TxnTwoPhaseState PARTITION_DIR TXN_ID
