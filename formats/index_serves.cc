@@ -41,6 +41,20 @@ bool offset_index_serves(const offset_index::View& index, Bytes log) {
   return true;
 }
 
+offset_index::Width offset_index_width(Bytes index, Offset base_offset, Bytes log, int64_t hint) {
+  offset_index::Width w = offset_index::detect_width(index, log, hint);
+  if (!w.ambiguous) return w;
+  auto serves = [&](int64_t width) {
+    const offset_index::View v(index, base_offset, Position{0}, offset_index::Width{width});
+    return offset_index_serves(offset_index::View(v.bytes().first(static_cast<size_t>(v.live_entry_count() * width)),
+                                                  base_offset, Position{0}, offset_index::Width{width}),
+                               log);
+  };
+  const bool narrow = serves(offset_index::kEntrySize), wide = serves(offset_index::kWideEntrySize);
+  if (narrow != wide) return {narrow ? offset_index::kEntrySize : offset_index::kWideEntrySize, false};
+  return w;
+}
+
 bool time_index_serves(const time_index::View& index, Bytes log) {
   Walk w(log);
   const int64_t n = index.slot_count();

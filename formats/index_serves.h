@@ -18,6 +18,12 @@ namespace kseg {
 // last offset of that entry or of a later one before the next slot's.
 bool offset_index_serves(const offset_index::View& index, Bytes log);
 
+// offset_index::detect_width with the segment's bytes at hand: where both
+// readings still pass, the one that serves `log` (if only one does).
+// Both serving it means both find the same batches.
+offset_index::Width offset_index_width(Bytes index, Offset base_offset, Bytes log,
+                                       int64_t hint = offset_index::kEntrySize);
+
 // Every slot of `index` (no zero tail) a (timestamp, offset) pair of the
 // running largest timestamp of `log`'s entries and the last offset of the
 // first entry that reached it, timestamps increasing; the last slot at the

@@ -18,25 +18,28 @@
 namespace kseg {
 
 // Lazy accessor over the bytes of an index file; no per-entry allocation.
-// The bytes must outlive the view. Entry: a relative_offset, kSize and
-// decode(const uint8_t*).
+// The bytes must outlive the view. Entry: a relative_offset, kSize (its
+// usual width) and decode(const uint8_t*, int64_t width).
 template <class Entry>
 class IndexView {
  public:
-  IndexView(Bytes data, Offset base_offset, Position file_position = Position{0})
-      : data_(data), base_offset_(base_offset), file_position_(file_position) {}
+  IndexView(Bytes data, Offset base_offset, Position file_position = Position{0}, int64_t entry_size = Entry::kSize)
+      : data_(data), base_offset_(base_offset), file_position_(file_position), entry_size_(entry_size) {}
 
   Offset base_offset() const { return base_offset_; }
   Length size() const { return Length{static_cast<int64_t>(data_.size())}; }
+  // Bytes a slot takes: Entry::kSize, or another width the format allows.
+  int64_t entry_size() const { return entry_size_; }
   // Kafka's entries() for an opened file: floor(size / entry size).
-  int64_t slot_count() const { return static_cast<int64_t>(data_.size()) / Entry::kSize; }
+  int64_t slot_count() const { return static_cast<int64_t>(data_.size()) / entry_size_; }
   // Bytes after the last whole slot.
-  Length trailing_bytes() const { return Length{static_cast<int64_t>(data_.size()) % Entry::kSize}; }
+  Length trailing_bytes() const { return Length{static_cast<int64_t>(data_.size()) % entry_size_}; }
 
   // Preconditions: 0 <= slot < slot_count().
-  Entry entry(int64_t slot) const { return Entry::decode(data_.data() + slot * Entry::kSize); }
+  Entry entry(int64_t slot) const { return Entry::decode(data_.data() + slot * entry_size_, entry_size_); }
   Offset offset(int64_t slot) const { return base_offset_ + entry(slot).relative_offset; }
-  Position slot_position(int64_t slot) const { return file_position_ + Length{slot * Entry::kSize}; }
+  Position slot_position(int64_t slot) const { return file_position_ + Length{slot * entry_size_}; }
+  Bytes bytes() const { return data_; }
 
   // The length part of Kafka's sanityCheck, in its words: `kind` is
   // "Index" or "Time index".
@@ -44,7 +47,7 @@ class IndexView {
     if (trailing_bytes().bytes == 0) return {};
     return Status::fail(Errc::bad_length, slot_position(slot_count()),
                         fmt::format("{} file {} is corrupt, found {} bytes which is neither positive nor a multiple of {}",
-                                    kind, file_path, size(), Entry::kSize));
+                                    kind, file_path, size(), entry_size_));
   }
 
   // kafka-dump-log's rule: stop at the first slot i > 0 whose relative
@@ -60,6 +63,7 @@ class IndexView {
   Bytes data_;
   Offset base_offset_;
   Position file_position_;
+  int64_t entry_size_;
 };
 
 }  // namespace kseg

@@ -8,6 +8,46 @@
 
 namespace kseg::offset_index {
 
+namespace {
+
+// Whether `data` read at `width` is what an index holds: entries in
+// increasing offset and position (each inside the log when its size is
+// known), then only zero slots.
+bool plausible(Bytes data, int64_t width, std::optional<int64_t> log_size) {
+  const int64_t n = static_cast<int64_t>(data.size()) / width;
+  const Entry zero{};
+  Entry prev{};
+  for (int64_t i = 0; i < n; ++i) {
+    const Entry e = Entry::decode(data.data() + i * width, width);
+    if (e == zero && i > 0) {
+      for (int64_t j = i + 1; j < n; ++j)
+        if (!(Entry::decode(data.data() + j * width, width) == zero)) return false;
+      return true;
+    }
+    if (e.relative_offset < 0 || e.position < 0) return false;
+    if (log_size && e.position >= *log_size && !(e == zero)) return false;
+    if (i > 0 && (e.relative_offset <= prev.relative_offset || e.position < prev.position)) return false;
+    prev = e;
+  }
+  return true;
+}
+
+}  // namespace
+
+Width detect_width(Bytes index, std::optional<Bytes> log, int64_t hint) {
+  const auto size = static_cast<int64_t>(index.size());
+  const bool by8 = size % kEntrySize == 0, by12 = size % kWideEntrySize == 0;
+  if (by12 && !by8) return {kWideEntrySize, false};
+  if (!by12) return {kEntrySize, false};
+  if (size == 0) return {hint, false};  // no entries either way
+  std::optional<int64_t> log_size;
+  if (log) log_size = static_cast<int64_t>(log->size());
+  const bool narrow = plausible(index, kEntrySize, log_size), wide = plausible(index, kWideEntrySize, log_size);
+  if (narrow != wide) return {narrow ? kEntrySize : kWideEntrySize, false};
+  return {hint, narrow};
+}
+
+
 int64_t View::live_entry_count() const {
   const int64_t n = slot_count();
   for (int64_t i = 1; i < n; ++i)
@@ -59,7 +99,7 @@ Status validate_entries(const View& index, int64_t entries) {
   return {};
 }
 
-Status Writer::append(Offset offset, int32_t position) {
+Status Writer::append(Offset offset, int64_t position) {
   const int64_t relative = offset - base_offset_;
   const Position at{static_cast<int64_t>(bytes_.size())};
   if (relative < 0 || relative > INT32_MAX)
@@ -71,17 +111,34 @@ Status Writer::append(Offset offset, int32_t position) {
                         fmt::format("Attempt to append an offset {} to position {} no larger than the last "
                                     "offset appended ({})",
                                     offset, entries(), last_offset_));
-  append_entry(bytes_, {static_cast<int32_t>(relative), position});
+  if (!fixed_ && entry_bytes_ == kEntrySize && position > INT32_MAX) {  // widen what is there
+    const View narrow(bytes_, base_offset_, Position{0}, Width{kEntrySize});
+    std::vector<uint8_t> wide;
+    for (int64_t i = 0; i < narrow.slot_count(); ++i) append_entry(wide, narrow.entry(i), kWideEntrySize);
+    bytes_ = std::move(wide);
+    entry_bytes_ = kWideEntrySize;
+  }
+  if (position < 0 || (entry_bytes_ == kEntrySize && position > INT32_MAX))
+    return Status::fail(Errc::refused, at,
+                        fmt::format("position {} of offset {} does not fit a {}-byte index entry", position, offset,
+                                    entry_bytes_));
+  append_entry(bytes_, {static_cast<int32_t>(relative), position}, entry_bytes_);
   last_offset_ = offset;
   return {};
 }
 
-void append_entry(std::vector<uint8_t>& out, Entry e) {
+void append_entry(std::vector<uint8_t>& out, Entry e, int64_t entry_bytes) {
   ByteWriter w(out);
   w.i32(e.relative_offset);
-  w.i32(e.position);
+  if (entry_bytes == kWideEntrySize)
+    w.i64(e.position);
+  else
+    w.i32(static_cast<int32_t>(e.position));
 }
 
-std::vector<uint8_t> encode(std::span<const Entry> entries) { return encode_entries(entries, kEntrySize, append_entry); }
+std::vector<uint8_t> encode(std::span<const Entry> entries, int64_t entry_bytes) {
+  return encode_entries(entries, static_cast<size_t>(entry_bytes),
+                        [entry_bytes](std::vector<uint8_t>& out, const Entry& e) { append_entry(out, e, entry_bytes); });
+}
 
 }  // namespace kseg::offset_index

@@ -42,13 +42,13 @@ std::optional<BatchFacts> validate(const EntryRef& e, const EntryCheck& c, Segme
 struct Rebuilder {
   Offset base;
   const Config& config;
-  offset_index::Writer offsets{base};
+  offset_index::Writer offsets{base, config.index_entry_bytes};
   time_index::Writer times{base};
   int64_t max_ts = -1;
   Offset max_ts_offset = base;
   Position last_indexed{0};
 
-  int64_t offset_capacity() const { return config.segment_index_bytes / offset_index::kEntrySize; }
+  int64_t offset_capacity() const { return config.segment_index_bytes / offsets.entry_bytes(); }
   int64_t time_capacity() const { return config.segment_index_bytes / time_index::kEntrySize; }
 
   Status add(Position at, const BatchFacts& f) {
@@ -68,7 +68,7 @@ struct Rebuilder {
                             fmt::format("index full at segment.index.bytes={}: Kafka fails loading this segment",
                                         config.segment_index_bytes));
       // The writers' positions are in the index files; the batch's is the one to name.
-      if (Status st = offsets.append(f.last_offset, static_cast<int32_t>(at.value)); !st.ok())
+      if (Status st = offsets.append(f.last_offset, at.value); !st.ok())
         return Status::fail(st.error().code, at, st.error().message);
       if (auto t = times.maybe_append(max_ts, max_ts_offset); !t.ok())
         return Status::fail(t.error().code, at, t.error().message);

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "formats/batch_v2.h"
+#include "formats/offset_index.h"
 #include "formats/batch_check.h"
 #include "formats/log_entry.h"
 #include "lib/byte_reader.h"
@@ -45,10 +46,13 @@ struct Config {
   // Threads that judge batches (CRCs) while one scans ahead; the result is
   // the same for any count.
   unsigned threads = 1;
+  // Width of the rebuilt .index's entries: 8, 12 (KIP-1333, experimental)
+  // or offset_index::kAutoWidth (8 unless the segment needs 12).
+  int64_t index_entry_bytes = offset_index::kAutoWidth;
 };
 
 struct SegmentRecovery {
-  std::vector<uint8_t> offset_index;  // exactly 8 x entries bytes
+  std::vector<uint8_t> offset_index;  // exactly 8 (or 12) x entries bytes
   std::vector<uint8_t> time_index;    // exactly 12 x entries bytes
   Position valid_end;                 // Kafka's validBytes
   Length file_size;

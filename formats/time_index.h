@@ -34,7 +34,7 @@ struct Entry {
   int32_t relative_offset = 0;
   bool operator==(const Entry&) const = default;
   static constexpr int64_t kSize = kEntrySize;
-  static Entry decode(const uint8_t* p) {
+  static Entry decode(const uint8_t* p, int64_t /*one width*/ = kSize) {
     return {static_cast<int64_t>(load_be64(p)), static_cast<int32_t>(load_be32(p + kTimestampBytes))};
   }
 };

@@ -7,7 +7,8 @@
 //   byte 0      bit 0: offset index (0) or time index (1)
 //   bytes 1..8  base offset (the segment file name: 0..INT64_MAX)
 //   bytes 9..16 lookup target (offset or timestamp)
-//   bytes 17..  the index file image
+//   bytes 17..  the index file image (an offset index read at the width
+//               offset_index::detect_width finds: 8, or KIP-1333's 12)
 //
 // Over the live entries (where the keys are strictly increasing) lookup must
 // agree with a linear scan, and entries that pass validate_entries must be
@@ -31,7 +32,9 @@ void check(bool ok) {
 }
 
 void fuzz_offset_index(Bytes b, Offset base, Offset target) {
-  offset_index::View v(b, base, Position{0});
+  offset_index::View v(b, base, Position{0});  // at the width detect_width finds (KIP-1333)
+  check(v.entry_size() == offset_index::kEntrySize ||
+        (v.entry_size() == offset_index::kWideEntrySize && b.size() % offset_index::kWideEntrySize == 0));
   const int64_t live = v.live_entry_count();
   check(live <= v.slot_count() && v.dump_entry_count() <= v.slot_count());
 
@@ -52,9 +55,9 @@ void fuzz_offset_index(Bytes b, Offset base, Offset target) {
   check(offset_index::lookup(v, live, target) == expect);
 
   if (live > 0 && offset_index::validate_entries(v, live).ok()) {
-    offset_index::Writer w(base);
+    offset_index::Writer w(base, v.entry_size());
     for (int64_t i = 0; i < live; ++i) check(w.append(v.offset(i), v.entry(i).position).ok());
-    check(w.bytes().size() == static_cast<size_t>(live * offset_index::kEntrySize) &&
+    check(w.bytes().size() == static_cast<size_t>(live * v.entry_size()) &&
           std::memcmp(w.bytes().data(), b.data(), w.bytes().size()) == 0);
   }
 }

@@ -27,6 +27,11 @@
 #      `kseg-reindex --recover` (which rebuilds it from the batches), the epoch cache of Kafka's
 #      clean load == the one Kafka's own recovery of every segment builds (no epoch file, no
 #      recovery point, unclean load).
+#   6. 12-byte .index entries (KIP-1333, experimental): every partition of section 1 rewritten
+#      at 12 bytes reads back (kseg-dump) as the entries Kafka's DumpLogSegments prints for
+#      Kafka's own 8-byte file, passes kseg-verify but for index.wide_entries, and goes back to
+#      Kafka's bytes at 8; what Kafka 4.4 does with such a file (clean load: misread; unclean:
+#      rebuilt).
 # Usage: reindex-oracle.sh KSEG_REINDEX     Prints "N passed, M failed"; exits non-zero on failure.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -278,5 +283,56 @@ for cn in "${epoch_parts[@]}"; do
   fi
 done
 echo "epoch rebuild: ${#epoch_parts[@]} corpus partitions with an unreadable leader-epoch-checkpoint; $same load the epoch cache Kafka's recovery builds ($entries entries in all)"
+# ---- 6. 12-byte .index entries (KIP-1333, experimental) --------------------------------------
+# Every partition section 1 rebuilt (its indexes Kafka's bytes): `kseg-reindex --index-entry-bytes
+# 12` writes each index at 12 bytes; kseg-dump reads from it the entries Kafka's DumpLogSegments
+# prints for Kafka's 8-byte file; kseg-verify warns index.wide_entries and finds nothing else
+# wrong with the indexes; `--index-entry-bytes 8` turns every file back into Kafka's bytes.
+bin="$(dirname "$kseg")"
+wide_files=0 wide_24=0 wide_same=0 back_same=0 kafka_files=()
+for work in "$tmp"/kseg/*/*/; do
+  work="${work%/}"; name="$(basename "$work")"; case_name="$(basename "$(dirname "$work")")"
+  for f in "$work"/*.index; do [[ -s "$f" ]] && kafka_files+=("$f"); done
+  w="$tmp/wide/$case_name/$name"; mkdir -p "$(dirname "$w")"; cp -r "$work" "$w"
+  props="$tmp/kseg/$case_name/$name.properties"
+  "$kseg" --no-backup --index-entry-bytes 12 --topic-config "$props" "$w" > "$w.out" 2>&1 || true
+  vrc=0; "$bin/kseg-verify" "$w" > "$w.verify" 2>&1 || vrc=$?
+  if [[ $vrc -ne 0 ]] || grep -E '^(ERROR|WARNING) index\.' "$w.verify" | grep -qv 'index\.wide_entries'; then
+    bad "12-byte entries: kseg-verify $case_name/$name (exit $vrc): $(grep -E '^(ERROR|WARNING) index\.' "$w.verify" | head -3)"
+  fi
+  for f in "$w"/*.index; do
+    [[ -s "$f" ]] || continue
+    wide_files=$((wide_files + 1)); (( $(stat -c %s "$f") % 24 == 0 )) && wide_24=$((wide_24 + 1))
+    "$bin/kseg-dump" "$f" 2>/dev/null | grep '^offset: ' > "$f.kseg" || true
+  done
+  "$kseg" --no-backup --index-entry-bytes 8 --topic-config "$props" "$w" >> "$w.out" 2>&1 || true
+  for f in "$work"/*.index; do
+    if cmp -s "$f" "$w/$(basename "$f")"; then back_same=$((back_same + 1)); else bad "12-byte entries: $case_name/$name/$(basename "$f") not Kafka's bytes after --index-entry-bytes 8"; fi
+  done
+done
+# One JVM: Kafka's DumpLogSegments over every non-empty 8-byte index Kafka's recovery wrote.
+( IFS=,; bash "$(dirname "${BASH_SOURCE[0]}")/dump.sh" / --files "${kafka_files[*]}" ) > "$tmp/wide.kafka" 2>&1 || true
+for f in "${kafka_files[@]}"; do
+  rel="${f#"$tmp"/kseg/}"
+  awk -v want="Dumping $f" '$0 == want {on = 1; next} /^Dumping / {on = 0} on && /^offset: /' "$tmp/wide.kafka" > "$f.kafka"
+  if [[ -s "$f.kafka" ]] && cmp -s "$f.kafka" "$tmp/wide/$rel.kseg"; then wide_same=$((wide_same + 1)); ok
+  else bad "12-byte entries: kseg-dump of $rel at 12 bytes lists $(wc -l < "$tmp/wide/$rel.kseg" 2>/dev/null) entries, Kafka's DumpLogSegments of its 8-byte file $(wc -l < "$f.kafka")"; fi
+done
+echo "12-byte entries: $wide_same/${#kafka_files[@]} indexes rewritten at 12 bytes list the entries Kafka's DumpLogSegments prints for its own ($wide_24 of $wide_files of a size both widths divide); $back_same indexes back at 8 bytes are Kafka's bytes"
+[[ $wide_files -eq ${#kafka_files[@]} && $wide_24 -gt 0 ]] && ok || bad "12-byte entries: $wide_files files written, ${#kafka_files[@]} expected; $wide_24 of a size both divide"
+# What Kafka 4.4 does with one: a clean load counts floor(size / 8) entries (read as 8-byte:
+# lookups at the wrong positions); recovery (an unclean load) rebuilds it at 8 bytes.
+k8="$tmp/wide/ld8/orders-0" k12="$tmp/wide/ld12/orders-0"; mkdir -p "$(dirname "$k8")" "$(dirname "$k12")"
+cp -r "$CORPUS_DIR/broker-log-dir/orders-0" "$k8"; "$kseg" --no-backup --index-interval-bytes 1000 "$k8" > /dev/null 2>&1
+cp -r "$k8" "$k12"; "$kseg" --no-backup --index-interval-bytes 1000 --index-entry-bytes 12 "$k12" > /dev/null 2>&1
+n8=$(( $(stat -c %s "$k8/00000000000000000000.index") / 8 )) s12=$(stat -c %s "$k12/00000000000000000000.index")
+oracle_java kseg.oracle.LoadCheck "$k12" --indexes > "$tmp/wide/clean12" 2>&1 || true
+oracle_java kseg.oracle.LoadCheck "$k12" --indexes --unclean > "$tmp/wide/unclean12" 2>&1 || true
+oracle_java kseg.oracle.LoadCheck "$k8" --indexes --unclean > "$tmp/wide/unclean8" 2>&1 || true
+clean_entries="$(grep -o '^offset_index base=0 entries=[0-9]*' "$tmp/wide/clean12" | sed 's/.*=//')"
+if [[ "$clean_entries" == $((s12 / 8)) && $n8 -ge 2 ]] && cmp -s "$tmp/wide/unclean12" "$tmp/wide/unclean8"; then
+  ok; echo "12-byte entries, Kafka 4.4.0's loads: $n8 entries at 12 bytes ($s12 bytes): a clean load counts $clean_entries 8-byte entries ($(grep -o 'first=[^ ]*' "$tmp/wide/clean12")); an unclean load rebuilds it: the same log as from the 8-byte file"
+else bad "12-byte entries, Kafka's loads: clean counts '$clean_entries' of $s12 bytes; unclean loads differ: $(diff "$tmp/wide/unclean12" "$tmp/wide/unclean8" | head -3)"; fi
+
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

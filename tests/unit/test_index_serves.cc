@@ -60,3 +60,90 @@ TEST_CASE("index_serves: entries at batch starts, offsets of the batch or of a l
   CHECK(!time_serves(times({{1002, 2}, {2000, 5}, {3002, 11}})));  // not the batch's largest
   CHECK(!time_serves(times({})));                            // timestamps, and no entry
 }
+
+// Issue 51, item 3: KIP-1333's 12-byte .index entries are told from 8-byte
+// ones by the size, then, for a size both divide, by which reading holds
+// entries of the log. Every index of every spacing over logs of 1 to 40
+// batches, at both widths, with and without a zero tail: the width found
+// is the one written, or both readings find the same batches.
+TEST_CASE("index width: every index over small logs is read at the width it was written", "[index_serves]") {
+  namespace oi = kseg::offset_index;
+  kseg::test::TempDir tmp("width");
+  int64_t sizes_both_divide = 0, ties = 0, checked = 0;
+  for (int batches = 1; batches <= 40; batches += 3) {
+    kseg::test::PartitionBuilder b(tmp.root / ("w-" + std::to_string(batches)));
+    for (int i = 0; i < batches; ++i) b.batch({.records = 1 + i % 3, .timestamp = 1000 + i});
+    const auto pos = b.positions();
+    const auto log = kseg::test::read_bytes(b.write().front());
+    const kseg::Bytes log_bytes(log.data(), log.size());
+    // Last offsets: records 1, 2, 3, 1, 2, 3...
+    std::vector<int32_t> last;
+    for (int i = 0, o = -1; i < batches; ++i) last.push_back(o += 1 + i % 3);
+    for (int every = 1; every <= 4; ++every)
+      for (int first = 0; first < std::min(batches, 3); ++first)
+        for (const int64_t width : {oi::kEntrySize, oi::kWideEntrySize})
+          for (int tail : {0, 1, 2, 3}) {
+            std::vector<oi::Entry> e;
+            for (int i = first; i < batches; i += every) e.push_back({last[static_cast<size_t>(i)], static_cast<int64_t>(pos[static_cast<size_t>(i)])});
+            auto idx = oi::encode(e, width);
+            idx.resize(idx.size() + static_cast<size_t>(tail * width), 0);
+            const kseg::Bytes ib(idx.data(), idx.size());
+            ++checked;
+            const oi::Width w = kseg::offset_index_width(ib, Offset{0}, log_bytes);
+            if (idx.size() % 24 == 0) ++sizes_both_divide;
+            if (w.entry_bytes == width) continue;
+            // Only where both readings serve the log (the same lookups).
+            ++ties;
+            INFO("batches " << batches << " every " << every << " first " << first << " width " << width << " tail " << tail);
+            CHECK(w.ambiguous);
+            const oi::View as_written(ib, Offset{0}, kseg::Position{0}, width), as_read(ib, Offset{0}, kseg::Position{0}, w);
+            for (int32_t target = 0; target <= last.back(); ++target)
+              CHECK(oi::lookup(as_written, as_written.live_entry_count(), Offset{target}) ==
+                    oi::lookup(as_read, as_read.live_entry_count(), Offset{target}));
+          }
+  }
+  WARN("indexes checked: " << checked << ", sizes both widths divide: " << sizes_both_divide << ", read at the other width: " << ties);
+  CHECK(sizes_both_divide > 100);
+}
+
+TEST_CASE("index width: each case a size both widths divide leaves open", "[index_serves]") {
+  namespace oi = kseg::offset_index;
+  kseg::test::TempDir tmp("width-cases");
+  kseg::test::PartitionBuilder b(tmp.root / "t-0");
+  for (int i = 0; i < 8; ++i) b.batch({.records = 2, .timestamp = 1000 + i});  // last offsets 1, 3, 5...
+  const auto pos = b.positions();
+  const auto log = kseg::test::read_bytes(b.write().front());
+  const kseg::Bytes lb(log.data(), log.size());
+  const auto p = [&](int i) { return static_cast<int64_t>(pos[static_cast<size_t>(i)]); };
+  auto width = [&](const std::vector<uint8_t>& idx, bool with_log) {
+    const kseg::Bytes ib(idx.data(), idx.size());
+    return with_log ? kseg::offset_index_width(ib, Offset{0}, lb) : oi::detect_width(ib);
+  };
+  using E = std::vector<oi::Entry>;
+  // The size alone: 16 only 8 divides, 36 only 12, 20 neither (Kafka's length check fails it at 8).
+  CHECK(width(oi::encode(E{{1, p(0)}, {3, p(1)}}, 8), false) == oi::Width{8, false});
+  CHECK(width(oi::encode(E{{1, p(0)}, {3, p(1)}, {5, p(2)}}, 12), false) == oi::Width{12, false});
+  CHECK(width(std::vector<uint8_t>(20, 1), false) == oi::Width{8, false});
+  CHECK(width({}, true) == oi::Width{8, false});
+  // 24 bytes: three 8-byte entries, or two 12-byte ones; each is read as written, with or without the log.
+  const auto three = oi::encode(E{{1, p(0)}, {5, p(2)}, {9, p(4)}}, 8), two = oi::encode(E{{3, p(1)}, {7, p(3)}}, 12);
+  for (bool with_log : {false, true}) {
+    CHECK(width(three, with_log).entry_bytes == 8);
+    CHECK(width(two, with_log).entry_bytes == 12);
+  }
+  // 8-byte entries from position 0 (a pre-0.10 broker's first): the 12-byte
+  // reading is in order too, its positions past the log.
+  const auto from_zero = oi::encode(E{{1, 0}, {5, p(2)}, {9, p(4)}}, 8);
+  CHECK(width(from_zero, false) == oi::Width{8, true});
+  CHECK(width(from_zero, true) == oi::Width{8, false});
+  // One 12-byte entry and a zero tail: the 8-byte reading, (1, 0) (p, 0), is in order too, and does not serve the log.
+  auto one_wide = oi::encode(E{{3, p(1)}}, 12);
+  one_wide.resize(24, 0);
+  CHECK(width(one_wide, false).ambiguous);
+  CHECK(width(one_wide, true) == oi::Width{12, false});
+  // Zeros only (a preallocated file): no entries either way.
+  CHECK(width(std::vector<uint8_t>(48, 0), true) == oi::Width{8, true});
+  // 48 bytes: six 8-byte entries or four 12-byte ones.
+  CHECK(width(oi::encode(E{{1, p(0)}, {3, p(1)}, {5, p(2)}, {7, p(3)}, {9, p(4)}, {11, p(5)}}, 8), true).entry_bytes == 8);
+  CHECK(width(oi::encode(E{{1, p(0)}, {3, p(1)}, {5, p(2)}, {7, p(3)}}, 12), true).entry_bytes == 12);
+}

@@ -41,6 +41,13 @@ int reindex_main(int argc, char** argv) {
   auto* index_bytes_opt =
       size_option(app.add_option("--segment-index-bytes", index_bytes, "The topic's segment.index.bytes (default 10M)"),
                   4, INT32_MAX);
+  int64_t entry_bytes = 0;
+  auto* entry_bytes_opt =
+      int_range(app.add_option("--index-entry-bytes", entry_bytes,
+                     "Width of .index entries: 8, or 12 (KIP-1333, experimental: no Kafka release reads them) "
+                     "(default: 8, 12 only for a segment over 2 GiB)"),
+                8, 12)
+          ->check(CLI::IsMember({int64_t{8}, int64_t{12}}));
   not_empty(app.add_option("--topic-config", o.topic_config,
                            "Java properties file with the topic's index.interval.bytes / segment.index.bytes "
                            "(default: the log dir's __cluster_metadata-0, then Kafka's defaults)"));
@@ -79,6 +86,7 @@ int reindex_main(int argc, char** argv) {
   if (now >= 0) o.now_ms = now;
   if (*interval_opt) o.index_interval_bytes = interval;
   if (*index_bytes_opt) o.segment_index_bytes = index_bytes;
+  if (*entry_bytes_opt) o.index_entry_bytes = entry_bytes;
   return run_writer("kseg-reindex", flags, o, [&](Sink& out, Sink& err) { return run_reindex(o, out, err); });
 }
 

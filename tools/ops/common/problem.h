@@ -30,7 +30,7 @@ enum class Code : uint8_t {
   log_trailing_garbage, log_bad_codec, log_record_decode, log_record_count, log_offset_delta,
   log_max_timestamp, log_producer_fields, log_offset_order, log_below_base_offset, log_offset_overflow,
   log_epoch_regression, log_max_bytes, log_bad_control, log_unrecoverable, index_size, index_not_increasing,
-  index_entry_mismatch, index_append_entry, index_past_log_end, index_preallocated, index_untrimmed, index_missing,
+  index_entry_mismatch, index_append_entry, index_past_log_end, index_wide_entries, index_preallocated, index_untrimmed, index_missing,
   timeindex_size,
   timeindex_not_monotonic, timeindex_entry_mismatch, timeindex_final_entry, timeindex_past_log_end,
   timeindex_preallocated, timeindex_preallocated_loaded, timeindex_untrimmed, timeindex_missing, timeindex_empty_batch, txnindex_size, txnindex_bad_version,

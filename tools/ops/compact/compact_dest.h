@@ -72,7 +72,7 @@ class Dest {
       if ((index_.entries() + 1) * 8 > max_entries_ || (tix_.entries() + 1) * 12 > max_entries_)
         return refusal(Code::refuse_segment_overflow, std::nullopt,
                        fmt::format("{}: the cleaned segment at {} would overflow segment.index.bytes", p_.dir, base_));
-      KSEG_RETURN_IF_ERROR(index_.append(Offset{last_offset}, static_cast<int32_t>(position_)));
+      KSEG_RETURN_IF_ERROR(index_.append(Offset{last_offset}, position_));
       if (auto r = tix_.maybe_append(max_ts_, Offset{offset_of_max_}); !r.ok()) return r.error();
       since_ = 0;
     }

@@ -18,6 +18,7 @@
 #include "formats/batch_walk.h"
 #include "formats/batch_v2.h"
 #include "formats/log_entry.h"
+#include "formats/index_serves.h"
 #include "formats/offset_index.h"
 #include "formats/offset_map.h"
 #include "lib/cpus.h"
@@ -202,7 +203,8 @@ Result<int64_t> Round::map_from(size_t seg, int64_t start, const MappedFile& f) 
   const std::string index = p_.path(p_.segments[seg].base, ".index");
   auto idx = MappedFile::open(index);
   if (!idx.ok()) return fail(Errc::io, fmt::format("{}: {}", index, idx.error().message));
-  offset_index::View v(idx->bytes(), Offset{p_.segments[seg].base});
+  const Offset base{p_.segments[seg].base};
+  offset_index::View v(idx->bytes(), base, Position{0}, offset_index_width(idx->bytes(), base, f.bytes()));
   const int64_t from = offset_index::lookup(v, v.slot_count(), Offset{start}).position;
   return from < 0 || from > f.size() ? 0 : from;
 }

@@ -14,6 +14,7 @@
 #include "formats/file_names.h"
 #include "formats/log_batch.h"
 #include "formats/log_entry.h"
+#include "formats/index_serves.h"
 #include "formats/offset_index.h"
 #include "lib/mapped_file.h"
 #include "lib/units.h"
@@ -129,7 +130,8 @@ std::optional<FetchSkip> fetch_skip(const std::string& index_path) {
   auto index = MappedFile::open(index_path);
   auto log = MappedFile::open(fs::path(index_path).replace_extension(".log").string());
   if (!index.ok() || !log.ok()) return std::nullopt;
-  const offset_index::View v(index->bytes(), name->offset);
+  const offset_index::View v(index->bytes(), name->offset, Position{0},
+                             offset_index_width(index->bytes(), name->offset, log->bytes()));
   const int64_t n = v.slot_count();
   std::vector<std::pair<int64_t, int64_t>> asks;  // (position the lookup gives, offset asked), by position
   for (int64_t i = 0; i < n; ++i) {

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "formats/batch_v2.h"
+#include "formats/index_serves.h"
 #include "formats/offset_index.h"
 #include "formats/time_index.h"
 #include "lib/mapped_file.h"
@@ -101,7 +102,7 @@ Position Dumper::seek_position(const std::string& path, Offset base, const Mappe
     const auto found = time_index::lookup(tv, tv.live_entry_count(), *f.from_time);
     target = std::max(target.value_or(INT64_MIN), found.offset.value);
   }
-  const offset_index::View iv(index->bytes(), base);
+  const offset_index::View iv(index->bytes(), base, Position{0}, offset_index_width(index->bytes(), base, log.bytes()));
   const auto at = offset_index::lookup(iv, iv.live_entry_count(), Offset{*target});
   if (at.position == 0) return Position{0};
   const Bytes b = log.bytes();

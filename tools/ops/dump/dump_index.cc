@@ -6,6 +6,7 @@
 
 #include "formats/batch_walk.h"
 #include "formats/log_batch.h"
+#include "formats/index_serves.h"
 #include "formats/offset_index.h"
 #include "formats/time_index.h"
 #include "lib/mapped_file.h"
@@ -104,8 +105,14 @@ void Dumper::index_file(const std::string& path, const std::string& name, Offset
   if (!log) return;
   const auto idx = mapped_index(path, "index", base);
   if (!idx) return;
-  const offset_index::View view(idx->bytes(), base);
+  const offset_index::View view(idx->bytes(), base, Position{0},
+                                offset_index_width(idx->bytes(), base, log->bytes()));
   const int64_t entries = view.slot_count();
+  if (view.wide()) {  // Kafka 4.4's tool would read 8-byte entries: say what is printed
+    const Error e{Errc::bad_value, Position{0}, "12-byte entries (KIP-1333, experimental): read as such"};
+    emit_problem(path, Code::index_wide_entries, e);
+    if (text) err_.print("kseg-dump: {}: {} [{}]\n", path, e.message, code_name(Code::index_wide_entries));
+  }
   if (entries == 0) {
     if (text) out_.print("{} is empty.\n", path);
     return;
@@ -171,7 +178,8 @@ void Dumper::time_index_file(const std::string& path, const std::string& name, O
   if (!idx) return;
   const auto tidx = mapped_index(path, "timeindex", base);
   if (!tidx) return;
-  const offset_index::View oview(idx->bytes(), base);
+  const offset_index::View oview(idx->bytes(), base, Position{0},
+                                 offset_index_width(idx->bytes(), base, log->bytes()));
   const time_index::View view(tidx->bytes(), base);
   const int64_t live = view.live_entry_count();
   if (opts_.index_sanity_check) return time_index_sanity(path, base, view, live);

@@ -114,8 +114,7 @@ bool all_zero(Bytes b) { return std::all_of(b.begin(), b.end(), [](uint8_t x) { 
 // Kafka's sanity check of the whole file, then of its live entries alone:
 // a failure the zero tail alone explains is a tail, not a corrupt index.
 template <typename View, typename Check>
-IndexHealth check_index(const std::string& path, int64_t base, int64_t entry_size, bool last_segment,
-                        Check&& sanity_check) {
+IndexHealth check_index(const std::string& path, int64_t base, bool last_segment, Check&& sanity_check) {
   IndexHealth h;
   auto f = MappedFile::open(path);
   if (!f.ok()) {
@@ -123,7 +122,8 @@ IndexHealth check_index(const std::string& path, int64_t base, int64_t entry_siz
     h.status = "failing";
     return h;
   }
-  const View v(f->bytes(), Offset{base});
+  const View v(f->bytes(), Offset{base});  // an .index at the width its size and entries say
+  const int64_t entry_size = v.entry_size();
   h.slots = v.slot_count();
   h.entries = v.live_entry_count();
   if (h.entries == 1 && all_zero(f->bytes().first(static_cast<size_t>(entry_size)))) h.entries = 0;
@@ -133,7 +133,8 @@ IndexHealth check_index(const std::string& path, int64_t base, int64_t entry_siz
                     all_zero(f->bytes().subspan(static_cast<size_t>(h.entries * entry_size),
                                                 static_cast<size_t>((h.slots - h.entries) * entry_size)));
   const bool live_ok =
-      sanity_check(View(f->bytes().first(static_cast<size_t>(h.entries * entry_size)), Offset{base}), path).ok();
+      sanity_check(View(f->bytes().first(static_cast<size_t>(h.entries * entry_size)), Offset{base}, Position{0}, entry_size), path)
+          .ok();
   if (tail && live_ok && v.trailing_bytes().bytes == 0) h.status = last_segment ? "preallocated" : "untrimmed";
   else h.status = whole.ok() ? "ok" : "failing";
   return h;
@@ -148,11 +149,11 @@ IndexHealth index_health(const Segment& seg, FileKind kind, bool last_segment, b
   const std::string path = seg.path(kind);
   const int64_t base = seg.base;
   if (kind == FileKind::index)
-    return check_index<offset_index::View>(path, base, offset_index::kEntrySize, last_segment,
+    return check_index<offset_index::View>(path, base, last_segment,
                                            [](const offset_index::View& v, const std::string& p) {
                                              return offset_index::sanity_check(v, p);
                                            });
-  return check_index<time_index::View>(path, base, time_index::kEntrySize, last_segment,
+  return check_index<time_index::View>(path, base, last_segment,
                                        [](const time_index::View& v, const std::string& p) {
                                          return time_index::sanity_check(v, p);
                                        });

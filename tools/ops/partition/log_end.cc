@@ -5,6 +5,7 @@
 
 #include "formats/batch_v2.h"
 #include "formats/log_entry.h"
+#include "formats/index_serves.h"
 #include "formats/offset_index.h"
 #include "lib/mapped_file.h"
 
@@ -38,7 +39,7 @@ Result<int64_t> segment_next_offset(const std::string& log_path, int64_t base, c
   Position from{0};
   if (!index_path.empty())
     if (auto idx = MappedFile::open(index_path); idx.ok()) {
-      offset_index::View v(idx->bytes(), Offset{base});
+      offset_index::View v(idx->bytes(), Offset{base}, Position{0}, offset_index_width(idx->bytes(), Offset{base}, f->bytes()));
       const int64_t n = v.live_entry_count();
       if (n > 0 && v.entry(n - 1).position >= 0 && v.entry(n - 1).position < f->size())
         from = Position{v.entry(n - 1).position};

@@ -85,6 +85,7 @@ Result<Partition> load_partition(const std::string& dir, const LoadOptions& o) {
     s.size = sb.st_size;
     s.mtime_ms = mtime_ms(sb);
     s.index_bytes = whole_entries(s.path(FileKind::index), 8);
+    if (const int64_t wide = whole_entries(s.path(FileKind::index), 12); wide > s.index_bytes) s.index_bytes = wide;  // KIP-1333
     s.timeindex_bytes = whole_entries(s.path(FileKind::timeindex), 12);
     p.segments.push_back(std::move(s));
   }

@@ -75,6 +75,7 @@ int reindex_partition(const PartitionJob& t, const TopicSettings& settings, cons
   };
   recover::Config config;
   config.threads = o.threads;  // resolved once by run_reindex
+  if (o.index_entry_bytes) config.index_entry_bytes = *o.index_entry_bytes;
   std::map<std::string, Setting> used;
   if (Status st = index_settings(settings, t.dir, config, &used); !st.ok()) {
     if (report) report->push_back(error_json(t.dir, st.error().in(t.dir)));
@@ -84,7 +85,8 @@ int reindex_partition(const PartitionJob& t, const TopicSettings& settings, cons
   else if (o.dry_run) out.print("{}: settings: {}\n", t.dir, settings_line(used));
   ProducerStateOptions producers{o.producer_state, clock_ms(o.now_ms), o.producer_id_expiration_ms};
   // Index settings on the command line ask for indexes spaced by them.
-  const bool keep_serving = !o.as_recovery && !o.index_interval_bytes && !o.segment_index_bytes;
+  const bool keep_serving =
+      !o.as_recovery && !o.index_interval_bytes && !o.segment_index_bytes && !o.index_entry_bytes;
   auto plan = plan_partition(t.dir, config, o.repair, t.only_base, producers, keep_serving);
   // A file that shrank while read was read as zeros: exit_after_run names it, and a data
   // error found in those zeros, with its advice, would only mislead.

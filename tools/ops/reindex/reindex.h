@@ -42,6 +42,9 @@ struct ProducerStateOptions {
 struct ReindexOptions : WriterOptions {
   std::optional<int32_t> index_interval_bytes;
   std::optional<int32_t> segment_index_bytes;
+  // .index entry width (8, or KIP-1333's 12: experimental); unset: 8 unless
+  // a segment over 2 GiB needs 12.
+  std::optional<int64_t> index_entry_bytes;
   std::string topic_config;   // a properties file (index.interval.bytes, segment.index.bytes)
   std::string broker_config;  // a server.properties (log.index.interval.bytes, log.index.size.max.bytes)
   Repair repair = Repair::none;

@@ -239,7 +239,8 @@ Status plan_kept(const std::string& dir, Segment& s, Bytes log, Repair repair, c
     const size_t cap = static_cast<size_t>(config.segment_index_bytes);
     const Offset base = s.base;
     offsets_serve = [cap, base, valid](Bytes have) {
-      return have.size() <= cap && offset_index_serves(offset_index::View(have, base), valid);
+      return have.size() <= cap &&
+             offset_index_serves(offset_index::View(have, base, Position{0}, offset_index_width(have, base, valid)), valid);
     };
     times_serve = [cap, base, valid](Bytes have) {
       return have.size() <= cap && time_index_serves(time_index::View(have, base), valid);

@@ -13,6 +13,7 @@
 #include "formats/file_names.h"
 #include "formats/log_batch.h"
 #include "formats/log_entry.h"
+#include "formats/index_serves.h"
 #include "formats/offset_index.h"
 #include "formats/time_index.h"
 #include "lib/mapped_file.h"
@@ -154,7 +155,8 @@ Result<std::optional<int64_t>> offset_for_time(Input& p, int64_t t) {
       from_offset = std::max(time_index::lookup(v, v.live_entry_count(), t).offset.value, start);
     }
     if (auto idx = MappedFile::open(s.path(FileKind::index)); idx.ok()) {
-      offset_index::View v(idx->bytes(), Offset{s.base});
+      offset_index::View v(idx->bytes(), Offset{s.base}, Position{0},
+                           offset_index_width(idx->bytes(), Offset{s.base}, f->bytes()));
       from = offset_index::lookup(v, v.live_entry_count(), Offset{from_offset}).position;
     }
     if (from < 0 || from > f->size()) from = 0;

@@ -20,6 +20,7 @@
 #include "formats/checkpoint_file.h"
 #include "formats/file_names.h"
 #include "formats/log_entry.h"
+#include "formats/index_serves.h"
 #include "formats/offset_index.h"
 #include "formats/producer_state.h"
 #include "formats/time_index.h"
@@ -170,12 +171,11 @@ time_index::TimestampOffset largest_timestamp(Bytes log, int64_t base, const std
 // offset or position, offsets or positions out of order) are dropped, and
 // the returned text says which and why ("" when none is).
 template <class View, class Entry>
-std::string entries_below(const MappedFile& f, int64_t base, int64_t end, int64_t entry_size, std::vector<Entry>& out) {
-  View v(f.bytes(), Offset{base});
+std::string entries_below(const View& v, int64_t end, std::vector<Entry>& out) {
   int64_t n = v.live_entry_count();
   std::string dropped;
   if (const Status st = validate_entries(v, n); !st.ok()) {
-    const int64_t bad = st.error().position ? st.error().position->value / entry_size : 0;
+    const int64_t bad = st.error().position ? st.error().position->value / v.entry_size() : 0;
     dropped = fmt::format("; entry {} and those after it dropped: {}", bad, st.error().message);
     n = bad;
   }
@@ -270,19 +270,23 @@ Status plan_cut(Input& p, Builder& b, int64_t target) {
   std::vector<offset_index::Entry> offsets;
   bool offsets_changed = cuts_log;
   std::string offsets_dropped;
+  int64_t offsets_width = offset_index::kEntrySize;  // kept as the file has it (8, or KIP-1333's 12)
   if (auto idx = MappedFile::open(s.path(FileKind::index)); idx.ok()) {
-    offsets_dropped = entries_below<offset_index::View>(*idx, s.base, end, offset_index::kEntrySize, offsets);
+    const offset_index::View v(idx->bytes(), Offset{s.base}, Position{0},
+                               offset_index_width(idx->bytes(), Offset{s.base}, f->bytes()));
+    offsets_width = v.entry_size();
+    offsets_dropped = entries_below(v, end, offsets);
     // An offset below the new end lies in a batch that starts before the cut.
     const auto past = std::find_if(offsets.begin(), offsets.end(), [&](const auto& e) { return e.position >= cut; });
     if (past != offsets.end() && offsets_dropped.empty())
       offsets_dropped = fmt::format("; entry {} and those after it dropped: position {} is at or past the cut at {}",
                                     past - offsets.begin(), past->position, cut);
     offsets.erase(past, offsets.end());
-    offsets_changed = offsets_changed || static_cast<int64_t>(offsets.size()) * offset_index::kEntrySize != idx->size();
+    offsets_changed = offsets_changed || static_cast<int64_t>(offsets.size()) * offsets_width != idx->size();
   }
   std::vector<time_index::Entry> times;
   if (auto tix = MappedFile::open(s.path(FileKind::timeindex)); tix.ok()) {
-    const std::string times_dropped = entries_below<time_index::View>(*tix, s.base, end, time_index::kEntrySize, times);
+    const std::string times_dropped = entries_below(time_index::View(tix->bytes(), Offset{s.base}), end, times);
     // LogSegment.truncateTo re-reads the largest timestamp of what is left
     // (a broker knows its segments' largest timestamps once it has appended,
     // run retention or answered ListOffsets); the next roll or close appends
@@ -302,7 +306,7 @@ Status plan_cut(Input& p, Builder& b, int64_t target) {
   set_epochs(p, out, truncate_epochs_from_end(p.epochs, end));
   if (Status st = plan_end_snapshot(p, b, end); !st.ok()) return st;
   if (offsets_changed)
-    out.main.actions.push_back(safe::Action::write(seg_name(s.base, FileKind::index), offset_index::encode(offsets),
+    out.main.actions.push_back(safe::Action::write(seg_name(s.base, FileKind::index), offset_index::encode(offsets, offsets_width),
                                                    fmt::format("{} entries below {} (renamed last){}", offsets.size(), end,
                                                                offsets_dropped)));
   // The cleaner's checkpoint: at most the new active segment's base.

@@ -48,7 +48,7 @@ void verify_segment_file(const LogCheckOptions& opts, const std::string& path, c
   quick.depth = VerifyDepth::quick;
   std::optional<OffsetIndexCheck> index;
   std::optional<TimeIndexCheck> time_index;
-  if (n.kind == FileKind::index) index.emplace(path, n.offset);
+  if (n.kind == FileKind::index) index.emplace(path, n.offset, log);
   if (n.kind == FileKind::timeindex) time_index.emplace(path, n.offset);
   auto visit = [&](const BatchInfo& b) {
     if (index) index->batch(b);

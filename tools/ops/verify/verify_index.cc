@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "formats/index_serves.h"
 #include "formats/offset_index.h"
 #include "formats/time_index.h"
 #include "lib/mapped_file.h"
@@ -53,14 +54,19 @@ void MappedIndex::scan_tail(int64_t slots, int64_t entry_size) {
   }
 }
 
-OffsetIndexCheck::OffsetIndexCheck(std::string path, Offset base_offset) : index_(std::move(path)) {
+OffsetIndexCheck::OffsetIndexCheck(std::string path, Offset base_offset, const std::string& log_path)
+    : index_(std::move(path)) {
   if (!index_.file) return;
-  view_.emplace(index_.file->bytes(), base_offset);
+  const Bytes bytes = index_.file->bytes();
+  offset_index::Width width = offset_index::detect_width(bytes);
+  if (width.ambiguous && !log_path.empty())
+    if (auto log = MappedFile::open(log_path); log.ok()) width = offset_index_width(bytes, base_offset, log->bytes());
+  view_.emplace(bytes, base_offset, Position{0}, width);
   const int64_t slots = view_->slot_count();
   index_.live = view_->live_entry_count();
   // All zeros: empty, preallocated.
   if (index_.live == 1 && view_->entry(0) == offset_index::Entry{}) index_.live = 0;
-  index_.scan_tail(slots, offset_index::kEntrySize);
+  index_.scan_tail(slots, view_->entry_size());
   // Zero slots ending the live ones (possible after a negative relative
   // offset) are not entries either.
   if (index_.used == index_.live)
@@ -113,8 +119,14 @@ void OffsetIndexCheck::finish(const SegmentScan& s, Findings& f) {
   auto& fr = f.file(index_.path, "index");
   fr.size_bytes = fr.checked_bytes = index_.file->size();
   if (v.trailing_bytes().bytes != 0)
-    f.add(Code::index_size, index_.path, Position{v.slot_count() * offset_index::kEntrySize},
-          "size is not a multiple of 8", "a multiple of 8", std::to_string(index_.file->size()));
+    f.add(Code::index_size, index_.path, Position{v.slot_count() * v.entry_size()},
+          "size is not a multiple of 8 (nor of 12)", "a multiple of 8 (or of 12: KIP-1333)",
+          std::to_string(index_.file->size()));
+  if (v.wide())
+    f.add(Code::index_wide_entries, index_.path, Position{0},
+          fmt::format("{} bytes of 12-byte entries (KIP-1333), which Kafka 4.4 reads as 8-byte entries",
+                      index_.file->size()),
+          "8-byte entries", "12-byte entries");
   const int64_t slots = v.slot_count();
   const int64_t bad = index_.first_nonzero;
   if (bad < slots) {
@@ -125,7 +137,7 @@ void OffsetIndexCheck::finish(const SegmentScan& s, Findings& f) {
           fmt::format("offset > {}, position >= {}", prev.offset, prev.position),
           fmt::format("offset {}, position {}", cur.offset, cur.position));
   } else {
-    report_tail(Code::index_preallocated, Code::index_untrimmed, index_.path, s, index_.live, slots, offset_index::kEntrySize, f);
+    report_tail(Code::index_preallocated, Code::index_untrimmed, index_.path, s, index_.live, slots, v.entry_size(), f);
   }
   for (int64_t i = 0; i < index_.used; ++i) {
     if (!checked(i)) continue;

@@ -61,8 +61,10 @@ struct MappedIndex {
 
 class OffsetIndexCheck {
  public:
-  // `path` names an existing .index of the segment based at `base_offset`.
-  OffsetIndexCheck(std::string path, Offset base_offset);
+  // `path` names an existing .index of the segment based at `base_offset`;
+  // `log_path` its .log, read only to tell the entry width where the size
+  // leaves it open (offset_index_width).
+  OffsetIndexCheck(std::string path, Offset base_offset, const std::string& log_path = {});
   void batch(const BatchInfo& b);
   // After the scan: every finding, in slot order.
   void finish(const SegmentScan& s, Findings& f);

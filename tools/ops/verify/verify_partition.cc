@@ -79,7 +79,10 @@ void report_layout(const std::string& dir, const PartitionLayout& l, Findings& f
 class SegmentIndexes {
  public:
   SegmentIndexes(const std::string& dir, const SegmentFiles& files, Offset base) {
-    if (auto it = files.names.find(FileKind::index); it != files.names.end()) index_.emplace(dir + "/" + it->second, base);
+    if (auto it = files.names.find(FileKind::index); it != files.names.end()) {
+      const auto log = files.names.find(FileKind::log);
+      index_.emplace(dir + "/" + it->second, base, log != files.names.end() ? dir + "/" + log->second : "");
+    }
     if (auto it = files.names.find(FileKind::timeindex); it != files.names.end())
       time_index_.emplace(dir + "/" + it->second, base);
   }

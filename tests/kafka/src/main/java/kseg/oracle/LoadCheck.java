@@ -33,19 +33,22 @@ import org.apache.kafka.storage.internals.log.UnifiedLog;
  * runs LogLoader) on a private copy, reads every record through UnifiedLog.read, and prints a
  * canonical digest. Keys, values and header values are standard base64 ("-" for null).
  *
- * Usage: LoadCheck PARTITION_DIR [--unclean] [--config key=value]...
+ * Usage: LoadCheck PARTITION_DIR [--unclean] [--indexes] [--config key=value]...
  *   clean (default): hadCleanShutdown=true, so no recovery runs;
- *   --unclean: hadCleanShutdown=false, so segments from the recovery point on are recovered.
+ *   --unclean: hadCleanShutdown=false, so segments from the recovery point on are recovered;
+ *   --indexes: also each segment's offset index as the load left it (entries Kafka counts,
+ *   and the first one), to show whether Kafka kept or rebuilt an index.
  * The recovery point, log start offset and high watermark come from the checkpoint files in
  * the parent directory when present (as LogManager reads them), else 0 / 0 / none.
  */
 public final class LoadCheck {
     public static void main(String[] args) throws Exception {
         File src = new File(args[0]).getAbsoluteFile();
-        boolean unclean = false;
+        boolean unclean = false, indexes = false;
         Map<String, Object> config = new LinkedHashMap<>();
         for (int i = 1; i < args.length; i++) {
             if (args[i].equals("--unclean")) unclean = true;
+            else if (args[i].equals("--indexes")) indexes = true;
             else if (args[i].equals("--config")) { String[] kv = args[++i].split("=", 2); config.put(kv[0], kv[1]); }
             else throw new IllegalArgumentException("unknown argument " + args[i]);
         }
@@ -84,6 +87,12 @@ public final class LoadCheck {
                             + " last_offset=" + a.lastOffset() + " last_stable_offset=" + a.lastStableOffset());
             for (EpochEntry e : log.leaderEpochCache().epochEntries())
                 out.println("leader_epoch epoch=" + e.epoch() + " start_offset=" + e.startOffset());
+            if (indexes)
+                for (LogSegment s : log.logSegments()) {
+                    var idx = s.offsetIndex();
+                    out.println("offset_index base=" + s.baseOffset() + " entries=" + idx.entries()
+                            + (idx.entries() > 0 ? " first=" + idx.entry(0).offset() + "@" + idx.entry(0).position() : ""));
+                }
             out.flush();
             log.close();
         } finally {
