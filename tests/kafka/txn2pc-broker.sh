@@ -11,7 +11,9 @@
 # producer, Integer.MAX_VALUE (kseg.oracle.TxnTwoPhaseState); the other keeps 10 s.
 #   kseg-txn: tpc-0 "ongoing (2PC)" (JSON two_phase_commit) on the first copy, plain "ongoing" on
 #   the other; plain-0 aborted; no hanging transaction; kseg-doctor (which judges open
-#   transactions as kseg-txn does): nothing to fix, no txn.hanging or txn.unverified.
+#   transactions as kseg-txn does): nothing to fix, no txn.hanging or txn.unverified, and
+#   txn.two_phase_open (info, shown with -v, not in the plan) on tpc-0 of the first copy only,
+#   with forceTerminateTransaction for an application gone for good.
 #   The broker, restarted on each copy for 12 s: its coordinator aborts the 10 s transaction and
 #   keeps the 2PC one open (kseg-txn after: tpc-0 aborted on one copy, still ongoing on the other).
 # Usage: txn2pc-broker.sh BUILD_DIR. Prints "N passed, M failed"; exits non-zero on failure.
@@ -55,6 +57,16 @@ dstatus=0
 "$build/kseg-doctor" "$data" > "$tmp/doctor.txt" 2>&1 || dstatus=$?
 if [[ $dstatus -eq 0 ]] && ! grep -q "txn.hanging\|txn.unverified" "$tmp/doctor.txt"; then ok
 else bad "kseg-doctor exited $dstatus: $(grep -E 'txn\.|ERROR|WARNING' "$tmp/doctor.txt" | head -3)"; fi
+# ...and says what holds tpc-0's last stable offset back: the 2PC transaction (info), on that copy only.
+"$build/kseg-doctor" --format json "$data" > "$tmp/doctor.json" 2>&1 || true
+"$build/kseg-doctor" --format json "$plain" > "$tmp/doctor-plain.json" 2>&1 || true
+"$build/kseg-doctor" -v "$data" > "$tmp/doctor-v.txt" 2>&1 || true
+twophase() { jq -c '[.. | objects | select(.code? == "txn.two_phase_open") | .file] | map(split("/")[-2])' "$1"; }
+if [[ "$(twophase "$tmp/doctor.json")" == '["tpc-0"]' && "$(twophase "$tmp/doctor-plain.json")" == '[]' ]] &&
+   grep -q "forceTerminateTransaction --transactionalId tpc-writer" "$tmp/doctor-v.txt" &&
+   ! grep -q "forceTerminateTransaction" "$tmp/doctor.txt"; then
+  ok; grep -A1 "txn.two_phase_open" "$tmp/doctor-v.txt" | head -2 || true
+else bad "kseg-doctor's txn.two_phase_open: 2pc copy $(twophase "$tmp/doctor.json"), plain copy $(twophase "$tmp/doctor-plain.json")"; fi
 
 # Kafka's coordinator on each copy: the 10 s transaction is aborted, the 2PC one is not.
 for c in 2pc plain; do

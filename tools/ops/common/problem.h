@@ -40,7 +40,7 @@ enum class Code : uint8_t {
   checkpoint_corrupt, checkpoint_past_log_end, meta_corrupt, quorum_corrupt, dir_bad_name, dir_file_name, dir_not_a_file, dir_leftover_swap,
   dir_leftover_cleaned, dir_leftover_deleted, dir_leftover_tmp, dir_leftover_kseg_tmp, dir_kseg_backup, dir_orphan_index, dir_unknown_file,
   // What kseg-doctor predicts of Kafka in service: reported by it, never by kseg-verify.
-  snapshot_missing, snapshot_stale, txn_hanging, txn_unverified, cleaner_dirty, retention_due,
+  snapshot_missing, snapshot_stale, txn_hanging, txn_unverified, txn_two_phase_open, cleaner_dirty, retention_due,
   // What the writing tools (reindex, truncate, compact, excise) refuse, and what
   // they note: reported by them, never by kseg-verify.
   refuse_locked, refuse_lock_file, refuse_interrupted_clean, refuse_interrupted_truncate, refuse_foreign_journal,

@@ -149,16 +149,32 @@ void transactions(const ServiceContext& c, const Partition& p, const LoadedProdu
   for (const auto& t : open) {
     const int64_t first = t.current_txn_first_offset;
     const auto v = coordinators.judge(t.producer_id, t.timestamp_ms, p.topic, p.number, c.now_ms);
-    if (v.verdict != "hanging" && v.verdict != "unverified") continue;
+    const bool two_phase = v.verdict == "ongoing" && v.coordinator && v.coordinator->two_phase();
+    if (v.verdict != "hanging" && v.verdict != "unverified" && !two_phase) continue;
     const int64_t held = d.log_end - first;
-    Problem pr = Problem::of(v.verdict == "hanging" ? Code::txn_hanging : Code::txn_unverified,
-                             segment_of(p, first).path(FileKind::log), std::nullopt,
-                             fmt::format("producer {} epoch {}: open from offset {}, last write {} ago: {}", t.producer_id,
-                                         t.producer_epoch, first, human_duration(c.now_ms - t.timestamp_ms), v.why));
     const std::string holds = fmt::format(
         "the last stable offset stays at {} ({} offset{} behind the log end): read_committed consumers read no further, "
         "and the cleaner cleans nothing from there on",
         first, held, held == 1 ? "" : "s");
+    if (two_phase) {  // ongoing on purpose: only its external coordinator, or an operator, ends it
+      add(d,
+          Problem::of(Code::txn_two_phase_open, segment_of(p, first).path(FileKind::log), std::nullopt,
+                      fmt::format("producer {} epoch {} (transactional id {}): open from offset {} under two-phase "
+                                  "commit, last write {} ago",
+                                  t.producer_id, t.producer_epoch, v.coordinator->id, first,
+                                  human_duration(c.now_ms - t.timestamp_ms))),
+          "keeps it open until its external coordinator commits or aborts it (Kafka never times it out): " + holds,
+          {{fmt::format("kafka-transactions.sh --bootstrap-server HOST:PORT forceTerminateTransaction "
+                        "--transactionalId {}  # only if its application is gone for good",
+                        shell_word(v.coordinator->id)),
+            "nothing: the transaction's records are aborted (read_committed consumers skip them)"}},
+          false);  // not in the plan: while its application lives, ending it breaks the external coordinator's commit
+      continue;
+    }
+    Problem pr = Problem::of(v.verdict == "hanging" ? Code::txn_hanging : Code::txn_unverified,
+                             segment_of(p, first).path(FileKind::log), std::nullopt,
+                             fmt::format("producer {} epoch {}: open from offset {}, last write {} ago: {}", t.producer_id,
+                                         t.producer_epoch, first, human_duration(c.now_ms - t.timestamp_ms), v.why));
     if (v.verdict == "hanging") {
       add(d, std::move(pr), "keeps it open for good (no coordinator will end it): " + holds,
           {{fmt::format("kafka-transactions.sh --bootstrap-server HOST:PORT abort --topic {} --partition {} "
