@@ -42,14 +42,20 @@ bool offset_index_serves(const offset_index::View& index, Bytes log) {
 }
 
 offset_index::Width offset_index_width(Bytes index, Offset base_offset, Bytes log, int64_t hint) {
-  offset_index::Width w = offset_index::detect_width(index, log, hint);
-  if (!w.ambiguous) return w;
+  const offset_index::Width w = offset_index::detect_width(index, log, hint);
   auto serves = [&](int64_t width) {
     const offset_index::View v(index, base_offset, Position{0}, offset_index::Width{width});
     return offset_index_serves(offset_index::View(v.bytes().first(static_cast<size_t>(v.live_entry_count() * width)),
                                                   base_offset, Position{0}, offset_index::Width{width}),
                                log);
   };
+  // 12 only when it serves the log: a damaged 8-byte index stays one (Kafka's reading).
+  // Where only 12 divides the size, the 8-byte reading has a torn tail: 12 if it is in order and serves.
+  const bool only12 = index.size() % offset_index::kEntrySize != 0;
+  if (w.entry_bytes == offset_index::kWideEntrySize || (only12 && w.ambiguous))
+    return serves(offset_index::kWideEntrySize) ? offset_index::Width{offset_index::kWideEntrySize, false}
+                                                : offset_index::Width{offset_index::kEntrySize, false};
+  if (!w.ambiguous) return w;
   const bool narrow = serves(offset_index::kEntrySize), wide = serves(offset_index::kWideEntrySize);
   if (narrow != wide) return {narrow ? offset_index::kEntrySize : offset_index::kWideEntrySize, false};
   return w;

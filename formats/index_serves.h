@@ -18,9 +18,13 @@ namespace kseg {
 // last offset of that entry or of a later one before the next slot's.
 bool offset_index_serves(const offset_index::View& index, Bytes log);
 
-// offset_index::detect_width with the segment's bytes at hand: where both
-// readings still pass, the one that serves `log` (if only one does).
-// Both serving it means both find the same batches.
+// offset_index::detect_width with the segment's bytes at hand: 12 only if
+// that reading serves `log` (offset_index_serves), and then also for a size
+// only 12 divides whose 8-byte reading is in order too (a torn tail: one
+// 12-byte entry reads as an 8-byte one and 4 bytes); where both readings of
+// a size both divide still pass, the one that serves it (if only one does).
+// Both serving it means a lookup through either finds its batch or one
+// before it.
 offset_index::Width offset_index_width(Bytes index, Offset base_offset, Bytes log,
                                        int64_t hint = offset_index::kEntrySize);
 

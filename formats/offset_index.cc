@@ -37,12 +37,22 @@ bool plausible(Bytes data, int64_t width, std::optional<int64_t> log_size) {
 Width detect_width(Bytes index, std::optional<Bytes> log, int64_t hint) {
   const auto size = static_cast<int64_t>(index.size());
   const bool by8 = size % kEntrySize == 0, by12 = size % kWideEntrySize == 0;
-  if (by12 && !by8) return {kWideEntrySize, false};
   if (!by12) return {kEntrySize, false};
   if (size == 0) return {hint, false};  // no entries either way
   std::optional<int64_t> log_size;
   if (log) log_size = static_cast<int64_t>(log->size());
-  const bool narrow = plausible(index, kEntrySize, log_size), wide = plausible(index, kWideEntrySize, log_size);
+  const bool wide = plausible(index, kWideEntrySize, log_size);
+  // Only 12 divides: a 12-byte index, or an 8-byte one with a torn tail
+  // (Kafka reads floor(size / 8) entries of it): 12 only if that reading
+  // is out of order and the 12-byte one is not.
+  if (!by8) {
+    const bool narrow = plausible(index.first(static_cast<size_t>(size / kEntrySize * kEntrySize)), kEntrySize, log_size);
+    return {wide && !narrow ? kWideEntrySize : kEntrySize, wide && narrow};
+  }
+  // Both divide. Without the log a damaged 8-byte index can read as a
+  // plausible 12-byte one (no bound on its positions): 8, as Kafka reads it.
+  const bool narrow = plausible(index, kEntrySize, log_size);
+  if (!log) return {hint, narrow && wide};
   if (narrow != wide) return {narrow ? kEntrySize : kWideEntrySize, false};
   return {hint, narrow};
 }

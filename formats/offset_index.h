@@ -70,14 +70,18 @@ struct Width {
   bool operator==(const Width&) const = default;
 };
 
-// KIP-1333's rule: a size only 8 divides is 8-byte, only 12 divides is
-// 12-byte; neither is 8-byte (Kafka's length check then fails it). Where
-// both divide, each reading is checked over every slot: relative offsets
-// >= 0 and strictly increasing, positions >= 0 and non-decreasing, then
-// only zero slots (a preallocated tail); with `log` (the segment's bytes),
-// every position inside it and every entry serving it
-// (offset_index_serves). The one reading that passes wins; if both or
-// neither pass, `hint`.
+// KIP-1333's rule, kept to what the bytes show: a size 12 does not divide
+// is 8-byte (where 8 does not divide it either, Kafka's length check fails
+// it). A reading is "in order" when over every slot relative offsets are
+// >= 0 and strictly increasing and positions >= 0 and non-decreasing (each
+// inside `log`, the segment's bytes, when given), then only zero slots (a
+// preallocated tail). A size only 12 divides is 12-byte when that reading
+// is in order and the floor(size / 8)-entry one is not (both: 8, with
+// `ambiguous`: one 12-byte entry is one 8-byte entry and 4 bytes). A size both divide
+// is, with `log`, the one reading in order; without it (no bound on the
+// positions: a damaged 8-byte index can pass as 12-byte), `hint`. Where
+// both pass, `hint` with `ambiguous`. offset_index_width (index_serves.h)
+// then asks the log which reading serves it: the tools use that.
 Width detect_width(Bytes index, std::optional<Bytes> log = std::nullopt, int64_t hint = kEntrySize);
 
 class View : public IndexView<Entry> {
@@ -86,9 +90,9 @@ class View : public IndexView<Entry> {
   View(Bytes data, Offset base_offset, Position file_position = Position{0})
       : IndexView(data, base_offset, file_position, detect_width(data).entry_bytes) {}
   View(Bytes data, Offset base_offset, Position file_position, Width width)
-      : IndexView(data, base_offset, file_position, width.entry_bytes) {}
-  View(Bytes data, Offset base_offset, Position file_position, int64_t entry_bytes)
-      : IndexView(data, base_offset, file_position, entry_bytes) {}
+      : View(data, base_offset, file_position, width.entry_bytes) {}
+  View(Bytes data, Offset base_offset, Position file_position, int64_t entry_bytes)  // 12, else 8
+      : IndexView(data, base_offset, file_position, entry_bytes == kWideEntrySize ? kWideEntrySize : kEntrySize) {}
   bool wide() const { return entry_size() == kWideEntrySize; }
   OffsetPosition offset_position(int64_t slot) const { return {offset(slot), entry(slot).position}; }
   // Stronger than dump_entry_count(): stop at the first slot i > 0 whose

@@ -91,6 +91,7 @@ struct Rebuilder {
   Status finish(SegmentRecovery& out) {
     KSEG_RETURN_IF_ERROR(times.maybe_append(max_ts, max_ts_offset).status());
     out.offset_index = offsets.bytes();
+    out.offset_index_entry_bytes = offsets.entry_bytes();
     out.time_index = times.bytes();
     out.max_timestamp_ms = max_ts;
     return {};

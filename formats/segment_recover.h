@@ -52,7 +52,8 @@ struct Config {
 };
 
 struct SegmentRecovery {
-  std::vector<uint8_t> offset_index;  // exactly 8 (or 12) x entries bytes
+  std::vector<uint8_t> offset_index;  // exactly offset_index_entry_bytes x entries bytes
+  int64_t offset_index_entry_bytes = offset_index::kEntrySize;  // 8, or 12 (KIP-1333)
   std::vector<uint8_t> time_index;    // exactly 12 x entries bytes
   Position valid_end;                 // Kafka's validBytes
   Length file_size;

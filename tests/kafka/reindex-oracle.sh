@@ -29,8 +29,8 @@
 #      recovery point, unclean load).
 #   6. 12-byte .index entries (KIP-1333, experimental): every partition of section 1 rewritten
 #      at 12 bytes reads back (kseg-dump) as the entries Kafka's DumpLogSegments prints for
-#      Kafka's own 8-byte file, passes kseg-verify but for index.wide_entries, and goes back to
-#      Kafka's bytes at 8; what Kafka 4.4 does with such a file (clean load: misread; unclean:
+#      Kafka's own 8-byte file, is 1.5 times Kafka's size, passes kseg-verify but for
+#      index.wide_entries (on each file), is kept by a plain run, and goes back to Kafka's bytes at 8; what Kafka 4.4 does with such a file (clean load: misread; unclean:
 #      rebuilt).
 # Usage: reindex-oracle.sh KSEG_REINDEX     Prints "N passed, M failed"; exits non-zero on failure.
 set -euo pipefail
@@ -295,17 +295,28 @@ for work in "$tmp"/kseg/*/*/; do
   for f in "$work"/*.index; do [[ -s "$f" ]] && kafka_files+=("$f"); done
   w="$tmp/wide/$case_name/$name"; mkdir -p "$(dirname "$w")"; cp -r "$work" "$w"
   props="$tmp/kseg/$case_name/$name.properties"
-  "$kseg" --no-backup --index-entry-bytes 12 --topic-config "$props" "$w" > "$w.out" 2>&1 || true
+  rc=0; "$kseg" --no-backup --index-entry-bytes 12 --topic-config "$props" "$w" > "$w.out" 2>&1 || rc=$?
+  [[ $rc -eq 0 ]] || bad "12-byte entries: kseg-reindex --index-entry-bytes 12 $case_name/$name exited $rc: $(tail -2 "$w.out")"
   vrc=0; "$bin/kseg-verify" "$w" > "$w.verify" 2>&1 || vrc=$?
   if [[ $vrc -ne 0 ]] || grep -E '^(ERROR|WARNING) index\.' "$w.verify" | grep -qv 'index\.wide_entries'; then
     bad "12-byte entries: kseg-verify $case_name/$name (exit $vrc): $(grep -E '^(ERROR|WARNING) index\.' "$w.verify" | head -3)"
   fi
   for f in "$w"/*.index; do
     [[ -s "$f" ]] || continue
+    k="$work/$(basename "$f")"
+    # Written at 12 bytes: half as large again as Kafka's file, and verify says so (its text names the file).
+    if [[ $(stat -c %s "$f") -ne $(( $(stat -c %s "$k") * 3 / 2 )) ]] ||
+       ! grep -q "^WARNING index.wide_entries .*$(basename "$f")" "$w.verify"; then
+      bad "12-byte entries: $case_name/$name/$(basename "$f"): $(stat -c %s "$f") bytes for Kafka's $(stat -c %s "$k"), or no index.wide_entries"
+    fi
     wide_files=$((wide_files + 1)); (( $(stat -c %s "$f") % 24 == 0 )) && wide_24=$((wide_24 + 1))
     "$bin/kseg-dump" "$f" 2>/dev/null | grep '^offset: ' > "$f.kseg" || true
   done
-  "$kseg" --no-backup --index-entry-bytes 8 --topic-config "$props" "$w" >> "$w.out" 2>&1 || true
+  # A plain run keeps them: each serves its log.
+  rc=0; "$kseg" --dry-run --topic-config "$props" "$w" > "$w.plain" 2>&1 || rc=$?
+  [[ $rc -eq 0 ]] || bad "12-byte entries: a plain kseg-reindex --dry-run of $case_name/$name would change it (exit $rc): $(head -3 "$w.plain")"
+  rc=0; "$kseg" --no-backup --index-entry-bytes 8 --topic-config "$props" "$w" >> "$w.out" 2>&1 || rc=$?
+  [[ $rc -eq 0 ]] || bad "12-byte entries: kseg-reindex --index-entry-bytes 8 $case_name/$name exited $rc"
   for f in "$work"/*.index; do
     if cmp -s "$f" "$w/$(basename "$f")"; then back_same=$((back_same + 1)); else bad "12-byte entries: $case_name/$name/$(basename "$f") not Kafka's bytes after --index-entry-bytes 8"; fi
   done
@@ -326,6 +337,7 @@ k8="$tmp/wide/ld8/orders-0" k12="$tmp/wide/ld12/orders-0"; mkdir -p "$(dirname "
 cp -r "$CORPUS_DIR/broker-log-dir/orders-0" "$k8"; "$kseg" --no-backup --index-interval-bytes 1000 "$k8" > /dev/null 2>&1
 cp -r "$k8" "$k12"; "$kseg" --no-backup --index-interval-bytes 1000 --index-entry-bytes 12 "$k12" > /dev/null 2>&1
 n8=$(( $(stat -c %s "$k8/00000000000000000000.index") / 8 )) s12=$(stat -c %s "$k12/00000000000000000000.index")
+[[ $s12 -eq $((n8 * 12)) ]] || bad "12-byte entries: $s12 bytes for $n8 entries"
 oracle_java kseg.oracle.LoadCheck "$k12" --indexes > "$tmp/wide/clean12" 2>&1 || true
 oracle_java kseg.oracle.LoadCheck "$k12" --indexes --unclean > "$tmp/wide/unclean12" 2>&1 || true
 oracle_java kseg.oracle.LoadCheck "$k8" --indexes --unclean > "$tmp/wide/unclean8" 2>&1 || true

@@ -65,7 +65,8 @@ TEST_CASE("index_serves: entries at batch starts, offsets of the batch or of a l
 // ones by the size, then, for a size both divide, by which reading holds
 // entries of the log. Every index of every spacing over logs of 1 to 40
 // batches, at both widths, with and without a zero tail: the width found
-// is the one written, or both readings find the same batches.
+// is the one written, or both readings serve the log (a lookup through
+// either finds the batch, or one before it, whose offsets it asks).
 TEST_CASE("index width: every index over small logs is read at the width it was written", "[index_serves]") {
   namespace oi = kseg::offset_index;
   kseg::test::TempDir tmp("width");
@@ -96,10 +97,11 @@ TEST_CASE("index width: every index over small logs is read at the width it was 
             ++ties;
             INFO("batches " << batches << " every " << every << " first " << first << " width " << width << " tail " << tail);
             CHECK(w.ambiguous);
-            const oi::View as_written(ib, Offset{0}, kseg::Position{0}, width), as_read(ib, Offset{0}, kseg::Position{0}, w);
-            for (int32_t target = 0; target <= last.back(); ++target)
-              CHECK(oi::lookup(as_written, as_written.live_entry_count(), Offset{target}) ==
-                    oi::lookup(as_read, as_read.live_entry_count(), Offset{target}));
+            const oi::View as_read(ib, Offset{0}, kseg::Position{0}, w);
+            CHECK(kseg::offset_index_serves(
+                oi::View(ib.first(static_cast<size_t>(as_read.live_entry_count() * as_read.entry_size())), Offset{0},
+                         kseg::Position{0}, w),
+                log_bytes));
           }
   }
   WARN("indexes checked: " << checked << ", sizes both widths divide: " << sizes_both_divide << ", read at the other width: " << ties);
@@ -127,10 +129,9 @@ TEST_CASE("index width: each case a size both widths divide leaves open", "[inde
   CHECK(width({}, true) == oi::Width{8, false});
   // 24 bytes: three 8-byte entries, or two 12-byte ones; each is read as written, with or without the log.
   const auto three = oi::encode(E{{1, p(0)}, {5, p(2)}, {9, p(4)}}, 8), two = oi::encode(E{{3, p(1)}, {7, p(3)}}, 12);
-  for (bool with_log : {false, true}) {
-    CHECK(width(three, with_log).entry_bytes == 8);
-    CHECK(width(two, with_log).entry_bytes == 12);
-  }
+  for (bool with_log : {false, true}) CHECK(width(three, with_log).entry_bytes == 8);
+  CHECK(width(two, true).entry_bytes == 12);
+  CHECK(width(two, false).entry_bytes == 8);  // without the log, a size both divide is read as Kafka reads it
   // 8-byte entries from position 0 (a pre-0.10 broker's first): the 12-byte
   // reading is in order too, its positions past the log.
   const auto from_zero = oi::encode(E{{1, 0}, {5, p(2)}, {9, p(4)}}, 8);
@@ -146,4 +147,52 @@ TEST_CASE("index width: each case a size both widths divide leaves open", "[inde
   // 48 bytes: six 8-byte entries or four 12-byte ones.
   CHECK(width(oi::encode(E{{1, p(0)}, {3, p(1)}, {5, p(2)}, {7, p(3)}, {9, p(4)}, {11, p(5)}}, 8), true).entry_bytes == 8);
   CHECK(width(oi::encode(E{{1, p(0)}, {3, p(1)}, {5, p(2)}, {7, p(3)}}, 12), true).entry_bytes == 12);
+}
+
+// From review: a damaged 8-byte index, and one with a torn tail whose size
+// only 12 divides, stay 8-byte (Kafka's reading), with or without the log.
+TEST_CASE("index width: damaged 8-byte indexes are read at 8", "[index_serves]") {
+  namespace oi = kseg::offset_index;
+  kseg::test::TempDir tmp("width-damaged");
+  kseg::test::PartitionBuilder b(tmp.root / "t-0");
+  for (int i = 0; i < 24; ++i) b.batch({.records = 3, .timestamp = 1000 + i});  // last offsets 2, 5, 8...
+  const auto pos = b.positions();
+  const auto log = kseg::test::read_bytes(b.write().front());
+  const kseg::Bytes lb(log.data(), log.size());
+  const auto p = [&](int i) { return static_cast<int64_t>(pos[static_cast<size_t>(i)]); };
+  using E = std::vector<oi::Entry>;
+  // A position going back in the third entry: in order as 12-byte entries if the log is not asked.
+  const auto back = oi::encode(E{{8, p(2)}, {17, p(5)}, {1000, 5}}, 8);
+  CHECK(oi::detect_width(kseg::Bytes(back.data(), back.size())).entry_bytes == 8);
+  CHECK(kseg::offset_index_width(kseg::Bytes(back.data(), back.size()), Offset{0}, lb).entry_bytes == 8);
+  // 19 entries and 4 bytes of a torn append: 156 bytes, which only 12 divides.
+  E nineteen;
+  for (int i = 0; i < 19; ++i) nineteen.push_back({3 * i + 2, p(i)});
+  auto torn = oi::encode(nineteen, 8);
+  torn.resize(torn.size() + 4, 0);
+  REQUIRE(torn.size() % 12 == 0);
+  CHECK(oi::detect_width(kseg::Bytes(torn.data(), torn.size())).entry_bytes == 8);
+  CHECK(kseg::offset_index_width(kseg::Bytes(torn.data(), torn.size()), Offset{0}, lb).entry_bytes == 8);
+  // The same 19 entries at 12 bytes (228, which only 12 divides) are 12-byte, the 8-byte reading out of order;
+  // 18 of them (216 bytes, both divide) are 12-byte with the log, 8 (Kafka's reading) without.
+  const auto wide = oi::encode(nineteen, 12);
+  CHECK(kseg::offset_index_width(kseg::Bytes(wide.data(), wide.size()), Offset{0}, lb) == oi::Width{12, false});
+  CHECK(oi::detect_width(kseg::Bytes(wide.data(), wide.size())) == oi::Width{12, false});
+  const auto both = oi::encode(std::span(nineteen).first(18), 12);
+  CHECK(kseg::offset_index_width(kseg::Bytes(both.data(), both.size()), Offset{0}, lb) == oi::Width{12, false});
+  CHECK(oi::detect_width(kseg::Bytes(both.data(), both.size())).entry_bytes == 8);
+}
+
+TEST_CASE("offset index: an automatic width widens to 12 at the first position past 2^31 - 1", "[index_serves]") {
+  namespace oi = kseg::offset_index;
+  oi::Writer w(Offset{100}, oi::kAutoWidth);
+  REQUIRE(w.append(Offset{110}, 4096).ok());
+  REQUIRE(w.append(Offset{120}, INT32_MAX).ok());
+  CHECK(w.entry_bytes() == 8);
+  REQUIRE(w.append(Offset{130}, int64_t{INT32_MAX} + 1).ok());
+  CHECK(w.entry_bytes() == 12);
+  CHECK(w.bytes() == oi::encode(std::vector<oi::Entry>{{10, 4096}, {20, INT32_MAX}, {30, int64_t{INT32_MAX} + 1}}, 12));
+  oi::Writer narrow(Offset{100});
+  REQUIRE(narrow.append(Offset{110}, 4096).ok());
+  CHECK(narrow.append(Offset{120}, int64_t{INT32_MAX} + 1).error().code == kseg::Errc::refused);
 }

@@ -167,7 +167,9 @@ void transactions(const ServiceContext& c, const Partition& p, const LoadedProdu
           {{fmt::format("kafka-transactions.sh --bootstrap-server HOST:PORT forceTerminateTransaction "
                         "--transactionalId {}  # only if its application is gone for good",
                         shell_word(v.coordinator->id)),
-            "nothing: the transaction's records are aborted (read_committed consumers skip them)"}},
+            fmt::format("the transaction's records, offsets {} on: aborted, though its external coordinator may have "
+                        "meant to commit them",
+                        first)}},
           false);  // not in the plan: while its application lives, ending it breaks the external coordinator's commit
       continue;
     }

@@ -15,6 +15,7 @@
 #include "formats/legacy.h"
 #include "formats/log_batch.h"
 #include "formats/log_entry.h"
+#include "formats/index_serves.h"
 #include "formats/offset_index.h"
 #include "formats/producer_snapshot.h"
 #include "formats/producer_state.h"
@@ -113,8 +114,9 @@ bool all_zero(Bytes b) { return std::all_of(b.begin(), b.end(), [](uint8_t x) { 
 
 // Kafka's sanity check of the whole file, then of its live entries alone:
 // a failure the zero tail alone explains is a tail, not a corrupt index.
-template <typename View, typename Check>
-IndexHealth check_index(const std::string& path, int64_t base, bool last_segment, Check&& sanity_check) {
+// `width(bytes)`: the file's entry width.
+template <typename View, typename Width, typename Check>
+IndexHealth check_index(const std::string& path, int64_t base, bool last_segment, Width&& width, Check&& sanity_check) {
   IndexHealth h;
   auto f = MappedFile::open(path);
   if (!f.ok()) {
@@ -122,7 +124,7 @@ IndexHealth check_index(const std::string& path, int64_t base, bool last_segment
     h.status = "failing";
     return h;
   }
-  const View v(f->bytes(), Offset{base});  // an .index at the width its size and entries say
+  const View v(f->bytes(), Offset{base}, Position{0}, width(f->bytes()));
   const int64_t entry_size = v.entry_size();
   h.slots = v.slot_count();
   h.entries = v.live_entry_count();
@@ -150,10 +152,16 @@ IndexHealth index_health(const Segment& seg, FileKind kind, bool last_segment, b
   const int64_t base = seg.base;
   if (kind == FileKind::index)
     return check_index<offset_index::View>(path, base, last_segment,
+                                           [&](Bytes b) {  // 8, or KIP-1333's 12 where the log says so
+                                             if (b.size() % offset_index::kWideEntrySize != 0) return offset_index::kEntrySize;
+                                             auto log = MappedFile::open(seg.path(FileKind::log));
+                                             return log.ok() ? offset_index_width(b, Offset{base}, log->bytes()).entry_bytes
+                                                             : offset_index::detect_width(b).entry_bytes;
+                                           },
                                            [](const offset_index::View& v, const std::string& p) {
                                              return offset_index::sanity_check(v, p);
                                            });
-  return check_index<time_index::View>(path, base, last_segment,
+  return check_index<time_index::View>(path, base, last_segment, [](Bytes) { return time_index::kEntrySize; },
                                        [](const time_index::View& v, const std::string& p) {
                                          return time_index::sanity_check(v, p);
                                        });

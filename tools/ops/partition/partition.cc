@@ -26,7 +26,9 @@ int64_t mtime_ms(const struct stat& sb) {
 // Whole entries of an index file in bytes, -1 when there is none.
 int64_t whole_entries(const std::string& path, int64_t entry_size) {
   struct stat sb {};
-  return ::stat(path.c_str(), &sb) == 0 ? sb.st_size / entry_size * entry_size : -1;
+  if (::stat(path.c_str(), &sb) != 0) return -1;
+  if (entry_size == 8 && sb.st_size % 12 == 0) return sb.st_size;  // maybe KIP-1333's 12-byte entries: whole either way
+  return sb.st_size / entry_size * entry_size;
 }
 
 }  // namespace
@@ -85,7 +87,6 @@ Result<Partition> load_partition(const std::string& dir, const LoadOptions& o) {
     s.size = sb.st_size;
     s.mtime_ms = mtime_ms(sb);
     s.index_bytes = whole_entries(s.path(FileKind::index), 8);
-    if (const int64_t wide = whole_entries(s.path(FileKind::index), 12); wide > s.index_bytes) s.index_bytes = wide;  // KIP-1333
     s.timeindex_bytes = whole_entries(s.path(FileKind::timeindex), 12);
     p.segments.push_back(std::move(s));
   }

@@ -96,7 +96,8 @@ Status plan_index(const std::string& dir, const std::string& name, const std::ve
     was = fmt::format("was {} bytes", size);
     // A size that differs settles it: a preallocated index is read only when it may stay.
     const bool zero_tail = zero_tail_ok && regular && !ec && size > want.size() && size % entry_size == 0;
-    const bool may_serve = serves && regular && !ec && size % entry_size == 0;
+    // An index the broker (or kseg-reindex --index-entry-bytes 12) wrote at either width.
+    const bool may_serve = serves && regular && !ec && (size % entry_size == 0 || size % 12 == 0);
     if (!regular || ec || size == want.size() || zero_tail || may_serve) {
       auto have = MappedFile::open(path);  // what is not a file is refused here, named
       if (!have.ok()) return have.error().in(path);
@@ -252,7 +253,7 @@ Status plan_kept(const std::string& dir, Segment& s, Bytes log, Repair repair, c
     out.plan.actions.push_back(
         safe::Action::hide(index_name, "so that a crash from here on makes Kafka recover this segment"));
   } else {
-    KSEG_RETURN_IF_ERROR(plan_index(dir, index_name, r.offset_index, 8, out.plan, s.preallocated_ok, offsets_serve));
+    KSEG_RETURN_IF_ERROR(plan_index(dir, index_name, r.offset_index, r.offset_index_entry_bytes, out.plan, s.preallocated_ok, offsets_serve));
   }
   KSEG_RETURN_IF_ERROR(plan_index(dir, file_name(s.base, file_names::FileKind::timeindex), r.time_index, 12, out.plan,
                                   s.time_preallocated_ok, times_serve));
@@ -264,7 +265,8 @@ Status plan_kept(const std::string& dir, Segment& s, Bytes log, Repair repair, c
     else plan_truncation(s, log, out.plan, out.removed);
     out.plan.actions.push_back(safe::Action::write(index_name, r.offset_index,
                                                    fmt::format("rebuilt: {} entries, {} bytes (renamed last)",
-                                                               r.offset_index.size() / 8, r.offset_index.size())));
+                                                               r.offset_index.size() / static_cast<size_t>(r.offset_index_entry_bytes),
+                                                               r.offset_index.size())));
   } else if (r.truncates()) {
     out.problems.push_back(Problem::of(
         segment_end_code(r.stop, s.active).value_or(Code::log_trailing_garbage), dir + "/" + s.log_name, r.valid_end,
@@ -375,8 +377,8 @@ Status plan_epochs(const std::string& dir, const std::vector<KeptLog>& kept, int
 // shutdown with none, assumes there are no producers. Without the last
 // segment's .index Kafka recovers that segment instead, rebuilding producer
 // state from the log: so the .index goes first and comes back last.
-void hide_while_snapshots_change(Offset last_base, const std::vector<uint8_t>& index, size_t first_action,
-                                 safe::Plan& plan) {
+void hide_while_snapshots_change(Offset last_base, const std::vector<uint8_t>& index, int64_t entry_bytes,
+                                 size_t first_action, safe::Plan& plan) {
   const bool removes = std::any_of(plan.actions.begin() + static_cast<std::ptrdiff_t>(first_action), plan.actions.end(),
                                    [](const safe::Action& a) {
                                      return a.kind == safe::Action::Kind::remove && a.name.ends_with(".snapshot");
@@ -388,7 +390,8 @@ void hide_while_snapshots_change(Offset last_base, const std::vector<uint8_t>& i
   std::erase_if(plan.actions, [&](const safe::Action& a) { return a.name == name; });
   plan.actions.push_back(safe::Action::hide(name, "so that a crash while snapshots change makes Kafka recover this segment"));
   plan.actions.push_back(safe::Action::write(name, index, fmt::format("rebuilt: {} entries, {} bytes (renamed last)",
-                                                                       index.size() / 8, index.size())));
+                                                                       index.size() / static_cast<size_t>(entry_bytes),
+                                                                       index.size())));
 }
 
 }  // namespace
@@ -410,6 +413,7 @@ Result<PartitionPlan> plan_partition(const std::string& dir, const recover::Conf
   int64_t log_end = 0;
   bool log_changed = false, invalid_left = false;
   std::vector<uint8_t> last_index;  // the last kept segment's rebuilt .index
+  int64_t last_index_entry_bytes = offset_index::kEntrySize;
   int64_t work = 0;  // the .log bytes read, for the progress line
   for (Offset base : *bases) {
     std::error_code ec;
@@ -468,6 +472,7 @@ Result<PartitionPlan> plan_partition(const std::string& dir, const recover::Conf
     if (repair != Repair::none && damaged) log_changed = true;
     if (repair == Repair::none && damaged) invalid_left = true;
     last_index = s.recovery.offset_index;
+    last_index_entry_bytes = s.recovery.offset_index_entry_bytes;
     log_end = s.recovery.last_offset ? s.recovery.last_offset->value + 1 : base.value;
     kept.push_back(std::move(k));
     if (repair == Repair::recover && s.recovery.truncates()) cut_base = base;
@@ -484,7 +489,7 @@ Result<PartitionPlan> plan_partition(const std::string& dir, const recover::Conf
     } else {
       const size_t before = out.plan.actions.size();
       KSEG_RETURN_IF_ERROR(plan_producer_state(dir, kept, log_end, producers, out.plan));
-      hide_while_snapshots_change(kept.back().base, last_index, before, out.plan);
+      hide_while_snapshots_change(kept.back().base, last_index, last_index_entry_bytes, before, out.plan);
     }
   }
   plan_stale_tmp(dir, out.plan);

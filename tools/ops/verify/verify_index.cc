@@ -59,7 +59,7 @@ OffsetIndexCheck::OffsetIndexCheck(std::string path, Offset base_offset, const s
   if (!index_.file) return;
   const Bytes bytes = index_.file->bytes();
   offset_index::Width width = offset_index::detect_width(bytes);
-  if (width.ambiguous && !log_path.empty())
+  if (bytes.size() % offset_index::kWideEntrySize == 0 && !log_path.empty())  // a size the widths may share
     if (auto log = MappedFile::open(log_path); log.ok()) width = offset_index_width(bytes, base_offset, log->bytes());
   view_.emplace(bytes, base_offset, Position{0}, width);
   const int64_t slots = view_->slot_count();

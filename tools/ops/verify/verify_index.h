@@ -62,8 +62,8 @@ struct MappedIndex {
 class OffsetIndexCheck {
  public:
   // `path` names an existing .index of the segment based at `base_offset`;
-  // `log_path` its .log, read only to tell the entry width where the size
-  // leaves it open (offset_index_width).
+  // `log_path` its .log, read only to tell the entry width where 12 divides
+  // the size (offset_index_width).
   OffsetIndexCheck(std::string path, Offset base_offset, const std::string& log_path = {});
   void batch(const BatchInfo& b);
   // After the scan: every finding, in slot order.
