@@ -105,6 +105,7 @@ Result<Text> parse(Topic topic, int64_t offset, Bytes key, std::optional<Bytes> 
   }
   std::string data = std::move(v.value().json);
   if (topic == Topic::transaction) name_transaction_status(data);
+  out.unknown_tags = std::move(v.value().unknown_tags);
   out.key = key_json;
   out.value = wrap("version", version, data);
   return out;

@@ -15,6 +15,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "formats/schema.h"
 
@@ -43,6 +44,7 @@ enum class Topic { group, transaction, share };
 struct Text {
   std::string key;
   std::optional<std::string> value;
+  std::vector<schema::UnknownTag> unknown_tags;  // the value's, not in `value` (as Kafka prints it)
 };
 
 // Parses one record with a non-null key (Kafka throws on a null key; the

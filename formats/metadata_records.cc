@@ -171,6 +171,7 @@ Text parse(Bytes value) {
     return {Outcome::kafka_error,
             fmt::format("Found {} byte(s) of garbage after {}", body.size() - d.value().consumed, *type)};
   out.text = fmt::format("{{\"type\":\"{}\",\"version\":{},\"data\":{}}}", t->name, *version, d.value().json);
+  out.unknown_tags = std::move(d.value().unknown_tags);
   return out;
 }
 

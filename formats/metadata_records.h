@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "formats/schema.h"
 
@@ -27,11 +28,14 @@ std::span<const RecordType> record_types();
 enum class Outcome { ok, kafka_error, unsupported };
 
 struct Text {
+  Text() = default;
+  Text(Outcome o, std::string t) : outcome(o), text(std::move(t)) {}
   Outcome outcome = Outcome::ok;
   // ok: {"type":…,"version":…,"data":…}; kafka_error: the exception message
   // Kafka's parser would print after "Error at <offset>, skipping. ";
   // unsupported: why we cannot print it.
   std::string text;
+  std::vector<schema::UnknownTag> unknown_tags;  // ok: those not in `text` (as Kafka prints it)
 };
 
 Text parse(Bytes value);

@@ -33,6 +33,7 @@ struct Body {
   MessageReader m;
   int16_t version = 0;
   bool bad = false;
+  std::vector<schema::UnknownTag> unknown;  // tagged fields no reader names
 
   // A nested struct's read() refuses any version above 0 (the top-level
   // ones do not check).
@@ -47,14 +48,18 @@ struct Body {
     }
     return std::string(as_chars(m.raw().bytes(Length{n1 - 1})));
   }
-  // A struct's tagged fields, all unknown here.
-  void tagged_fields() {
+  // A struct's tagged fields, all unknown here; `path` names the struct.
+  void tagged_fields(const char* path) {
     const uint32_t count = m.raw().uvarint();
     if (count > 10000) bad = true;
     for (uint32_t i = 0; i < count && ok(); ++i) {
-      (void)m.raw().uvarint();
-      m.raw().skip(Length{m.raw().uvarint()});
+      const uint32_t tag = m.raw().uvarint();
+      keep(path, tag, m.raw().uvarint());
     }
+  }
+  void keep(const char* path, uint32_t tag, uint32_t size) {
+    const Bytes raw = m.raw().bytes(Length{size});
+    if (m.ok()) unknown.push_back({path, tag, std::vector<uint8_t>(raw.begin(), raw.end())});
   }
   // TopicIdPartition.toString(): "<uuid>:<topic>-<partition>".
   std::string topic_id_partition() {
@@ -62,14 +67,15 @@ struct Body {
     std::string name = string();
     std::string id = m.uuid();
     const int32_t partition = m.i32();
-    tagged_fields();
+    tagged_fields(topic_id_partition_path);
     return fmt::format("{}:{}-{}", id, name, partition);
   }
   std::string segment_id() {
     nested();
+    topic_id_partition_path = "remoteLogSegmentId.topicIdPartition";
     std::string tip = topic_id_partition();
     std::string id = m.uuid();
-    tagged_fields();
+    tagged_fields("remoteLogSegmentId");
     return fmt::format("RemoteLogSegmentId{{topicIdPartition={}, id={}}}", tip, id);
   }
   // A TreeMap's toString, in key order; a repeated epoch keeps its last offset (HashMap.put).
@@ -81,7 +87,7 @@ struct Body {
       nested();
       const int32_t epoch = m.i32();
       epochs[epoch] = m.i64();
-      tagged_fields();
+      tagged_fields("segmentLeaderEpochs[]");
     }
     empty = epochs.empty();
     std::string out = "{";
@@ -109,11 +115,12 @@ struct Body {
       if (tag == 0)
         value = m.raw().u8() != 0;
       else
-        m.raw().skip(Length{size});
+        keep("", tag, size);
     }
     return value;
   }
   bool ok() const { return !bad && m.ok(); }
+  const char* topic_id_partition_path = "topicIdPartition";
 };
 
 std::string tf(bool b) { return b ? "true" : "false"; }
@@ -150,7 +157,7 @@ Result<std::string> segment_update(Body& b) {
   const int64_t event_ts = b.m.i64();
   const std::string custom = b.custom_metadata();
   const int8_t state = b.m.i8();
-  b.tagged_fields();
+  b.tagged_fields("");
   if (!b.ok()) return Error{Errc::truncated, std::nullopt, ""};
   if (!segment_state(state)) return fail("state can not be null");
   return fmt::format("RemoteLogSegmentMetadataUpdate{{remoteLogSegmentId={}, customMetadata={}, state={}, "
@@ -163,7 +170,7 @@ Result<std::string> partition_delete(Body& b) {
   const int32_t broker = b.m.i32();
   const int64_t event_ts = b.m.i64();
   const int8_t state = b.m.i8();
-  b.tagged_fields();
+  b.tagged_fields("");
   if (!b.ok()) return Error{Errc::truncated, std::nullopt, ""};
   if (!partition_delete_state(state)) return fail("null");  // Objects.requireNonNull without a message
   return fmt::format("RemotePartitionDeleteMetadata{{topicPartition={}, state={}, eventTimestampMs={}, brokerId={}}}",
@@ -192,7 +199,7 @@ Result<std::string> segment_snapshot(Body& b) {
 
 }  // namespace
 
-Result<std::string> describe(Bytes value) {
+Result<std::string> describe(Bytes value, std::vector<schema::UnknownTag>* unknown) {
   ByteReader r(value, Position{0});
   // AbstractApiMessageSerde.read: each varint read as a Java int, refused
   // above Short.MAX_VALUE, then cast to a short (a value past 2^31 reads
@@ -225,6 +232,7 @@ Result<std::string> describe(Bytes value) {
   // Kafka checks for bytes left over before it builds the object.
   if (const auto left = b.m.raw().remaining().bytes; left > 0 && (out.ok() || out.error().code != Errc::truncated))
     return fail(fmt::format("Found {} byte(s) of garbage after {}", left, type));
+  if (out.ok() && unknown) *unknown = std::move(b.unknown);
   return out;
 }
 

@@ -9,11 +9,15 @@
 // api key 0 RemoteLogSegmentMetadataRecord, 1 ...UpdateRecord,
 // 2 RemotePartitionDeleteMetadataRecord, 3 RemoteLogSegmentMetadataSnapshotRecord:
 // flexible messages (storage/src/main/resources/message/*.json in Kafka 4.4).
-// The key is not read.
+// The key is not read. Tagged fields the schema does not name (a newer
+// Kafka's: KIP-1266 adds some) are left out of the text, as Kafka's reader
+// drops them, and handed back in `unknown`.
 #pragma once
 
 #include <string>
+#include <vector>
 
+#include "formats/schema.h"
 #include "lib/byte_reader.h"
 #include "lib/status.h"
 
@@ -21,6 +25,6 @@ namespace kseg::remote_log_metadata {
 
 // The object's toString(), or an error whose message is the exception
 // message Kafka prints after "Error at offset N, skipping. ".
-Result<std::string> describe(Bytes value);
+Result<std::string> describe(Bytes value, std::vector<schema::UnknownTag>* unknown = nullptr);
 
 }  // namespace kseg::remote_log_metadata

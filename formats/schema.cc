@@ -5,6 +5,7 @@
 #include <bit>
 #include <charconv>
 #include <cmath>
+#include <iterator>
 #include <vector>
 
 #include <fmt/format.h>
@@ -37,6 +38,7 @@ class Decoder {
   void decode_struct(const Struct& s, MessageReader& m, std::string& out);
   bool failed() const { return !error_.empty(); }
   const std::string& error() const { return error_; }
+  std::vector<UnknownTag>& unknown_tags() { return unknown_; }
 
  private:
   void fail(std::string msg) {
@@ -61,10 +63,29 @@ class Decoder {
   void binary(const Field& f, MessageReader& m, std::string& out);
   void tagged_section(const Struct& s, MessageReader& m, std::vector<std::string>& values, std::vector<bool>& seen);
 
+  // Where the struct being read is (UnknownTag::path), kept for structs only.
+  class Within {
+   public:
+    Within(std::string& path, std::string_view name, int32_t index = -1) : path_(path), size_(path.size()) {
+      if (!name.empty()) {
+        if (!path_.empty()) path_ += '.';
+        path_ += name;
+      }
+      if (index >= 0) fmt::format_to(std::back_inserter(path_), "[{}]", index);
+    }
+    ~Within() { path_.resize(size_); }
+
+   private:
+    std::string& path_;
+    size_t size_;
+  };
+
   int16_t v_;
   bool flexible_;
   const Options& opts_;
   std::string error_;
+  std::string path_;
+  std::vector<UnknownTag> unknown_;
 };
 
 void Decoder::decode_struct(const Struct& s, MessageReader& m, std::string& out) {
@@ -129,13 +150,18 @@ void Decoder::tagged_section(const Struct& s, MessageReader& m, std::vector<std:
     if (!check(m)) return;
     ByteReader body = m.raw().sub(Length{static_cast<int64_t>(size)});
     if (!check(m)) return;
+    bool known = false;
     for (size_t k = 0; k < s.fields.size(); ++k) {
       const Field& f = s.fields[k];
       if (f.tag < 0 || static_cast<uint32_t>(f.tag) != tag || !f.in(v_)) continue;
       MessageReader sub(body.rest(), true);
       values[k].clear();
       value(f, sub, values[k]);
-      seen[k] = true;
+      seen[k] = known = true;
+    }
+    if (!known) {
+      const Bytes raw = body.rest();
+      unknown_.push_back(UnknownTag{path_, tag, std::vector<uint8_t>(raw.begin(), raw.end())});
     }
   }
 }
@@ -158,7 +184,12 @@ void Decoder::value(const Field& f, MessageReader& m, std::string& out) {
     out += '[';
     for (int32_t i = 0; i < *n && !failed(); ++i) {
       if (i > 0) out += ',';
-      scalar(f, m, out);
+      if (f.kind == Kind::strct) {
+        const Within at(path_, f.name, i);
+        scalar(f, m, out);
+      } else {
+        scalar(f, m, out);
+      }
     }
     out += ']';
     return;
@@ -169,6 +200,11 @@ void Decoder::value(const Field& f, MessageReader& m, std::string& out) {
     const bool present = f.tag >= 0 ? m.raw().uvarint() > 0 : m.i8() >= 0;
     if (!check(m)) return;
     if (!present) { out += "null"; return; }
+  }
+  if (f.kind == Kind::strct) {
+    const Within at(path_, f.name);
+    scalar(f, m, out);
+    return;
   }
   scalar(f, m, out);
 }
@@ -247,6 +283,7 @@ Result<Decoded> decode(const Message& msg, int16_t version, Bytes body, const Op
   d.decode_struct(*msg.body, m, out.json);
   if (d.failed()) return Error{Errc::bad_value, std::nullopt, d.error()};
   out.consumed = static_cast<size_t>(m.raw().position().value);
+  out.unknown_tags = std::move(d.unknown_tags());
   return out;
 }
 

@@ -15,6 +15,7 @@
 #include <initializer_list>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "lib/byte_reader.h"
 #include "lib/status.h"
@@ -80,9 +81,19 @@ using schema::Struct;
 using K = schema::Kind;
 }  // namespace tables
 
+// A tagged field the schema does not name (a newer Kafka's, or another
+// writer's). Kafka's converters drop it; kseg reports it, so it is never lost.
+struct UnknownTag {
+  std::string path;  // where: "" for the message itself, else fields and [index], e.g. "topics[0].partitions[2]"
+  uint32_t tag = 0;
+  std::vector<uint8_t> bytes;
+  bool operator==(const UnknownTag&) const = default;
+};
+
 struct Decoded {
   std::string json;
   size_t consumed = 0;  // bytes of `body` the message used (trailing bytes are the caller's business)
+  std::vector<UnknownTag> unknown_tags;  // not in `json`, as Kafka's converter leaves them out
 };
 
 struct Options {

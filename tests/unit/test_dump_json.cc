@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // kseg-dump --format json/jsonl on Kafka-written cases, validated against
 // the published schema (formats/kseg-dump.schema.json).
+#include <map>
 #include <sstream>
 
 #include <catch2/catch.hpp>
@@ -145,4 +146,52 @@ TEST_CASE("json --time-format iso writes each timestamp as its ISO 8601 form", "
   CHECK(text.exit_code == 2);
   CHECK(text.err.find("--time-format iso applies to --format json or jsonl") != std::string::npos);
   CHECK(text.out.empty());
+}
+
+// Issue 51, item 4: tagged fields Kafka 4.4.0's schemas do not name (the
+// unknown-tags case: Kafka's TaggedFields wrote them into every tagged-fields
+// section of every flexible value) are not in `value`, which is what
+// DumpLogSegments prints (the goldens), but in unknown_tagged_fields.
+TEST_CASE("json keeps the tagged fields Kafka's decoders drop", "[json]") {
+  const auto s = schema();
+  const auto info = nlohmann::json::parse(read_text(kCorpus + "unknown-tags/case.json"))["unknown_tags"];
+  REQUIRE(info["tags"] == "[77, 300]");  // RecordTypes.UNKNOWN_TAGS, with data {7, 7, 7} and {}
+  REQUIRE(info["data"] == "[[7, 7, 7], []]");
+  for (const auto& [dir, decoder] : {std::pair{"__consumer_offsets-0", "--offsets-decoder"},
+                                     std::pair{"__transaction_state-0", "--transaction-log-decoder"},
+                                     std::pair{"__share_group_state-0", "--share-group-state-decoder"},
+                                     std::pair{"__cluster_metadata-0", "--cluster-metadata-decoder"},
+                                     std::pair{"__remote_log_metadata-0", "--remote-log-metadata-decoder"}}) {
+    INFO(dir);
+    auto run = run_tool(kBin, {"--format", "json", decoder, "--print-data-log", std::string(dir) + "/00000000000000000000.log"},
+                        kCorpus + "unknown-tags");
+    REQUIRE(run.exit_code == 0);
+    const auto doc = nlohmann::json::parse(run.out);
+    CHECK(schema_violation(s, s, doc) == "");
+    size_t records = 0, nested = 0;
+    for (const auto& o : doc["objects"]) {
+      if (o["type"] != "record") continue;
+      ++records;
+      REQUIRE(o.contains("unknown_tagged_fields"));
+      std::map<std::string, std::vector<std::pair<int64_t, std::string>>> by_path;
+      for (const auto& t : o["unknown_tagged_fields"]) by_path[t["path"]].emplace_back(t["tag"], t["bytes"]);
+      for (const auto& [path, tags] : by_path) {
+        INFO("offset " << o["offset"] << " path '" << path << "'");
+        CHECK(tags == std::vector<std::pair<int64_t, std::string>>{{77, "BwcH"}, {300, ""}});  // base64 of 7 7 7
+        nested += !path.empty();
+      }
+      CHECK(by_path.contains(""));
+      CHECK(o["value"].get<std::string>().find("77") == std::string::npos);
+      CHECK(o["value"].get<std::string>().find("Error") == std::string::npos);  // Kafka's reader took every record
+    }
+    CHECK(records > 0);
+    if (std::string(dir) != "__transaction_state-0") CHECK(nested > 0);  // TransactionLogValue's structs are not flexible
+  }
+  // The text is Kafka's; stderr says once per file what it leaves out.
+  auto text = run_tool(kBin, {"--files", "__consumer_offsets-0/00000000000000000000.log", "--offsets-decoder"},
+                       kCorpus + "unknown-tags");  // the golden's arguments
+  CHECK(text.exit_code == 0);
+  CHECK(text.out == read_text(kCorpus + "unknown-tags/dump/__consumer_offsets-0.00000000000000000000.log.decoder.out"));
+  CHECK(text.err.find("21 records carry tagged fields Kafka 4.4.0's schema does not name, the first at offset 0: tag 77 in "
+                      "the value (3 bytes)") != std::string::npos);
 }

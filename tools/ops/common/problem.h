@@ -27,7 +27,7 @@ const char* severity_name(Severity s);  // "info", "warning", "error"
 // code that has its severity and summary.
 enum class Code : uint8_t {
   log_crc_mismatch, log_bad_magic, log_bad_size, log_torn_tail, log_zero_tail, log_preallocated_tail,
-  log_trailing_garbage, log_bad_codec, log_record_decode, log_record_count, log_offset_delta,
+  log_trailing_garbage, log_bad_codec, log_record_decode, log_unknown_tagged_fields, log_record_count, log_offset_delta,
   log_max_timestamp, log_producer_fields, log_offset_order, log_below_base_offset, log_offset_overflow,
   log_epoch_regression, log_max_bytes, log_bad_control, log_unrecoverable, index_size, index_not_increasing,
   index_entry_mismatch, index_append_entry, index_past_log_end, index_wide_entries, index_preallocated, index_untrimmed, index_missing,

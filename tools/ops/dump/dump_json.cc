@@ -15,6 +15,7 @@
 #include "formats/log_batch.h"
 #include "formats/producer_snapshot.h"
 #include "formats/txn_index.h"
+#include "lib/base64.h"
 #include "lib/codec.h"
 #include "lib/mapped_file.h"
 #include "lib/time_text.h"
@@ -103,6 +104,24 @@ namespace {
 
 std::string_view json_bool(bool b) { return b ? "true" : "false"; }
 
+// Tagged fields the value's schema does not name, which Kafka 4.4.0's
+// converter (and so `value`) leaves out: [{"path", "tag", "bytes": base64}].
+void unknown_tags_field(JsonObject& obj, const std::vector<schema::UnknownTag>& tags) {
+  obj.key("unknown_tagged_fields");
+  auto& out = obj.raw();
+  out.push_back('[');
+  std::string b64;
+  for (size_t i = 0; i < tags.size(); ++i) {
+    if (i > 0) out.push_back(',');
+    b64.clear();
+    append_base64(b64, Bytes(tags[i].bytes.data(), tags[i].bytes.size()));
+    JsonObject t(out);
+    t.field("path", tags[i].path).field("tag", tags[i].tag).field("bytes", b64);
+    t.close();
+  }
+  out.push_back(']');
+}
+
 // The same as the other json_time, into a TextOut with room for 40 bytes.
 void json_time(TextOut& t, int64_t ms, TimeFormat f) {
   if (f == TimeFormat::ms || ms < 0) {
@@ -144,6 +163,7 @@ void LogPrinter::json_record(const EntryRef& e, JsonObject& obj, const RecordVie
     else obj.null("key");
     if (parsed.payload) obj.field("value", *parsed.payload);
     else obj.null("value");
+    if (!parsed.unknown_tags.empty()) unknown_tags_field(obj, parsed.unknown_tags);
   }
   end_object();
 }

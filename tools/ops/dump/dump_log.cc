@@ -120,6 +120,11 @@ bool LogPrinter::finish_record(const RecordView& rv, bool control, std::string_v
       line += "payload: "sv;
       line += *parsed.payload;
     }
+    if (!parsed.unknown_tags.empty() && r->unknown_tag_records++ == 0) {
+      const auto& t = parsed.unknown_tags.front();
+      r->first_unknown_tag = fmt::format("offset {}: tag {} in {} ({} bytes)", rv.offset, t.tag,
+                                         t.path.empty() ? "the value" : t.path, t.bytes.size());
+    }
   }
   line += '\n';
   r->text.write(line);
@@ -507,9 +512,13 @@ void Dumper::log_file(const std::string& path, const std::string& name, Offset b
   int64_t last_offset = -1;
   std::vector<std::pair<int64_t, int64_t>> gaps;
   int64_t printed_to = 0;  // the end of the last entry written out
+  int64_t unknown_tag_records = 0;
+  std::string first_unknown_tag;
   // Writes a printed run out; false if the file ends there.
   auto write_out = [&](PrintedRun& r) {
     out_.write_large(r.text.contents());
+    if (r.unknown_tag_records > 0 && unknown_tag_records == 0) first_unknown_tag = r.first_unknown_tag;
+    unknown_tag_records += r.unknown_tag_records;
     emitted_ += r.objects;
     for (const DumpProblem& p : r.problems) report(path, p.code, p.error, text);
     if (r.any_offset) {
@@ -531,6 +540,13 @@ void Dumper::log_file(const std::string& path, const std::string& name, Offset b
   const bool aborted = blocks ? print_blocks(opts_, out_, deep, path, scan, threads, run_bytes, write_out)
                               : print_runs(opts_, out_, deep, path, scan, threads, past, write_out);
   if (progress_ && file->size() > printed_to) progress_->add(file->size() - printed_to);  // what was not printed
+  if (unknown_tag_records > 0)  // said once a file: the text is Kafka 4.4.0's, which leaves them out
+    report(path, Code::log_unknown_tagged_fields,
+           Error{Errc::bad_value, std::nullopt,
+                 fmt::format("{} record{} carry tagged fields Kafka 4.4.0's schema does not name, the first at {}: "
+                             "printed as Kafka 4.4.0 prints them, without; --format json keeps them",
+                             unknown_tag_records, unknown_tag_records == 1 ? "" : "s", first_unknown_tag)},
+           text);
   if (!gaps.empty()) {
     auto& dst = pairs_for(non_consecutive_, absolute_path(path));
     dst.pairs.insert(dst.pairs.end(), gaps.begin(), gaps.end());

@@ -29,6 +29,7 @@ void parse_coordinator(coordinator::Topic topic, const RecordView& r, ParsedReco
   }
   out.key = std::move(text.value().key);
   out.payload = std::move(text.value().value);
+  out.unknown_tags = std::move(text.value().unknown_tags);
 }
 
 }  // namespace
@@ -55,7 +56,10 @@ void parse_cluster_metadata_record(const RecordView& r, ParsedRecord& out) {
   }
   metadata::Text text = metadata::parse(r.value.bytes);
   switch (text.outcome) {
-    case metadata::Outcome::ok: out.payload = std::move(text.text); break;
+    case metadata::Outcome::ok:
+      out.payload = std::move(text.text);
+      out.unknown_tags = std::move(text.unknown_tags);
+      break;
     case metadata::Outcome::kafka_error:
       out.payload = fmt::format("Error at {}, skipping. {}", r.offset, text.text);
       break;
@@ -74,7 +78,7 @@ void parse_remote_log_metadata_record(const RecordView& r, ParsedRecord& out) {
                               "is null", r.offset);
     return;
   }
-  auto text = remote_log_metadata::describe(r.value.bytes);
+  auto text = remote_log_metadata::describe(r.value.bytes, &out.unknown_tags);
   out.payload = text.ok() ? std::move(*text) : fmt::format("Error at offset {}, skipping. {}", r.offset,
                                                            text.error().message);
 }

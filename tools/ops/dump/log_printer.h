@@ -39,6 +39,8 @@ struct PrintedRun : BlockSpan {
   int64_t last_offset = 0;
   std::vector<std::pair<int64_t, int64_t>> gaps;
   bool aborted = false;       // Kafka would stop reading the file here
+  int64_t unknown_tag_records = 0;  // text: records whose payload leaves out tagged fields
+  std::string first_unknown_tag;    // the first of them, said
 
   // What the last printing left; the span is the walk's.
   void reset() {
@@ -50,6 +52,8 @@ struct PrintedRun : BlockSpan {
     objects = 0;
     any_offset = aborted = false;
     gaps.clear();
+    unknown_tag_records = 0;
+    first_unknown_tag.clear();
   }
 };
 

@@ -6,8 +6,10 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "formats/batch_v2.h"
+#include "formats/schema.h"
 #include "tools/ops/dump/dump.h"
 
 namespace kseg {
@@ -23,6 +25,9 @@ struct ParsedRecord {
   std::optional<std::string> key;
   std::optional<std::string> payload;
   std::optional<Error> error;  // where Kafka's parser would throw
+  // Tagged fields of the value the parser's schema does not name: not in
+  // `payload` (Kafka 4.4.0 drops them), in the JSON form's unknown_tagged_fields.
+  std::vector<schema::UnknownTag> unknown_tags;
 };
 
 void parse_record(const DumpOptions& o, const RecordView& r, ParsedRecord& out);

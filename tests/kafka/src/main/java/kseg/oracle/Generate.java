@@ -94,6 +94,7 @@ public final class Generate {
         add("transaction-state", InternalTopics::transactionState);
         add("cluster-metadata", InternalTopics::clusterMetadata);
         add("record-types", RecordTypes::recordTypes);
+        add("unknown-tags", RecordTypes::unknownTags);
         add("preallocated-active", Recipes::preallocated);
         add("broker-log-dir", Recipes::brokerLogDir);
         add("torn-tail", Recipes::tornTail);

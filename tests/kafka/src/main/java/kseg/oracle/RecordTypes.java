@@ -36,6 +36,88 @@ final class RecordTypes {
     private RecordTypes() { }
 
     static final String[] VARIANTS = {"set", "null", "empty", "empty-tagged"};
+    /** Variant "unknown-tags": "set", and in every tagged-fields section tags no schema of Kafka
+     *  4.4 names (as a newer Kafka's records carry), written by Kafka's own TaggedFields as
+     *  RawTaggedField: UNKNOWN_TAGS[i] with UNKNOWN_TAG_DATA[i]. */
+    static final int UNKNOWN_TAGGED = 4;
+    static final int[] UNKNOWN_TAGS = {77, 300};
+    static final byte[][] UNKNOWN_TAG_DATA = {{7, 7, 7}, {}};
+
+    /** The "unknown-tags" case: every flexible record type and version of the coordinator topics
+     *  and of __cluster_metadata, written as "set" plus unknown tagged fields at every level (the
+     *  remote log metadata records are in record-types). DumpLogSegments' decoders drop those
+     *  fields; kseg-dump prints what they print, and its JSON keeps them. */
+    static void unknownTags(Case c) throws Exception {
+        Map<String, Object> cfg = Generate.topicConfig("segment.index.bytes", Generate.SMALL_INDEX_BYTES,
+                "internal.segment.bytes", 1 << 20, "index.interval.bytes", 4096);
+        List<String> made = new ArrayList<>();
+        UnifiedLog meta = Kafka.open(c.partitionDir("__cluster_metadata", 0, cfg), cfg, c.time, 0, 0, false, Uuid.METADATA_TOPIC_ID);
+        List<SimpleRecord> recs = new ArrayList<>();
+        for (MetadataRecordType t : MetadataRecordType.values()) {
+            ApiMessage m = t.newMetadataRecord();
+            for (short v = t.lowestSupportedVersion(); v <= t.highestSupportedVersion(); v++) {
+                if (v < m.lowestSupportedVersion() || !flexible(schema(m, v))) continue;
+                recs.add(new SimpleRecord(c.time.milliseconds(), null, framed(t.id(), v, serialize(schema(m, v), UNKNOWN_TAGGED))));
+            }
+        }
+        meta.appendAsLeader(Kafka.batch(RecordBatch.MAGIC_VALUE_V2, Compression.NONE, TimestampType.CREATE_TIME, 0,
+                RecordBatch.NO_PRODUCER_ID, RecordBatch.NO_PRODUCER_EPOCH, RecordBatch.NO_SEQUENCE, false, 1, recs),
+                1, AppendOrigin.RAFT_LEADER);
+        c.time.advance(1);
+        meta.updateHighWatermark(meta.logEndOffset());
+        made.add(recs.size() + " metadata records: every flexible MetadataRecordType version, unknown tags at every level");
+        MoreCases.closeClean(c, meta);
+        for (var e : List.of(
+                Map.entry("__consumer_offsets", java.util.Arrays.stream(org.apache.kafka.coordinator.group.generated.CoordinatorRecordType.values())
+                        .map(t -> new Coordinator(t.id(), t.newRecordKey(), t.newRecordValue())).toList()),
+                Map.entry("__transaction_state", java.util.Arrays.stream(org.apache.kafka.coordinator.transaction.generated.CoordinatorRecordType.values())
+                        .map(t -> new Coordinator(t.id(), t.newRecordKey(), t.newRecordValue())).toList()),
+                Map.entry("__share_group_state", java.util.Arrays.stream(org.apache.kafka.coordinator.share.generated.CoordinatorRecordType.values())
+                        .map(t -> new Coordinator(t.id(), t.newRecordKey(), t.newRecordValue())).toList()))) {
+            UnifiedLog log = Kafka.open(c.partitionDir(e.getKey(), 0, cfg), cfg, c.time, 0, 0, false, c.topicId(e.getKey()));
+            List<SimpleRecord> rs = new ArrayList<>();
+            for (Coordinator t : e.getValue())
+                for (short v = t.value().lowestSupportedVersion(); v <= t.value().highestSupportedVersion(); v++) {
+                    if (flexible(schema(t.value(), v))) rs.add(coordinatorRecord(c, t.id(), t.key(), t.value(), v, UNKNOWN_TAGGED));
+                }
+            log.appendAsLeader(Kafka.batch(RecordBatch.MAGIC_VALUE_V2, Compression.NONE, TimestampType.CREATE_TIME, 0, rs), 0,
+                    AppendOrigin.COORDINATOR);
+            c.time.advance(1);
+            log.updateHighWatermark(log.logEndOffset());
+            MoreCases.closeClean(c, log);
+            made.add(rs.size() + " " + e.getKey() + " records: every flexible value version, unknown tags at every level");
+        }
+        // __remote_log_metadata: its four record types (api keys 0-3), framed as RemoteLogMetadataSerde
+        // frames them (frame version 1, api key, version), "set" values (valid for its reader) and
+        // the unknown tags; --remote-log-metadata-decoder prints the objects' toString().
+        UnifiedLog rlm = Kafka.open(c.partitionDir("__remote_log_metadata", 0, cfg), cfg, c.time, 0, 0, false,
+                c.topicId("__remote_log_metadata"));
+        List<SimpleRecord> rr = new ArrayList<>();
+        ApiMessage[] remote = {
+                new org.apache.kafka.server.log.remote.metadata.storage.generated.RemoteLogSegmentMetadataRecord(),
+                new org.apache.kafka.server.log.remote.metadata.storage.generated.RemoteLogSegmentMetadataUpdateRecord(),
+                new org.apache.kafka.server.log.remote.metadata.storage.generated.RemotePartitionDeleteMetadataRecord(),
+                new org.apache.kafka.server.log.remote.metadata.storage.generated.RemoteLogSegmentMetadataSnapshotRecord()};
+        for (ApiMessage m : remote) {
+            short v = m.highestSupportedVersion();
+            rr.add(new SimpleRecord(c.time.milliseconds(), null, framed(m.apiKey(), v, serialize(schema(m, v), UNKNOWN_TAGGED))));
+        }
+        rlm.appendAsLeader(Kafka.batch(RecordBatch.MAGIC_VALUE_V2, Compression.NONE, TimestampType.CREATE_TIME, 0, rr), 0,
+                AppendOrigin.CLIENT);
+        c.time.advance(1);
+        rlm.updateHighWatermark(rlm.logEndOffset());
+        MoreCases.closeClean(c, rlm);
+        made.add(rr.size() + " __remote_log_metadata records: each record type, unknown tags at every level");
+        for (String s : made) c.step(s);
+        c.info.put("unknown_tags", Generate.topicConfig("tags", java.util.Arrays.toString(UNKNOWN_TAGS),
+                "data", java.util.Arrays.deepToString(UNKNOWN_TAG_DATA),
+                "where", "every tagged-fields section of every flexible value (every field otherwise set, known tagged fields present)"));
+    }
+
+    static boolean flexible(Schema s) {
+        for (BoundField f : s.fields()) if (f.def.type instanceof TaggedFields) return true;
+        return false;
+    }
 
     static void recordTypes(Case c) throws Exception {
         Map<String, Object> cfg = Generate.topicConfig("segment.index.bytes", Generate.SMALL_INDEX_BYTES,
@@ -50,13 +132,7 @@ final class RecordTypes {
             for (short v = t.lowestSupportedVersion(); v <= t.highestSupportedVersion(); v++) {
                 List<SimpleRecord> recs = new ArrayList<>();
                 for (int variant = 0; variant < VARIANTS.length; variant++) {
-                    ByteBuffer body = serialize(schema(m, v), variant);
-                    ByteBuffer value = ByteBuffer.allocate(15 + body.remaining());
-                    ByteUtils.writeUnsignedVarint(1, value);
-                    ByteUtils.writeUnsignedVarint(t.id(), value);
-                    ByteUtils.writeUnsignedVarint(v, value);
-                    value.put(body).flip();
-                    recs.add(new SimpleRecord(c.time.milliseconds(), null, bytes(value)));
+                    recs.add(new SimpleRecord(c.time.milliseconds(), null, framed(t.id(), v, serialize(schema(m, v), variant))));
                     count++;
                 }
                 // The raft leader's appends carry their own offsets.
@@ -200,18 +276,34 @@ final class RecordTypes {
     static int appendCoordinator(Case c, UnifiedLog log, short type, ApiMessage key, ApiMessage value) throws Exception {
         List<SimpleRecord> recs = new ArrayList<>();
         for (short v = value.lowestSupportedVersion(); v <= value.highestSupportedVersion(); v++) {
-            for (int variant = 0; variant < VARIANTS.length; variant++) {
-                ByteBuffer k = serialize(schema(key, key.highestSupportedVersion()), 0);
-                ByteBuffer kb = ByteBuffer.allocate(2 + k.remaining()).putShort(type).put(k).flip();
-                ByteBuffer vb0 = serialize(schema(value, v), variant);
-                ByteBuffer vb = ByteBuffer.allocate(2 + vb0.remaining()).putShort(v).put(vb0).flip();
-                recs.add(new SimpleRecord(c.time.milliseconds(), bytes(kb), bytes(vb)));
-            }
+            for (int variant = 0; variant < VARIANTS.length; variant++)
+                recs.add(coordinatorRecord(c, type, key, value, v, variant));
         }
         log.appendAsLeader(Kafka.batch(RecordBatch.MAGIC_VALUE_V2, Compression.NONE, TimestampType.CREATE_TIME, 0, recs), 0,
                 AppendOrigin.COORDINATOR);
         c.time.advance(1);
         return recs.size();
+    }
+
+    /** A coordinator record: int16 type, the key (its highest version, "set"); int16 version, the value. */
+    static SimpleRecord coordinatorRecord(Case c, short type, ApiMessage key, ApiMessage value, short v, int variant)
+            throws Exception {
+        ByteBuffer k = serialize(schema(key, key.highestSupportedVersion()), 0);
+        ByteBuffer kb = ByteBuffer.allocate(2 + k.remaining()).putShort(type).put(k).flip();
+        ByteBuffer vb0 = serialize(schema(value, v), variant);
+        ByteBuffer vb = ByteBuffer.allocate(2 + vb0.remaining()).putShort(v).put(vb0).flip();
+        return new SimpleRecord(c.time.milliseconds(), bytes(kb), bytes(vb));
+    }
+
+    /** A metadata-style record value (__cluster_metadata, __remote_log_metadata): frame version 1,
+     *  api key, version (unsigned varints), body. */
+    static byte[] framed(int apiKey, short version, ByteBuffer body) {
+        ByteBuffer value = ByteBuffer.allocate(15 + body.remaining());
+        ByteUtils.writeUnsignedVarint(1, value);
+        ByteUtils.writeUnsignedVarint(apiKey, value);
+        ByteUtils.writeUnsignedVarint(version, value);
+        value.put(body).flip();
+        return bytes(value);
     }
 
     static Schema schema(ApiMessage m, short version) throws Exception {
@@ -243,10 +335,13 @@ final class RecordTypes {
         Type t = f.type;
         if (t instanceof TaggedFields tf) {
             NavigableMap<Integer, Object> present = new TreeMap<>();
-            if (variant == 0 || variant == 3) {
+            if (variant == 0 || variant == 3 || variant == UNKNOWN_TAGGED) {
                 for (Map.Entry<Integer, Field> e : taggedFields(tf).entrySet())
                     present.put(e.getKey(), value(e.getValue(), variant));
             }
+            if (variant == UNKNOWN_TAGGED)
+                for (int i = 0; i < UNKNOWN_TAGS.length; i++)
+                    present.put(UNKNOWN_TAGS[i], new org.apache.kafka.common.protocol.types.RawTaggedField(UNKNOWN_TAGS[i], UNKNOWN_TAG_DATA[i]));
             return present;
         }
         return value(t, variant);
@@ -254,16 +349,17 @@ final class RecordTypes {
 
     static Object value(Type t, int variant) {
         if (t instanceof Schema s) return fill(s, variant);
+        final int as = variant == UNKNOWN_TAGGED ? 0 : variant;  // its values are those of "set"
         if (t.isArray()) {
-            if (variant == 1 && t.isNullable()) return null;
+            if (as == 1 && t.isNullable()) return null;
             // empty-tagged: one element of a struct array, so that tagged fields nested in
             // it are written too; every other array empty.
             Type element = t.arrayElementType().orElseThrow();
-            if (variant == 3 && element instanceof Schema) return new Object[]{value(element, variant)};
-            if (variant >= 2) return new Object[0];
+            if (as == 3 && element instanceof Schema) return new Object[]{value(element, variant)};
+            if (as >= 2) return new Object[0];
             return new Object[]{value(element, variant)};
         }
-        if (variant == 1 && t.isNullable()) return null;
+        if (as == 1 && t.isNullable()) return null;
         String name = t.toString();
         switch (name) {
             case "BOOLEAN": return true;
@@ -279,8 +375,8 @@ final class RecordTypes {
             case "FLOAT64": return 1.5;
             default: break;
         }
-        if (name.contains("STRING")) return variant >= 2 ? "" : "s";
-        if (name.contains("BYTES")) return ByteBuffer.wrap(variant >= 2 ? new byte[0] : new byte[]{1, 2, 3});
+        if (name.contains("STRING")) return as >= 2 ? "" : "s";
+        if (name.contains("BYTES")) return ByteBuffer.wrap(as >= 2 ? new byte[0] : new byte[]{1, 2, 3});
         throw new IllegalStateException("no value for type " + name);
     }
 
