@@ -56,7 +56,7 @@ std::string wrap(std::string_view label, int16_t n, std::string_view data) {
 
 }  // namespace
 
-Result<Text> parse(Topic topic, int64_t offset, Bytes key, std::optional<Bytes> value) {
+Result<Text> parse(Topic topic, int64_t offset, Bytes key, std::optional<Bytes> value, schema::UnknownTags* unknown) {
   Text out;
   if (key.size() < 2) {
     out.key = skip_error(offset, "Could not read version from key's buffer.");
@@ -95,9 +95,14 @@ Result<Text> parse(Topic topic, int64_t offset, Bytes key, std::optional<Bytes> 
     return out;
   }
   const Bytes body = value->subspan(2);
-  auto v = schema::decode(*t->value, version, body);
-  if (v.ok() && topic == Topic::group && type == 2 && v.value().json.starts_with("{\"protocolType\":\"consumer\","))
-    v = schema::decode(*t->value, version, body, schema::Options{.expand_embedded = true});
+  schema::UnknownTags tags;
+  if (unknown) tags.keep = unknown->keep;
+  auto v = schema::decode(*t->value, version, body, schema::Options{.unknown = &tags});
+  if (v.ok() && topic == Topic::group && type == 2 && v.value().json.starts_with("{\"protocolType\":\"consumer\",")) {
+    tags.count = 0;  // read again, expanded
+    tags.kept.clear();
+    v = schema::decode(*t->value, version, body, schema::Options{.expand_embedded = true, .unknown = &tags});
+  }
   if (!v.ok()) {
     out.key = skip_error(offset, fmt::format("Could not read record with version {} from value's buffer due to: {}.",
                                              version, v.error().message));
@@ -105,7 +110,7 @@ Result<Text> parse(Topic topic, int64_t offset, Bytes key, std::optional<Bytes> 
   }
   std::string data = std::move(v.value().json);
   if (topic == Topic::transaction) name_transaction_status(data);
-  out.unknown_tags = std::move(v.value().unknown_tags);
+  if (unknown) *unknown = std::move(tags);
   out.key = key_json;
   out.value = wrap("version", version, data);
   return out;

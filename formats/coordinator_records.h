@@ -44,12 +44,14 @@ enum class Topic { group, transaction, share };
 struct Text {
   std::string key;
   std::optional<std::string> value;
-  std::vector<schema::UnknownTag> unknown_tags;  // the value's, not in `value` (as Kafka prints it)
 };
 
 // Parses one record with a non-null key (Kafka throws on a null key; the
 // caller handles that). Fails only for a type Kafka knows and we do not.
-Result<Text> parse(Topic topic, int64_t offset, Bytes key, std::optional<Bytes> value);
+// `unknown`, if given, gets the value's tagged fields its schema does not
+// name (not in `value`, as Kafka prints it; left empty when there is none).
+Result<Text> parse(Topic topic, int64_t offset, Bytes key, std::optional<Bytes> value,
+                   schema::UnknownTags* unknown = nullptr);
 
 // TransactionState.stateName() for a TransactionLogValue status, or the
 // number itself for an id Kafka does not know.

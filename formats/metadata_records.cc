@@ -140,7 +140,7 @@ std::optional<int16_t> frame_field(ByteReader& r, const char* what, Text& out) {
 
 std::span<const RecordType> record_types() { return kTypes; }
 
-Text parse(Bytes value) {
+Text parse(Bytes value, schema::UnknownTags* unknown) {
   Text out;
   ByteReader r(value, Position{0});
   const auto frame = frame_field(r, "frame version", out);
@@ -165,13 +165,15 @@ Text parse(Bytes value) {
   if (t->message == nullptr)
     return {Outcome::unsupported, fmt::format("metadata record type {} is not supported yet", t->name)};
   const Bytes body = r.rest();
-  auto d = schema::decode(*t->message, *version, body);
+  schema::UnknownTags tags;
+  if (unknown) tags.keep = unknown->keep;
+  auto d = schema::decode(*t->message, *version, body, schema::Options{.unknown = &tags});
   if (!d.ok()) return {Outcome::kafka_error, fmt::format("Failed to deserialize record with type {}", *type)};
   if (d.value().consumed < body.size())
     return {Outcome::kafka_error,
             fmt::format("Found {} byte(s) of garbage after {}", body.size() - d.value().consumed, *type)};
   out.text = fmt::format("{{\"type\":\"{}\",\"version\":{},\"data\":{}}}", t->name, *version, d.value().json);
-  out.unknown_tags = std::move(d.value().unknown_tags);
+  if (unknown) *unknown = std::move(tags);
   return out;
 }
 

@@ -35,9 +35,9 @@ struct Text {
   // Kafka's parser would print after "Error at <offset>, skipping. ";
   // unsupported: why we cannot print it.
   std::string text;
-  std::vector<schema::UnknownTag> unknown_tags;  // ok: those not in `text` (as Kafka prints it)
 };
 
-Text parse(Bytes value);
+// `unknown`, if given: as coordinator::parse's.
+Text parse(Bytes value, schema::UnknownTags* unknown = nullptr);
 
 }  // namespace kseg::metadata

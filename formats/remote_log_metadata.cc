@@ -33,7 +33,7 @@ struct Body {
   MessageReader m;
   int16_t version = 0;
   bool bad = false;
-  std::vector<schema::UnknownTag> unknown;  // tagged fields no reader names
+  schema::UnknownTags unknown;  // tagged fields no reader names
 
   // A nested struct's read() refuses any version above 0 (the top-level
   // ones do not check).
@@ -49,7 +49,7 @@ struct Body {
     return std::string(as_chars(m.raw().bytes(Length{n1 - 1})));
   }
   // A struct's tagged fields, all unknown here; `path` names the struct.
-  void tagged_fields(const char* path) {
+  void tagged_fields(const std::string& path) {
     const uint32_t count = m.raw().uvarint();
     if (count > 10000) bad = true;
     for (uint32_t i = 0; i < count && ok(); ++i) {
@@ -57,23 +57,22 @@ struct Body {
       keep(path, tag, m.raw().uvarint());
     }
   }
-  void keep(const char* path, uint32_t tag, uint32_t size) {
+  void keep(const std::string& path, uint32_t tag, uint32_t size) {
     const Bytes raw = m.raw().bytes(Length{size});
-    if (m.ok()) unknown.push_back({path, tag, std::vector<uint8_t>(raw.begin(), raw.end())});
+    if (m.ok()) unknown.add(path, tag, raw);
   }
   // TopicIdPartition.toString(): "<uuid>:<topic>-<partition>".
-  std::string topic_id_partition() {
+  std::string topic_id_partition(const std::string& path) {
     nested();
     std::string name = string();
     std::string id = m.uuid();
     const int32_t partition = m.i32();
-    tagged_fields(topic_id_partition_path);
+    tagged_fields(path);
     return fmt::format("{}:{}-{}", id, name, partition);
   }
   std::string segment_id() {
     nested();
-    topic_id_partition_path = "remoteLogSegmentId.topicIdPartition";
-    std::string tip = topic_id_partition();
+    std::string tip = topic_id_partition("remoteLogSegmentId.topicIdPartition");
     std::string id = m.uuid();
     tagged_fields("remoteLogSegmentId");
     return fmt::format("RemoteLogSegmentId{{topicIdPartition={}, id={}}}", tip, id);
@@ -87,7 +86,7 @@ struct Body {
       nested();
       const int32_t epoch = m.i32();
       epochs[epoch] = m.i64();
-      tagged_fields("segmentLeaderEpochs[]");
+      tagged_fields(fmt::format("segmentLeaderEpochs[{}]", i));
     }
     empty = epochs.empty();
     std::string out = "{";
@@ -120,7 +119,6 @@ struct Body {
     return value;
   }
   bool ok() const { return !bad && m.ok(); }
-  const char* topic_id_partition_path = "topicIdPartition";
 };
 
 std::string tf(bool b) { return b ? "true" : "false"; }
@@ -166,7 +164,7 @@ Result<std::string> segment_update(Body& b) {
 }
 
 Result<std::string> partition_delete(Body& b) {
-  const std::string tip = b.topic_id_partition();
+  const std::string tip = b.topic_id_partition("topicIdPartition");
   const int32_t broker = b.m.i32();
   const int64_t event_ts = b.m.i64();
   const int8_t state = b.m.i8();
@@ -199,7 +197,7 @@ Result<std::string> segment_snapshot(Body& b) {
 
 }  // namespace
 
-Result<std::string> describe(Bytes value, std::vector<schema::UnknownTag>* unknown) {
+Result<std::string> describe(Bytes value, schema::UnknownTags* unknown) {
   ByteReader r(value, Position{0});
   // AbstractApiMessageSerde.read: each varint read as a Java int, refused
   // above Short.MAX_VALUE, then cast to a short (a value past 2^31 reads
@@ -222,7 +220,8 @@ Result<std::string> describe(Bytes value, std::vector<schema::UnknownTag>* unkno
   if (type < 0 || type > 3)
     return fail(fmt::format("org.apache.kafka.common.errors.UnsupportedVersionException: Unknown metadata id {}", type));
   const size_t at = static_cast<size_t>((r.position() - Position{0}).bytes);
-  Body b{MessageReader(value.subspan(at), true), static_cast<int16_t>(version)};
+  Body b{MessageReader(value.subspan(at), true), static_cast<int16_t>(version), false, {}};
+  b.unknown.keep = unknown ? unknown->keep : 0;
   Result<std::string> out = type == 0   ? segment_metadata(b)
                             : type == 1 ? segment_update(b)
                             : type == 2 ? partition_delete(b)

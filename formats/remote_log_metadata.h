@@ -11,7 +11,7 @@
 // flexible messages (storage/src/main/resources/message/*.json in Kafka 4.4).
 // The key is not read. Tagged fields the schema does not name (a newer
 // Kafka's: KIP-1266 adds some) are left out of the text, as Kafka's reader
-// drops them, and handed back in `unknown`.
+// drops them, and handed back in `unknown` (when the value reads).
 #pragma once
 
 #include <string>
@@ -25,6 +25,6 @@ namespace kseg::remote_log_metadata {
 
 // The object's toString(), or an error whose message is the exception
 // message Kafka prints after "Error at offset N, skipping. ".
-Result<std::string> describe(Bytes value, std::vector<schema::UnknownTag>* unknown = nullptr);
+Result<std::string> describe(Bytes value, schema::UnknownTags* unknown = nullptr);
 
 }  // namespace kseg::remote_log_metadata

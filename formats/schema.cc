@@ -38,7 +38,6 @@ class Decoder {
   void decode_struct(const Struct& s, MessageReader& m, std::string& out);
   bool failed() const { return !error_.empty(); }
   const std::string& error() const { return error_; }
-  std::vector<UnknownTag>& unknown_tags() { return unknown_; }
 
  private:
   void fail(std::string msg) {
@@ -85,7 +84,6 @@ class Decoder {
   const Options& opts_;
   std::string error_;
   std::string path_;
-  std::vector<UnknownTag> unknown_;
 };
 
 void Decoder::decode_struct(const Struct& s, MessageReader& m, std::string& out) {
@@ -153,16 +151,15 @@ void Decoder::tagged_section(const Struct& s, MessageReader& m, std::vector<std:
     bool known = false;
     for (size_t k = 0; k < s.fields.size(); ++k) {
       const Field& f = s.fields[k];
-      if (f.tag < 0 || static_cast<uint32_t>(f.tag) != tag || !f.in(v_)) continue;
+      if (f.tag < 0 || static_cast<uint32_t>(f.tag) != tag) continue;
+      // The generated readers throw on a tag their schema has at other versions only.
+      if (!f.in(v_)) return fail(fmt::format("Tag {} is not valid for version {}", tag, v_));
       MessageReader sub(body.rest(), true);
       values[k].clear();
       value(f, sub, values[k]);
       seen[k] = known = true;
     }
-    if (!known) {
-      const Bytes raw = body.rest();
-      unknown_.push_back(UnknownTag{path_, tag, std::vector<uint8_t>(raw.begin(), raw.end())});
-    }
+    if (!known && opts_.unknown) opts_.unknown->add(path_, tag, body.rest());
   }
 }
 
@@ -283,7 +280,6 @@ Result<Decoded> decode(const Message& msg, int16_t version, Bytes body, const Op
   d.decode_struct(*msg.body, m, out.json);
   if (d.failed()) return Error{Errc::bad_value, std::nullopt, d.error()};
   out.consumed = static_cast<size_t>(m.raw().position().value);
-  out.unknown_tags = std::move(d.unknown_tags());
   return out;
 }
 

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstddef>
 #include <initializer_list>
 #include <span>
 #include <string>
@@ -86,20 +87,31 @@ using K = schema::Kind;
 struct UnknownTag {
   std::string path;  // where: "" for the message itself, else fields and [index], e.g. "topics[0].partitions[2]"
   uint32_t tag = 0;
-  std::vector<uint8_t> bytes;
-  bool operator==(const UnknownTag&) const = default;
+  Bytes bytes;  // in the decoded body: valid while it is
+};
+
+// The unknown tags of one message: the first `keep` of them, and how many.
+struct UnknownTags {
+  size_t keep = SIZE_MAX;
+  size_t count = 0;
+  std::vector<UnknownTag> kept;
+  void add(const std::string& path, uint32_t tag, Bytes bytes) {
+    if (count++ < keep) kept.push_back(UnknownTag{path, tag, bytes});
+  }
 };
 
 struct Decoded {
   std::string json;
   size_t consumed = 0;  // bytes of `body` the message used (trailing bytes are the caller's business)
-  std::vector<UnknownTag> unknown_tags;  // not in `json`, as Kafka's converter leaves them out
 };
 
 struct Options {
   // Replace bytes fields that declare an embedded message by that message's
   // JSON when the bytes parse (DumpLogSegments does this for consumer groups).
   bool expand_embedded = false;
+  // Where tagged fields the schema does not name go (not in the JSON, as
+  // Kafka's converter leaves them out); none: counted nowhere.
+  UnknownTags* unknown = nullptr;
 };
 
 // Decodes `body` as message `m` at `version`. Fails with Kafka's message where

@@ -14,14 +14,14 @@
 using namespace kseg;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  std::vector<schema::UnknownTag> unknown;
+  schema::UnknownTags unknown;
   auto text = remote_log_metadata::describe(Bytes(data, size), &unknown);
   if (text.ok()) {
     const std::string_view s = *text;
     if (!s.starts_with("RemoteLogSegmentMetadata") && !s.starts_with("RemotePartitionDeleteMetadata{")) std::abort();
     size_t held = 0;
-    for (const auto& t : unknown) held += t.bytes.size();
-    if (held > size) std::abort();
+    for (const auto& t : unknown.kept) held += t.bytes.size();
+    if (held > size || unknown.kept.size() != unknown.count) std::abort();
   } else if (text.error().message.empty()) {
     std::abort();
   }

@@ -106,7 +106,7 @@ std::string_view json_bool(bool b) { return b ? "true" : "false"; }
 
 // Tagged fields the value's schema does not name, which Kafka 4.4.0's
 // converter (and so `value`) leaves out: [{"path", "tag", "bytes": base64}].
-void unknown_tags_field(JsonObject& obj, const std::vector<schema::UnknownTag>& tags) {
+void unknown_tags_field(JsonObject& obj, const std::vector<schema::UnknownTag>& tags) {  // every one: keep is unbounded
   obj.key("unknown_tagged_fields");
   auto& out = obj.raw();
   out.push_back('[');
@@ -114,7 +114,7 @@ void unknown_tags_field(JsonObject& obj, const std::vector<schema::UnknownTag>& 
   for (size_t i = 0; i < tags.size(); ++i) {
     if (i > 0) out.push_back(',');
     b64.clear();
-    append_base64(b64, Bytes(tags[i].bytes.data(), tags[i].bytes.size()));
+    append_base64(b64, tags[i].bytes);
     JsonObject t(out);
     t.field("path", tags[i].path).field("tag", tags[i].tag).field("bytes", b64);
     t.close();
@@ -163,7 +163,7 @@ void LogPrinter::json_record(const EntryRef& e, JsonObject& obj, const RecordVie
     else obj.null("key");
     if (parsed.payload) obj.field("value", *parsed.payload);
     else obj.null("value");
-    if (!parsed.unknown_tags.empty()) unknown_tags_field(obj, parsed.unknown_tags);
+    if (!parsed.unknown_tags.kept.empty()) unknown_tags_field(obj, parsed.unknown_tags.kept);
   }
   end_object();
 }

@@ -120,10 +120,11 @@ bool LogPrinter::finish_record(const RecordView& rv, bool control, std::string_v
       line += "payload: "sv;
       line += *parsed.payload;
     }
-    if (!parsed.unknown_tags.empty() && r->unknown_tag_records++ == 0) {
-      const auto& t = parsed.unknown_tags.front();
-      r->first_unknown_tag = fmt::format("offset {}: tag {} in {} ({} bytes)", rv.offset, t.tag,
-                                         t.path.empty() ? "the value" : t.path, t.bytes.size());
+    if (parsed.unknown_tags.count > 0 && r->unknown_tag_records++ == 0) {
+      const auto& t = parsed.unknown_tags.kept.front();
+      r->first_unknown_tag = fmt::format("offset {}: tag {} in {} ({} byte{})", rv.offset, t.tag,
+                                         t.path.empty() ? "the value" : t.path, t.bytes.size(),
+                                         t.bytes.size() == 1 ? "" : "s");
     }
   }
   line += '\n';
@@ -543,9 +544,10 @@ void Dumper::log_file(const std::string& path, const std::string& name, Offset b
   if (unknown_tag_records > 0)  // said once a file: the text is Kafka 4.4.0's, which leaves them out
     report(path, Code::log_unknown_tagged_fields,
            Error{Errc::bad_value, std::nullopt,
-                 fmt::format("{} record{} carry tagged fields Kafka 4.4.0's schema does not name, the first at {}: "
+                 fmt::format("{} {} tagged fields Kafka 4.4.0's schema does not name, the first at {}: "
                              "printed as Kafka 4.4.0 prints them, without; --format json keeps them",
-                             unknown_tag_records, unknown_tag_records == 1 ? "" : "s", first_unknown_tag)},
+                             unknown_tag_records, unknown_tag_records == 1 ? "record carries" : "records carry",
+                             first_unknown_tag)},
            text);
   if (!gaps.empty()) {
     auto& dst = pairs_for(non_consecutive_, absolute_path(path));

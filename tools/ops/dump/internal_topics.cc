@@ -22,14 +22,13 @@ void parse_coordinator(coordinator::Topic topic, const RecordView& r, ParsedReco
   }
   std::optional<Bytes> value;
   if (!r.value.null) value = r.value.bytes;
-  auto text = coordinator::parse(topic, r.offset, r.key.bytes, value);
+  auto text = coordinator::parse(topic, r.offset, r.key.bytes, value, &out.unknown_tags);
   if (!text.ok()) {
     out.error = text.error();
     return;
   }
   out.key = std::move(text.value().key);
   out.payload = std::move(text.value().value);
-  out.unknown_tags = std::move(text.value().unknown_tags);
 }
 
 }  // namespace
@@ -54,12 +53,9 @@ void parse_cluster_metadata_record(const RecordView& r, ParsedRecord& out) {
                                                                   r.offset)};
     return;
   }
-  metadata::Text text = metadata::parse(r.value.bytes);
+  metadata::Text text = metadata::parse(r.value.bytes, &out.unknown_tags);
   switch (text.outcome) {
-    case metadata::Outcome::ok:
-      out.payload = std::move(text.text);
-      out.unknown_tags = std::move(text.unknown_tags);
-      break;
+    case metadata::Outcome::ok: out.payload = std::move(text.text); break;
     case metadata::Outcome::kafka_error:
       out.payload = fmt::format("Error at {}, skipping. {}", r.offset, text.text);
       break;

@@ -32,6 +32,7 @@ Error decoder_error(int64_t offset, const char* what, size_t size) {
 
 void parse_record(const DumpOptions& o, const RecordView& r, ParsedRecord& out) {
   out = ParsedRecord{};
+  out.unknown_tags.keep = o.format == OutputFormat::text ? 1 : SIZE_MAX;
   switch (o.parser) {
     case RecordParser::offsets: parse_offsets_record(r, out); return;
     case RecordParser::transaction_log: parse_transaction_log_record(r, out); return;

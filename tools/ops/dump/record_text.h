@@ -26,8 +26,9 @@ struct ParsedRecord {
   std::optional<std::string> payload;
   std::optional<Error> error;  // where Kafka's parser would throw
   // Tagged fields of the value the parser's schema does not name: not in
-  // `payload` (Kafka 4.4.0 drops them), in the JSON form's unknown_tagged_fields.
-  std::vector<schema::UnknownTag> unknown_tags;
+  // `payload` (Kafka 4.4.0 drops them), in the JSON form's unknown_tagged_fields;
+  // the text form keeps only the first (it counts them, and names the first).
+  schema::UnknownTags unknown_tags;
 };
 
 void parse_record(const DumpOptions& o, const RecordView& r, ParsedRecord& out);

@@ -53,11 +53,24 @@ final class RecordTypes {
         List<String> made = new ArrayList<>();
         UnifiedLog meta = Kafka.open(c.partitionDir("__cluster_metadata", 0, cfg), cfg, c.time, 0, 0, false, Uuid.METADATA_TOPIC_ID);
         List<SimpleRecord> recs = new ArrayList<>();
+        int otherVersionTags = 0;
         for (MetadataRecordType t : MetadataRecordType.values()) {
             ApiMessage m = t.newMetadataRecord();
             for (short v = t.lowestSupportedVersion(); v <= t.highestSupportedVersion(); v++) {
                 if (v < m.lowestSupportedVersion() || !flexible(schema(m, v))) continue;
                 recs.add(new SimpleRecord(c.time.milliseconds(), null, framed(t.id(), v, serialize(schema(m, v), UNKNOWN_TAGGED))));
+                // A tag another version of the record defines, at this version: Kafka's reader
+                // refuses it ("Tag N is not valid for version V").
+                for (int tag : otherVersionsTags(m, v)) {
+                    Struct st = fill(schema(m, v), 0);
+                    NavigableMap<Integer, Object> tagged = new TreeMap<>();
+                    tagged.put(tag, new org.apache.kafka.common.protocol.types.RawTaggedField(tag, new byte[]{1}));
+                    st.set("_tagged_fields", tagged);
+                    ByteBuffer body = ByteBuffer.allocate(st.sizeOf());
+                    st.writeTo(body);
+                    recs.add(new SimpleRecord(c.time.milliseconds(), null, framed(t.id(), v, body.flip())));
+                    otherVersionTags++;
+                }
             }
         }
         meta.appendAsLeader(Kafka.batch(RecordBatch.MAGIC_VALUE_V2, Compression.NONE, TimestampType.CREATE_TIME, 0,
@@ -65,7 +78,8 @@ final class RecordTypes {
                 1, AppendOrigin.RAFT_LEADER);
         c.time.advance(1);
         meta.updateHighWatermark(meta.logEndOffset());
-        made.add(recs.size() + " metadata records: every flexible MetadataRecordType version, unknown tags at every level");
+        made.add(recs.size() + " metadata records: every flexible MetadataRecordType version, unknown tags at every level; "
+                + otherVersionTags + " of them carry at their version a tag another version defines");
         MoreCases.closeClean(c, meta);
         for (var e : List.of(
                 Map.entry("__consumer_offsets", java.util.Arrays.stream(org.apache.kafka.coordinator.group.generated.CoordinatorRecordType.values())
@@ -112,6 +126,17 @@ final class RecordTypes {
         c.info.put("unknown_tags", Generate.topicConfig("tags", java.util.Arrays.toString(UNKNOWN_TAGS),
                 "data", java.util.Arrays.deepToString(UNKNOWN_TAG_DATA),
                 "where", "every tagged-fields section of every flexible value (every field otherwise set, known tagged fields present)"));
+    }
+
+    /** The top-level tags other flexible versions of `m` define and version `v` does not. */
+    static java.util.SortedSet<Integer> otherVersionsTags(ApiMessage m, short v) throws Exception {
+        java.util.SortedSet<Integer> out = new java.util.TreeSet<>();
+        for (short w = m.lowestSupportedVersion(); w <= m.highestSupportedVersion(); w++)
+            for (BoundField f : schema(m, w).fields())
+                if (f.def.type instanceof TaggedFields tf) out.addAll(taggedFields(tf).keySet());
+        for (BoundField f : schema(m, v).fields())
+            if (f.def.type instanceof TaggedFields tf) out.removeAll(taggedFields(tf).keySet());
+        return out;
     }
 
     static boolean flexible(Schema s) {
@@ -356,6 +381,9 @@ final class RecordTypes {
             // it are written too; every other array empty.
             Type element = t.arrayElementType().orElseThrow();
             if (as == 3 && element instanceof Schema) return new Object[]{value(element, variant)};
+            // unknown-tags: two elements of a struct array, so paths name each.
+            if (variant == UNKNOWN_TAGGED && element instanceof Schema)
+                return new Object[]{value(element, variant), value(element, variant)};
             if (as >= 2) return new Object[0];
             return new Object[]{value(element, variant)};
         }
