@@ -13,6 +13,22 @@ using kseg::Offset;
 
 namespace {
 
+// A segment of `batches` batches of `records` records each (timestamps
+// 1000, 1001...), written by kseg's encoders, and where each batch starts.
+struct SmallLog {
+  kseg::test::TempDir tmp;
+  std::vector<size_t> positions;
+  std::vector<uint8_t> log;
+  SmallLog(const char* name, int batches, int records) : tmp(name) {
+    kseg::test::PartitionBuilder b(tmp.root / "t-0");
+    for (int i = 0; i < batches; ++i) b.batch({.records = records, .timestamp = 1000 + i});
+    positions = b.positions();
+    log = kseg::test::read_bytes(b.write().front());
+  }
+  kseg::Bytes bytes() const { return kseg::Bytes(log.data(), log.size()); }
+  int64_t position(int batch) const { return static_cast<int64_t>(positions[static_cast<size_t>(batch)]); }
+};
+
 std::vector<uint8_t> offsets(std::initializer_list<std::pair<int32_t, int32_t>> slots) {
   std::vector<kseg::offset_index::Entry> e;
   for (const auto& [rel, pos] : slots) e.push_back({rel, pos});
@@ -110,13 +126,9 @@ TEST_CASE("index width: every index over small logs is read at the width it was 
 
 TEST_CASE("index width: each case a size both widths divide leaves open", "[index_serves]") {
   namespace oi = kseg::offset_index;
-  kseg::test::TempDir tmp("width-cases");
-  kseg::test::PartitionBuilder b(tmp.root / "t-0");
-  for (int i = 0; i < 8; ++i) b.batch({.records = 2, .timestamp = 1000 + i});  // last offsets 1, 3, 5...
-  const auto pos = b.positions();
-  const auto log = kseg::test::read_bytes(b.write().front());
-  const kseg::Bytes lb(log.data(), log.size());
-  const auto p = [&](int i) { return static_cast<int64_t>(pos[static_cast<size_t>(i)]); };
+  const SmallLog sl("width-cases", 8, 2);  // last offsets 1, 3, 5...
+  const kseg::Bytes lb = sl.bytes();
+  const auto p = [&](int i) { return sl.position(i); };
   auto width = [&](const std::vector<uint8_t>& idx, bool with_log) {
     const kseg::Bytes ib(idx.data(), idx.size());
     return with_log ? kseg::offset_index_width(ib, Offset{0}, lb) : oi::detect_width(ib);
@@ -153,13 +165,9 @@ TEST_CASE("index width: each case a size both widths divide leaves open", "[inde
 // only 12 divides, stay 8-byte (Kafka's reading), with or without the log.
 TEST_CASE("index width: damaged 8-byte indexes are read at 8", "[index_serves]") {
   namespace oi = kseg::offset_index;
-  kseg::test::TempDir tmp("width-damaged");
-  kseg::test::PartitionBuilder b(tmp.root / "t-0");
-  for (int i = 0; i < 24; ++i) b.batch({.records = 3, .timestamp = 1000 + i});  // last offsets 2, 5, 8...
-  const auto pos = b.positions();
-  const auto log = kseg::test::read_bytes(b.write().front());
-  const kseg::Bytes lb(log.data(), log.size());
-  const auto p = [&](int i) { return static_cast<int64_t>(pos[static_cast<size_t>(i)]); };
+  const SmallLog sl("width-damaged", 24, 3);  // last offsets 2, 5, 8...
+  const kseg::Bytes lb = sl.bytes();
+  const auto p = [&](int i) { return sl.position(i); };
   using E = std::vector<oi::Entry>;
   // A position going back in the third entry: in order as 12-byte entries if the log is not asked.
   const auto back = oi::encode(E{{8, p(2)}, {17, p(5)}, {1000, 5}}, 8);
