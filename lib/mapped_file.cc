@@ -9,7 +9,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <new>
 #include <algorithm>
 #include <atomic>
 #include <mutex>
@@ -214,6 +216,71 @@ int write_all(int fd, const void* data, size_t n) {
     if (w == 0) return EIO;
     p += w;
     n -= static_cast<size_t>(w);
+  }
+  return 0;
+}
+
+StreamWriter::StreamWriter(int fd) : fd_(fd) {
+  buf_ = static_cast<uint8_t*>(std::aligned_alloc(kBlock, kChunk + kBlock));
+  if (!buf_) throw std::bad_alloc();
+  const int flags = ::fcntl(fd_, F_GETFL);
+  direct_ = flags >= 0 && ::fcntl(fd_, F_SETFL, flags | O_DIRECT) == 0;
+}
+
+StreamWriter::~StreamWriter() { std::free(buf_); }
+
+int StreamWriter::write_out(size_t n) {
+  size_t done = 0;
+  if (direct_ && n % kBlock == 0) {
+    while (done < n) {
+      const ssize_t w = ::write(fd_, buf_ + done, n - done);
+      if (w < 0 && errno == EINTR) continue;
+      if (w < 0 && errno == EINVAL) break;  // the filesystem took the flag but not this write
+      if (w < 0) return errno;
+      if (w == 0) return EIO;
+      done += static_cast<size_t>(w);
+      if (done % kBlock != 0) break;  // a short write off a block boundary: the rest as usual
+    }
+    if (done == n) return 0;
+  }
+  if (direct_) {
+    const int flags = ::fcntl(fd_, F_GETFL);
+    if (flags < 0 || ::fcntl(fd_, F_SETFL, flags & ~O_DIRECT) != 0) return errno;
+    direct_ = false;
+  }
+  return write_all(fd_, buf_ + done, n - done);
+}
+
+int StreamWriter::append(const uint8_t* data, size_t n) {
+  while (n > 0) {
+    const size_t take = std::min(n, kChunk + kBlock - fill_);
+    std::memcpy(buf_ + fill_, data, take);
+    fill_ += take, data += take, n -= take;
+    if (fill_ >= kChunk) {
+      const size_t out = fill_ / kBlock * kBlock;  // whole blocks; the rest waits
+      if (const int err = write_out(out)) return err;
+      std::memmove(buf_, buf_ + out, fill_ - out);
+      fill_ -= out;
+    }
+  }
+  return 0;
+}
+
+int StreamWriter::finish() {
+  const size_t whole = fill_ / kBlock * kBlock;
+  if (whole > 0) {
+    if (const int err = write_out(whole)) return err;
+    std::memmove(buf_, buf_ + whole, fill_ - whole);
+    fill_ -= whole;
+  }
+  if (fill_ > 0) {
+    if (direct_) {  // the last partial block: O_DIRECT takes whole blocks only
+      const int flags = ::fcntl(fd_, F_GETFL);
+      if (flags < 0 || ::fcntl(fd_, F_SETFL, flags & ~O_DIRECT) != 0) return errno;
+      direct_ = false;
+    }
+    if (const int err = write_all(fd_, buf_, fill_)) return err;
+    fill_ = 0;
   }
   return 0;
 }

@@ -56,6 +56,7 @@ class Dest {
     auto fd = dir_->create(name(".log.cleaned"));  // never through a link planted at the name
     if (!fd.ok()) return fd.error();
     fd_ = *fd;
+    out_.emplace(fd_);
     return {};
   }
   Status append(Bytes batch, int64_t last_offset, int64_t max_ts) {
@@ -80,10 +81,8 @@ class Dest {
     position_ += static_cast<int64_t>(batch.size());
     if (position_ > INT32_MAX)
       return refusal(Code::refuse_segment_overflow, std::nullopt, fmt::format("{}: a cleaned segment over 2 GiB", p_.dir));
-    if (write_) {
-      buf_.insert(buf_.end(), batch.begin(), batch.end());
-      if (buf_.size() >= (1u << 20)) KSEG_RETURN_IF_ERROR(flush());
-    }
+    if (write_)
+      if (const int err = out_->append(batch.data(), batch.size())) return io_error(err);
     return {};
   }
   // The final time entry, the index files, fsync, and the last source
@@ -91,7 +90,7 @@ class Dest {
   Status finish(int64_t mtime_ms) {
     if (auto r = tix_.maybe_append(max_ts_, Offset{offset_of_max_}); !r.ok()) return r.error();
     if (!write_) return {};
-    KSEG_RETURN_IF_ERROR(flush());
+    if (const int err = out_->finish()) return io_error(err);
     if (::fsync(fd_) != 0) return io(p_.path(base_, ".log.cleaned"), "cannot fsync");
     safe::crash_point("cleaned-partial");
     KSEG_RETURN_IF_ERROR(write_file(".index.cleaned", index_.bytes()));
@@ -113,13 +112,9 @@ class Dest {
   Error io(const std::string& path, const char* what) {
     return fail(Errc::io, fmt::format("{} {}: {}", what, path, std::strerror(errno)));
   }
-  Status flush() {
-    if (const int err = write_all(fd_, buf_.data(), buf_.size())) {
-      errno = err;
-      return io(p_.path(base_, ".log.cleaned"), "cannot write");
-    }
-    buf_.clear();
-    return {};
+  Error io_error(int err) {
+    errno = err;
+    return io(p_.path(base_, ".log.cleaned"), "cannot write");
   }
   Status write_file(const char* suffix, const std::vector<uint8_t>& bytes) {
     const std::string path = p_.path(base_, suffix);
@@ -150,7 +145,7 @@ class Dest {
   bool write_;
   int fd_ = -1;
   int64_t position_ = 0, since_ = 0, max_ts_ = -1, offset_of_max_ = 0;
-  std::vector<uint8_t> buf_;
+  std::optional<StreamWriter> out_;  // the .log.cleaned
 };
 
 }  // namespace kseg::compact

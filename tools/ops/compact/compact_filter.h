@@ -32,6 +32,8 @@ using kept::records_of;
 
 // What the cleaner makes of one record of a data batch (Cleaner.shouldRetainRecord).
 enum class Verdict : uint8_t { keep, unkeyed, superseded, tombstone };
+// A batch's records all kept or all superseded, told without decoding them (PutOffsets::whole).
+enum class Whole : uint8_t { none, kept, superseded };
 
 // What the parallel walk's examining threads make of one entry before the
 // calling thread consumes it in order: the batch decoded, its records (their
@@ -48,6 +50,11 @@ struct Examined {
   std::vector<char> hashed;
   std::vector<int64_t> found;
   std::vector<std::pair<int64_t, KeyDigest>> keyed;  // the map pass: (offset, key digest), in order
+  std::vector<int64_t> tombstones;  // the map pass: offsets of the keyed records whose value is null
+  bool offsets_inside = true;       // the map pass: every record's offset within [base, last]
+  // The cleaning pass: every record's verdict from PutOffsets::whole, the
+  // records not decoded (`recs` empty).
+  Whole whole = Whole::none;
   bool redecode = false;  // records too large to hold while waiting: decoded again when consumed
   // The cleaning pass's work done ahead on the examining thread
   // (compact_round.cc, Round::speculate): a verdict per record (its Verdict)
@@ -59,27 +66,33 @@ struct Examined {
 };
 
 // What the map pass learnt by offset: for each offset of its section, a bit
-// for a record put in the map and one for a record a later put of the same
-// key replaced. The map's answer for a record put there is its own offset
-// unless replaced, and a later one (all the filter compares) if it was: the
-// cleaning pass decides those without hashing the key or probing the map, a
-// cache miss per record in a table of hundreds of MiB. Off (every record
-// asks the map) where offsets do not increase or the section is wider than
-// `max_offsets`.
+// for a record put in the map, one for a record a later put of the same key
+// replaced, and one for a put record whose value is null. The map's answer
+// for a record put there is its own offset unless replaced, and a later one
+// (all the filter compares) if it was: the cleaning pass decides those
+// without hashing the key or probing the map, a cache miss per record in a
+// table of hundreds of MiB, and a batch whose records were all put and all
+// replaced, or none replaced and none a tombstone, without decoding it
+// (whole). Off (every record asks the map) where offsets do not increase or
+// the section is wider than `max_offsets`.
 class PutOffsets {
  public:
+  static constexpr int64_t kBitsPerOffset = 3;
   void reset(int64_t start, int64_t end, int64_t max_offsets) {
     on_ = end > start && end - start <= max_offsets;
+    whole_ = on_;
     start_ = start, last_ = -1;
     const size_t words = on_ ? static_cast<size_t>((end - start + 63) / 64) : 0;
     end_ = end;
     put_.assign(words, 0);
     replaced_.assign(words, 0);
+    tombstone_.assign(words, 0);
   }
   void off() {
-    on_ = false;
+    on_ = whole_ = false;
     std::vector<uint64_t>().swap(put_);
     std::vector<uint64_t>().swap(replaced_);
+    std::vector<uint64_t>().swap(tombstone_);
   }
   // A put of `offset` whose key had `previous` (-1: none).
   void put(int64_t offset, int64_t previous) {
@@ -89,25 +102,55 @@ class PutOffsets {
     set(put_, offset);
     if (previous >= 0) set(replaced_, previous);  // put here before, so within the section
   }
+  // The record put last has a null value.
+  void tombstone(int64_t offset) {
+    if (on_ && offset == last_) set(tombstone_, offset);
+  }
+  // A batch whose records' offsets may lie outside [base, last] (a crafted
+  // one): counting bits over a batch's range no longer tells its records.
+  void no_whole() { whole_ = false; }
   // The map's offset for the key of the record at `offset`, if it was put.
   std::optional<int64_t> found(int64_t offset) const {
     if (!on_ || offset < start_ || offset > last_ || !get(put_, offset)) return std::nullopt;
     return get(replaced_, offset) ? INT64_MAX : offset;
   }
+  // For a v2 data batch of `count` records over [base, last]: kept when
+  // each offset of it put is one of its records (as many as `count`), none
+  // replaced and none a tombstone (no delete horizon to weigh or stamp);
+  // superseded when every one was replaced; else none (decode and ask each).
+  Whole whole(int64_t base, int64_t last, int64_t count) const {
+    if (!whole_ || count <= 0 || base < start_ || last > last_ || base > last) return Whole::none;
+    if (bits(put_, base, last) != count) return Whole::none;
+    const int64_t replaced = bits(replaced_, base, last);
+    if (replaced == count) return Whole::superseded;
+    return replaced == 0 && bits(tombstone_, base, last) == 0 ? Whole::kept : Whole::none;
+  }
   bool on() const { return on_; }
 
  private:
-  void set(std::vector<uint64_t>& bits, int64_t offset) {
+  void set(std::vector<uint64_t>& v, int64_t offset) {
     const auto i = static_cast<uint64_t>(offset - start_);
-    bits[i / 64] |= uint64_t{1} << (i % 64);
+    v[i / 64] |= uint64_t{1} << (i % 64);
   }
-  bool get(const std::vector<uint64_t>& bits, int64_t offset) const {
+  bool get(const std::vector<uint64_t>& v, int64_t offset) const {
     const auto i = static_cast<uint64_t>(offset - start_);
-    return bits[i / 64] >> (i % 64) & 1;
+    return v[i / 64] >> (i % 64) & 1;
   }
-  bool on_ = false;
+  // Set bits at offsets [from, to], both within the section.
+  int64_t bits(const std::vector<uint64_t>& v, int64_t from, int64_t to) const {
+    const auto a = static_cast<uint64_t>(from - start_), b = static_cast<uint64_t>(to - start_);
+    int64_t n = 0;
+    for (uint64_t w = a / 64; w <= b / 64; ++w) {
+      uint64_t word = v[w];
+      if (w == a / 64) word &= ~uint64_t{0} << (a % 64);
+      if (w == b / 64 && b % 64 != 63) word &= (uint64_t{1} << (b % 64 + 1)) - 1;
+      n += __builtin_popcountll(word);
+    }
+    return n;
+  }
+  bool on_ = false, whole_ = false;
   int64_t start_ = 0, end_ = 0, last_ = -1;
-  std::vector<uint64_t> put_, replaced_;
+  std::vector<uint64_t> put_, replaced_, tombstone_;
 };
 
 // Decodes `e` into `x`; hashes the keys `wanted(rec)` selects: the map
@@ -124,6 +167,10 @@ void examine(const EntryRef& e, Examined& x, Wanted&& wanted, Pass pass, const O
     if (!t.ok()) x.status = t.error();
     else x.control_type = *t;
     return;
+  }
+  if (pass == Pass::clean && lookup && known && x.b.magic >= 2) {
+    x.whole = known->whole(x.b.base, x.b.last, x.b.check.header.records_count);
+    if (x.whole != Whole::none) return;
   }
   if (Status r = records_of(x.b, x.buf, x.recs); !r.ok()) {
     x.status = r;
@@ -149,7 +196,12 @@ void examine(const EntryRef& e, Examined& x, Wanted&& wanted, Pass pass, const O
   x.digests.resize(x.recs.size());
   for (size_t j = 0; j < which.size(); ++j) x.digests[which[j]] = d[j];
   if (pass == Pass::map) {  // only what a put needs
-    for (size_t j = 0; j < which.size(); ++j) x.keyed.emplace_back(x.recs[which[j]].offset, d[j]);
+    for (size_t j = 0; j < which.size(); ++j) {
+      const Rec& r = x.recs[which[j]];
+      x.keyed.emplace_back(r.offset, d[j]);
+      if (r.value.null) x.tombstones.push_back(r.offset);
+    }
+    for (const Rec& r : x.recs) x.offsets_inside &= r.offset >= x.b.base && r.offset <= x.b.last;
     std::vector<Rec>().swap(x.recs);
     std::vector<uint8_t>().swap(x.buf);
     std::vector<KeyDigest>().swap(x.digests);

@@ -129,8 +129,9 @@ class Round {
   // The records of `b` in kept_ into dest: its bytes as they are when none
   // went (`original`) and no delete horizon is to be stamped, else rebuilt.
   // `rebuilt`: the batch speculate() rebuilt from the same records, if it did.
+  // `records`: how many it keeps, where kept_ does not hold them (-1: kept_'s).
   Status write_kept(const EntryRef& e, const Batch& b, bool original, bool stamp, Dest& dest,
-                    const Examined* rebuilt = nullptr);
+                    const Examined* rebuilt = nullptr, int64_t records = -1);
   Status swap_in(const std::vector<size_t>& group, Dest& dest);
   Result<MappedFile> open_log(size_t seg) const {
     auto f = MappedFile::open(p_.path(p_.segments[seg].base, ".log"));
@@ -215,8 +216,8 @@ Status Round::build_map(int64_t start, int64_t end) {
   tracker.add(collect_aborted(p_, start, end));
   const int64_t max_entries = map_.max_entries(s_.load_factor);
   st_.map_capacity = max_entries;
-  // Two bits an offset, at most a sixteenth of the map's memory.
-  known_.reset(start, end, s_.offset_map_bytes / 4);
+  // Three bits an offset, at most a sixteenth of the map's memory.
+  known_.reset(start, end, s_.offset_map_bytes * 8 / 16 / PutOffsets::kBitsPerOffset);
   map_.expect_offsets_below(end);
   size_t i = 0;
   while (i + 1 < p_.segments.size() && p_.segments[i + 1].base <= start) ++i;
@@ -243,9 +244,12 @@ Status Round::build_map(int64_t start, int64_t end) {
           } else if (!tracker.on_batch(b)) {
             // A slot a few keys ahead loads while this one is put: their cache misses overlap.
             for (size_t k = 0; k < std::min(x.keyed.size(), OffsetMap::kPrefetchAhead); ++k) map_.prefetch(x.keyed[k].second);
+            size_t t = 0;  // x.tombstones: in the same order
             for (size_t k = 0; k < x.keyed.size(); ++k) {
               if (k + OffsetMap::kPrefetchAhead < x.keyed.size()) map_.prefetch(x.keyed[k + OffsetMap::kPrefetchAhead].second);
               const auto& [offset, digest] = x.keyed[k];
+              const bool null_value = t < x.tombstones.size() && x.tombstones[t] == offset;
+              t += null_value;
               if (full) {  // counting only
                 if (map_.get(digest) < 0) ++lacking;
                 continue;
@@ -257,9 +261,11 @@ Status Round::build_map(int64_t start, int64_t end) {
                 continue;
               }
               known_.put(offset, map_.put(digest, offset));
+              if (null_value) known_.tombstone(offset);
               ++st_.map_records;
             }
           }
+          if (!x.offsets_inside) known_.no_whole();
           if (b.last >= start) map_.update_latest_offset(b.last);
           return Step::accept;
         });
@@ -389,7 +395,7 @@ std::optional<int64_t> Round::horizon_of(const Batch& b, bool stamp) const {
 
 void Round::speculate(Examined& x, bool retain_legacy) const {
   const Batch& b = x.b;
-  if (spill_ || !x.status.ok() || b.control || x.redecode) return;
+  if (spill_ || !x.status.ok() || b.control || x.redecode || x.whole != Whole::none) return;
   x.verdicts.resize(x.recs.size());
   std::vector<Rec> kept;
   bool all = true, tombstones = false;
@@ -426,14 +432,14 @@ Status Round::emit(const Batch& b, const std::vector<Rec>& kept, std::optional<i
 }
 
 Status Round::write_kept(const EntryRef& e, const Batch& b, bool original, bool stamp, Dest& dest,
-                         const Examined* rebuilt) {
+                         const Examined* rebuilt, int64_t records) {
   const std::optional<int64_t> horizon = horizon_of(b, stamp);
   if (b.control) ++st_.markers_kept, st_.markers_stamped += stamp;
   for (const Rec& r : kept_)
     if (r.value.null && !b.control) ++st_.tombstones_kept, st_.tombstones_stamped += stamp;
   if (horizon && *horizon > o_.now_ms) st_.next_horizon = std::min(st_.next_horizon.value_or(INT64_MAX), *horizon);
   ++st_.kept.batches;
-  st_.kept.records += static_cast<int64_t>(kept_.size());
+  st_.kept.records += records >= 0 ? records : static_cast<int64_t>(kept_.size());
   if (original && !stamp) return dest.append(e.bytes, b.last, b.max_ts);
   ++st_.batches_rebuilt;
   if (rebuilt) return dest.append(rebuilt->rebuilt, rebuilt->rebuilt_last, rebuilt->rebuilt_max_ts);
@@ -485,6 +491,29 @@ Status Round::clean_segment(size_t seg, Dest& dest, Tracker& tracker) {
       }
       return {};
     }
+    // A batch Kafka keeps as an empty header (retain_empty) when nothing of it is kept.
+    auto keep_empty = [&]() -> Status {
+      if (retention != retain_empty) return {};
+      if (b.magic < 2)
+        return refusal(Code::refuse_cleaner_stops, e->position,
+                       fmt::format("{}: position {}: the last batch below the high watermark is a v{} message the "
+                                   "round empties; Kafka's cleaner throws here (\"Empty batches are only supported "
+                                   "for magic v2\") and stops cleaning the partition",
+                                   file, e->position.value, b.magic));
+      if (b.control) ++st_.markers_kept;
+      ++st_.batches_emptied;
+      ++st_.kept.batches;
+      return emit(b, {}, std::nullopt, dest);
+    };
+    kept_.clear();
+    if (x.whole != Whole::none) {  // every record kept, or every one superseded: told by the map pass, not decoded
+      const int64_t n = b.check.header.records_count;
+      st_.read.records += n;
+      if (discard_records) st_.records_aborted += n;
+      else if (x.whole == Whole::superseded) st_.records_superseded += n;
+      else return write_kept(*e, b, true, false, dest, nullptr, n);
+      return keep_empty();
+    }
     if (b.control || x.redecode) {  // read for the marker type only, or too large to hold
       x.recs.clear();
       if (Status r = records_of(b, x.buf, x.recs); !r.ok()) return at(file, e->position, r.error().message);
@@ -501,7 +530,6 @@ Status Round::clean_segment(size_t seg, Dest& dest, Tracker& tracker) {
       }
     }
     st_.read.records += static_cast<int64_t>(recs.size());
-    kept_.clear();
     bool original = b.magic >= 2, tombstones = false;
     for (size_t k = 0; k < recs.size(); ++k) {
       const Rec& r = recs[k];
@@ -521,17 +549,8 @@ Status Round::clean_segment(size_t seg, Dest& dest, Tracker& tracker) {
     if (!kept_.empty()) {
       KSEG_RETURN_IF_ERROR(write_kept(*e, b, original, (tombstones || marker_for_empty_txn) && !b.horizon, dest,
                                       x.speculated && !discard_records ? &x : nullptr));
-    } else if (retention == retain_empty) {
-      if (b.magic < 2)
-        return refusal(Code::refuse_cleaner_stops, e->position,
-                       fmt::format("{}: position {}: the last batch below the high watermark is a v{} message the "
-                                   "round empties; Kafka's cleaner throws here (\"Empty batches are only supported "
-                                   "for magic v2\") and stops cleaning the partition",
-                                   file, e->position.value, b.magic));
-      if (b.control) ++st_.markers_kept;
-      ++st_.batches_emptied;
-      ++st_.kept.batches;
-      KSEG_RETURN_IF_ERROR(emit(b, {}, std::nullopt, dest));
+    } else {
+      KSEG_RETURN_IF_ERROR(keep_empty());
     }
     return {};
   };
