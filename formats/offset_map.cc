@@ -31,6 +31,11 @@ constexpr int64_t kFirstSlots = 1 << 15;
 constexpr double kGrowAt = 0.6;
 constexpr int64_t kProjectFrom = 1 << 20;  // 24 MiB: beyond most caches
 constexpr int64_t kMostGrowth = 4;
+// Past this (192 MiB) a growth at most doubles: a rate of new keys that
+// falls later (every key written once, then updated) projects up to 4x too
+// many, and fresh pages are what large tables cost most (the kernel zeroes
+// each; 20 million keys took 1.6 GB at 4x, 0.8 GB at 2x).
+constexpr int64_t kLargeSlots = int64_t{1} << 23;
 
 void put_long(uint8_t* p, int64_t v) {
   for (int i = 7; i >= 0; --i, v = static_cast<int64_t>(static_cast<uint64_t>(v) >> 8)) p[i] = static_cast<uint8_t>(v);
@@ -99,9 +104,10 @@ uint8_t* OffsetMap::find(const Table& t, const KeyDigest& key, bool* found) {
 // How large the table grows from here (at most Kafka's size). Twice while
 // small: fresh pages cost (the kernel zeroes each). Past kProjectFrom slots,
 // where the offsets still to come are known, to what the rate of new keys
-// since the last growth projects for them, at most kMostGrowth times: every
-// growth moves each key (random writes over hundreds of MiB), and on 9
-// million keys the doublings were half the map pass. A rate that falls (old
+// since the last growth projects for them, at most kMostGrowth times (twice
+// past kLargeSlots): every growth moves each key (random writes over
+// hundreds of MiB), and on 9 million keys the doublings were half the map
+// pass. A rate that falls (old
 // keys coming back) projects too many, never too few: hence the bound.
 double OffsetMap::projected_entries(int64_t offset) const {
   if (end_hint_ <= offset || puts_since_grow_ == 0 || offset < first_put_) return -1;
@@ -114,7 +120,8 @@ double OffsetMap::projected_entries(int64_t offset) const {
 int64_t OffsetMap::next_slots(int64_t offset) const {
   int64_t next = table_.slots * 2;
   if (const double projected = projected_entries(offset); table_.slots >= kProjectFrom && projected >= 0) {
-    const double want = std::min(projected / kGrowAt, static_cast<double>(kMostGrowth * table_.slots));
+    const int64_t most = table_.slots >= kLargeSlots ? 2 : kMostGrowth;
+    const double want = std::min(projected / kGrowAt, static_cast<double>(most * table_.slots));
     next = std::max(next, static_cast<int64_t>(want) + 1);
   }
   return std::min(slots_, next);
