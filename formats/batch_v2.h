@@ -217,17 +217,29 @@ inline bool length(const uint8_t*& p, const uint8_t* end, int64_t& out) {
   return true;
 }
 // Steps over a length-prefixed blob; a negative length is null when
-// `nullable` (keys, values) and an error otherwise (header keys).
-inline bool blob(const uint8_t*& p, const uint8_t* end, bool nullable) {
+// `nullable` (keys, values) and an error otherwise (header keys). `out`,
+// where given, gets the blob.
+inline bool blob(const uint8_t*& p, const uint8_t* end, bool nullable, Blob* out = nullptr) {
   uint64_t u;
   if (!raw_varint(p, end, 5, u)) return false;
-  if (u & 1) return nullable;
+  if (u & 1) {
+    if (out) *out = Blob{};
+    return nullable;
+  }
   const int64_t n = static_cast<uint32_t>(u) >> 1;
   if (n > end - p) return false;
+  if (out) *out = Blob{Bytes(p, static_cast<size_t>(n)), false};
   p += n;
   return true;
 }
 }  // namespace walk
+
+// What for_each_record hands its callback of each record.
+struct WalkedRecord {
+  int32_t offset_delta = 0;
+  int64_t timestamp_delta = 0;
+  Blob key, value;
+};
 
 template <class F>
 bool for_each_record(Bytes records, int32_t count, F&& f) {
@@ -235,19 +247,19 @@ bool for_each_record(Bytes records, int32_t count, F&& f) {
   // on small uncompressed records.
   const uint8_t* p = records.data();
   const uint8_t* const end = p + records.size();
+  WalkedRecord r;
   for (int32_t i = 0; i < count; ++i) {
-    int32_t offset_delta;
-    int64_t length, timestamp_delta, headers;
+    int64_t length, headers;
     if (!walk::length(p, end, length) || length < 1 || length > end - p) return false;
     const uint8_t* const rend = p + length;
     ++p;  // attributes
-    if (!walk::varlong(p, rend, timestamp_delta) || !walk::varint(p, rend, offset_delta) ||
-        !walk::blob(p, rend, true) || !walk::blob(p, rend, true) ||  // key, value
+    if (!walk::varlong(p, rend, r.timestamp_delta) || !walk::varint(p, rend, r.offset_delta) ||
+        !walk::blob(p, rend, true, &r.key) || !walk::blob(p, rend, true, &r.value) ||
         !walk::length(p, rend, headers) || headers > rend - p)
       return false;
     for (int32_t h = 0; h < headers; ++h)
       if (!walk::blob(p, rend, false) || !walk::blob(p, rend, true)) return false;
-    if (p != rend || !f(offset_delta, timestamp_delta)) return false;
+    if (p != rend || !f(static_cast<const WalkedRecord&>(r))) return false;
   }
   return p == end;
 }

@@ -446,7 +446,7 @@ TEST_CASE("the fast record walk accepts exactly what RecordReader accepts", "[sw
     return rr.finish().ok();
   };
   auto fast_ok = [](Bytes records, int32_t count) {
-    return v2::for_each_record(records, count, [](int32_t, int64_t) { return true; });
+    return v2::for_each_record(records, count, [](const v2::WalkedRecord&) { return true; });
   };
   int64_t accepted = 0, rejected = 0;
   for (const char* input : {"v2-none", "transactions"}) {

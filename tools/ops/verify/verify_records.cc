@@ -37,10 +37,10 @@ void check_v2(const EntryRef& e, const EntryCheck& c, const LogCheckOptions& opt
   {
     int32_t prev = -1;
     int64_t max_ts = -1;
-    const bool ok = v2::for_each_record(*records, h->records_count, [&](int32_t delta, int64_t ts_delta) {
-      if (delta <= prev || delta > h->last_offset_delta) return false;
-      prev = delta;
-      max_ts = std::max(max_ts, v2::wrapping_add(h->base_timestamp, ts_delta));
+    const bool ok = v2::for_each_record(*records, h->records_count, [&](const v2::WalkedRecord& r) {
+      if (r.offset_delta <= prev || r.offset_delta > h->last_offset_delta) return false;
+      prev = r.offset_delta;
+      max_ts = std::max(max_ts, v2::wrapping_add(h->base_timestamp, r.timestamp_delta));
       return true;
     });
     const bool max_ok = prev < 0 || h->timestamp_type() != v2::TimestampType::create_time || max_ts == h->max_timestamp;
