@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <random>
 #include <set>
@@ -190,6 +191,82 @@ TEST_CASE("offset map: grown by projection it keeps every key; the answers by of
   CHECK_FALSE(known.found(puts.front().first).has_value());
   known.reset(0, int64_t{1} << 40, 1 << 20);  // wider than allowed
   CHECK_FALSE(known.on());
+}
+
+// PutOffsets::whole decides a batch without decoding it: kept only when every
+// offset of its range put is one of its records (as many as it has), none
+// replaced, none a tombstone; superseded when every one was replaced; checked
+// against the per-offset answers on random batches of every mix, at every
+// word edge of the bits.
+TEST_CASE("answers by offset: a whole batch is kept or superseded exactly when each of its records is", "[compact]") {
+  using kseg::compact::PutOffsets;
+  using kseg::compact::Whole;
+  std::mt19937_64 rng(50);
+  int64_t kept_total = 0, superseded_total = 0;
+  for (int round = 0; round < 200; ++round) {
+    const int64_t start = static_cast<int64_t>(rng() % 130), end = start + 700;
+    PutOffsets known;
+    known.reset(start, end, 1 << 20);
+    // Offsets [start, start + 600): some put (keys from a small set, so some
+    // replaced), some unkeyed (not put), some tombstones; batches over them.
+    std::vector<int> state(600, 0);  // 0 no record put there, 1 put, 2 put with a null value
+    std::map<int, int64_t> key_at;   // key -> its latest offset
+    int64_t last_put = -1;           // past it the bits know nothing (the map may have filled)
+    for (int i = 0; i < 600; ++i) {
+      const int64_t o = start + i;
+      if (rng() % 10 == 0) continue;  // unkeyed: no put
+      const int key = static_cast<int>(rng() % (round % 4 == 0 ? 5000 : 1 + round % 50));  // mostly distinct, or few
+      auto it = key_at.find(key);
+      known.put(o, it == key_at.end() ? -1 : it->second);
+      key_at[key] = o;
+      last_put = o;
+      state[i] = rng() % 25 == 0 ? 2 : 1;
+      if (state[i] == 2) known.tombstone(o);
+    }
+    REQUIRE(known.on());
+    int64_t kept = 0, superseded = 0;
+    for (int b = 0; b < 400; ++b) {
+      const int64_t base = start + static_cast<int64_t>(rng() % 590), last = std::min<int64_t>(start + 599, base + static_cast<int64_t>(rng() % 140));
+      // Its records: every offset of the range that has one, or one fewer (a record the bits do not show).
+      int64_t count = 0;
+      bool all_replaced = true, none_replaced = true, tombstone = false, unput = false;
+      for (int64_t o = base; o <= last; ++o) {
+        const int st = state[static_cast<size_t>(o - start)];
+        if (st == 0) {
+          unput = true;
+          continue;
+        }
+        ++count;
+        const bool replaced = *known.found(o) != o;
+        all_replaced &= replaced;
+        none_replaced &= !replaced;
+        tombstone |= st == 2;
+      }
+      const bool extra = rng() % 4 == 0;  // the batch has a record at an offset nobody put
+      const Whole w = known.whole(base, last, count + (extra ? 1 : 0));
+      const Whole want = count == 0 || extra || last > last_put ? Whole::none
+                         : all_replaced      ? Whole::superseded
+                         : none_replaced && !tombstone ? Whole::kept
+                                                       : Whole::none;
+      INFO("round " << round << " batch [" << base << ", " << last << "] count " << count << " unput " << unput);
+      REQUIRE(w == want);
+      kept += w == Whole::kept, superseded += w == Whole::superseded;
+    }
+    CHECK(known.whole(start + 599, start + 700, 1) == Whole::none);  // past the last put
+    if (round == 0) CHECK(known.whole(start - 1, start + 5, 6) == Whole::none);  // before the section (start may be 0: then empty)
+    kept_total += kept, superseded_total += superseded;
+  }
+  INFO("kept " << kept_total << " superseded " << superseded_total);
+  CHECK((kept_total > 100 && superseded_total > 100));  // both fates met, not only 'none'
+  // The map fills at a record whose offset a put already had (a crafted batch): answers by offset stop.
+  PutOffsets known;
+  known.reset(0, 100, 1 << 20);
+  known.put(5, -1);
+  known.filled_at(6);
+  CHECK(known.on());
+  known.filled_at(5);
+  CHECK_FALSE(known.on());
+  CHECK(known.whole(5, 5, 1) == Whole::none);
 }
 
 TEST_CASE("offset map: the remainder without a division is the remainder", "[compact]") {

@@ -73,14 +73,15 @@ struct Examined {
 // without hashing the key or probing the map, a cache miss per record in a
 // table of hundreds of MiB, and a batch whose records were all put and all
 // replaced, or none replaced and none a tombstone, without decoding it
-// (whole). Off (every record asks the map) where offsets do not increase or
-// the section is wider than `max_offsets`.
+// (whole). Off (every record asks the map) where offsets do not increase,
+// where a batch has a record outside its [base, last] (bits over a batch's
+// range would not be its records'), or the section is wider than
+// `max_offsets`.
 class PutOffsets {
  public:
   static constexpr int64_t kBitsPerOffset = 3;
   void reset(int64_t start, int64_t end, int64_t max_offsets) {
     on_ = end > start && end - start <= max_offsets;
-    whole_ = on_;
     start_ = start, last_ = -1;
     const size_t words = on_ ? static_cast<size_t>((end - start + 63) / 64) : 0;
     end_ = end;
@@ -89,7 +90,7 @@ class PutOffsets {
     tombstone_.assign(words, 0);
   }
   void off() {
-    on_ = whole_ = false;
+    on_ = false;
     std::vector<uint64_t>().swap(put_);
     std::vector<uint64_t>().swap(replaced_);
     std::vector<uint64_t>().swap(tombstone_);
@@ -106,9 +107,11 @@ class PutOffsets {
   void tombstone(int64_t offset) {
     if (on_ && offset == last_) set(tombstone_, offset);
   }
-  // A batch whose records' offsets may lie outside [base, last] (a crafted
-  // one): counting bits over a batch's range no longer tells its records.
-  void no_whole() { whole_ = false; }
+  // The map filled at a record of `offset`, not put: where an earlier put
+  // had that offset (a crafted batch), its answer would be taken for it.
+  void filled_at(int64_t offset) {
+    if (on_ && offset <= last_) off();
+  }
   // The map's offset for the key of the record at `offset`, if it was put.
   std::optional<int64_t> found(int64_t offset) const {
     if (!on_ || offset < start_ || offset > last_ || !get(put_, offset)) return std::nullopt;
@@ -119,7 +122,7 @@ class PutOffsets {
   // replaced and none a tombstone (no delete horizon to weigh or stamp);
   // superseded when every one was replaced; else none (decode and ask each).
   Whole whole(int64_t base, int64_t last, int64_t count) const {
-    if (!whole_ || count <= 0 || base < start_ || last > last_ || base > last) return Whole::none;
+    if (!on_ || count <= 0 || base < start_ || last > last_ || base > last) return Whole::none;
     if (bits(put_, base, last) != count) return Whole::none;
     const int64_t replaced = bits(replaced_, base, last);
     if (replaced == count) return Whole::superseded;
@@ -148,7 +151,7 @@ class PutOffsets {
     }
     return n;
   }
-  bool on_ = false, whole_ = false;
+  bool on_ = false;
   int64_t start_ = 0, end_ = 0, last_ = -1;
   std::vector<uint64_t> put_, replaced_, tombstone_;
 };
@@ -159,6 +162,7 @@ class PutOffsets {
 // records (nothing kept): records_of then says why.
 template <class Wanted>
 bool map_keys_v2(Examined& x, Wanted&& wanted) {
+  if (x.b.check.header.records_count < 0) return false;  // (for_each_record would read none: records_of refuses it)
   auto records = v2::records_bytes(x.b.ref, x.b.check.header, x.buf, v2::kDefaultMaxDecompressed);
   if (!records.ok()) return false;
   Rec r;

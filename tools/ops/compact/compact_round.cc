@@ -239,6 +239,7 @@ Status Round::build_map(int64_t start, int64_t end) {
         scanner, *f, file, [&](const Rec& r) { return r.offset >= start; },
         [&](const EntryRef&, const Examined& x, Status&) {
           const Batch& b = x.b;
+          if (!x.offsets_inside) known_.off();  // before any put of it (the map may fill inside it)
           if (b.control) {
             tracker.on_control(b, x.control_type);
           } else if (!tracker.on_batch(b)) {
@@ -256,6 +257,7 @@ Status Round::build_map(int64_t start, int64_t end) {
               }
               if (map_.size() >= max_entries) {
                 full = true;
+                known_.filled_at(offset);
                 if (!o_.refuse_small_map || i != first) return Step::stop;
                 if (map_.get(digest) < 0) ++lacking;
                 continue;
@@ -265,7 +267,6 @@ Status Round::build_map(int64_t start, int64_t end) {
               ++st_.map_records;
             }
           }
-          if (!x.offsets_inside) known_.no_whole();
           if (b.last >= start) map_.update_latest_offset(b.last);
           return Step::accept;
         });
