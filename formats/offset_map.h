@@ -4,13 +4,13 @@
 // digest bytes, 8 offset bytes). Its size in Kafka is log.cleaner.dedupe.buffer
 // .size (slots() = memory / 24), and the cleaner stops filling it at
 // floor(slots x load factor) distinct digests (see max_entries): what makes a
-// round end early and the next round go on from there. Probing is Kafka's:
-// attempt i (< 13) takes the big-endian int at digest bytes [i, i+4), later
-// attempts go linear from bytes [12, 16); slot = |probe| mod table size
-// (|INT_MIN| taken as 0). A slot of 24 zero bytes is empty.
+// round end early and the next round go on from there. Kafka's probe i (< 13)
+// takes the big-endian int at digest bytes [i, i+4); kseg's first probe is
+// Kafka's (|int| mod table size, |INT_MIN| taken as 0), later ones the next
+// slots (formats/log-cleaning.md). A slot of 24 zero bytes is empty.
 //
 // The table starts small and grows (rehashed) up to Kafka's size:
-// which slot a key sits in is seen by nothing outside the map, and Kafka's
+// which slot a key sits in is seen by nothing outside the map, and
 // lookups find every key it holds, so the map holds the same keys with the same
 // offsets and fills at the same count, while a dirty section of a few hundred
 // thousand keys (a __consumer_offsets) is probed in a few MiB that stay in
@@ -62,10 +62,11 @@ class OffsetMap {
   int64_t get(const KeyDigest& key) const;  // -1 when absent
   // Starts loading the slot a key probes first, kPrefetchAhead keys before
   // it is looked up or put, so that the cache misses of a batch's keys
-  // overlap (more at once overflow the core's miss buffers).
+  // overlap (more at once overflow the core's miss buffers); later probes
+  // are the slots after it.
   static constexpr size_t kPrefetchAhead = 10;
   void prefetch(const KeyDigest& key) const {
-    const uint8_t* slot = table_.bytes + slot_of(key, 0, table_) * kBytesPerEntry;
+    const uint8_t* slot = table_.bytes + slot_of(key, table_) * kBytesPerEntry;
     __builtin_prefetch(slot);
     __builtin_prefetch(slot + kBytesPerEntry - 1);  // a quarter of the 24-byte slots cross a cache line
   }
@@ -88,7 +89,7 @@ class OffsetMap {
   };
   static Table map_table(int64_t slots);
   static void unmap_table(Table& t);
-  static int64_t slot_of(const KeyDigest& key, int attempt, const Table& t);
+  static int64_t slot_of(const KeyDigest& key, const Table& t);
   static uint8_t* find(const Table& t, const KeyDigest& key, bool* found);
   // The distinct keys the section will have, at the rate of new keys since the last growth (-1: unknown).
   double projected_entries(int64_t offset) const;

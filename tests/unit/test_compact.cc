@@ -285,8 +285,8 @@ TEST_CASE("offset map: the remainder without a division is the remainder", "[com
 }
 
 TEST_CASE("offset map: a full map still finds every key it holds", "[compact]") {
-  // 5 slots hold 4 keys at a load factor of 0.9: later keys probe past the
-  // 13 hashed slots into the linear ones, and must be found there.
+  // 5 slots hold 4 keys at a load factor of 0.9: later keys probe past
+  // a taken first slot (round the table's end where it is last), and must be found there.
   kseg::OffsetMap m(5 * 24);
   CHECK(m.slots() == 5);
   CHECK(m.max_entries(0.9) == 4);
