@@ -229,11 +229,11 @@ StreamWriter::StreamWriter(int fd) : fd_(fd) {
 
 StreamWriter::~StreamWriter() { std::free(buf_); }
 
-int StreamWriter::write_out(size_t n) {
+int StreamWriter::write_out(const uint8_t* p, size_t n) {
   size_t done = 0;
   if (direct_ && n % kBlock == 0) {
     while (done < n) {
-      const ssize_t w = ::write(fd_, buf_ + done, n - done);
+      const ssize_t w = ::write(fd_, p + done, n - done);
       if (w < 0 && errno == EINTR) continue;
       if (w < 0 && errno == EINVAL) break;  // the filesystem took the flag but not this write
       if (w < 0) return errno;
@@ -248,7 +248,7 @@ int StreamWriter::write_out(size_t n) {
     if (flags < 0 || ::fcntl(fd_, F_SETFL, flags & ~O_DIRECT) != 0) return errno;
     direct_ = false;
   }
-  return write_all(fd_, buf_ + done, n - done);
+  return write_all(fd_, p + done, n - done);
 }
 
 int StreamWriter::append(const uint8_t* data, size_t n) {
@@ -258,7 +258,7 @@ int StreamWriter::append(const uint8_t* data, size_t n) {
     fill_ += take, data += take, n -= take;
     if (fill_ >= kChunk) {
       const size_t out = fill_ / kBlock * kBlock;  // whole blocks; the rest waits
-      if (const int err = write_out(out)) return err;
+      if (const int err = write_out(buf_, out)) return err;
       std::memmove(buf_, buf_ + out, fill_ - out);
       fill_ -= out;
     }
@@ -268,20 +268,10 @@ int StreamWriter::append(const uint8_t* data, size_t n) {
 
 int StreamWriter::finish() {
   const size_t whole = fill_ / kBlock * kBlock;
-  if (whole > 0) {
-    if (const int err = write_out(whole)) return err;
-    std::memmove(buf_, buf_ + whole, fill_ - whole);
-    fill_ -= whole;
-  }
-  if (fill_ > 0) {
-    if (direct_) {  // the last partial block: O_DIRECT takes whole blocks only
-      const int flags = ::fcntl(fd_, F_GETFL);
-      if (flags < 0 || ::fcntl(fd_, F_SETFL, flags & ~O_DIRECT) != 0) return errno;
-      direct_ = false;
-    }
-    if (const int err = write_all(fd_, buf_, fill_)) return err;
-    fill_ = 0;
-  }
+  // The whole blocks, then the rest (not a block: through the page cache).
+  if (const int err = write_out(buf_, whole)) return err;
+  if (const int err = write_out(buf_ + whole, fill_ - whole)) return err;
+  fill_ = 0;
   return 0;
 }
 

@@ -114,7 +114,9 @@ class StreamWriter {
   bool direct() const { return direct_; }
 
  private:
-  int write_out(size_t n);  // the first n buffered bytes
+  // Writes n bytes from p (in buf_): directly when n is whole blocks, else
+  // (and from then on) through the page cache.
+  int write_out(const uint8_t* p, size_t n);
   static constexpr size_t kBlock = 4096, kChunk = 1 << 20;
   int fd_;
   bool direct_ = false;

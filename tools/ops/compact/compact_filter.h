@@ -156,12 +156,22 @@ class PutOffsets {
   std::vector<uint64_t> put_, replaced_, tombstone_;
 };
 
+// What the map pass keeps of a record: whether its offset is inside its
+// batch and, for a key `wanted` selects, (offset, digest) and a null value.
+template <class Wanted>
+void map_record(Examined& x, const Rec& r, Wanted& wanted) {
+  x.offsets_inside &= r.offset >= x.b.base && r.offset <= x.b.last;
+  if (r.key.null || !wanted(r)) return;
+  x.keyed.emplace_back(r.offset, key_digest(r.key.bytes));
+  if (r.value.null) x.tombstones.push_back(r.offset);
+}
+
 // The map pass over a v2 batch: offsets, keys and null values read from the
 // records' bytes in place (v2::for_each_record), without a Rec per record
 // (half of the map pass on small records). False where the walk refuses the
 // records (nothing kept): records_of then says why.
 template <class Wanted>
-bool map_keys_v2(Examined& x, Wanted&& wanted) {
+bool map_keys_v2(Examined& x, Wanted& wanted) {
   if (x.b.check.header.records_count < 0) return false;  // (for_each_record would read none: records_of refuses it)
   auto records = v2::records_bytes(x.b.ref, x.b.check.header, x.buf, v2::kDefaultMaxDecompressed);
   if (!records.ok()) return false;
@@ -171,11 +181,7 @@ bool map_keys_v2(Examined& x, Wanted&& wanted) {
     r.offset = v2::wrapping_add(x.b.base, w.offset_delta);  // (`wanted` sees its offset, key and value)
     r.key = w.key;
     r.value = w.value;
-    x.offsets_inside &= r.offset >= x.b.base && r.offset <= x.b.last;
-    if (!r.key.null && wanted(r)) {
-      x.keyed.emplace_back(r.offset, key_digest(r.key.bytes));
-      if (r.value.null) x.tombstones.push_back(r.offset);
-    }
+    map_record(x, r, wanted);
     return true;
   });
   std::vector<uint8_t>().swap(x.buf);
@@ -201,8 +207,17 @@ void examine(const EntryRef& e, Examined& x, Wanted&& wanted, Pass pass, const O
     else x.control_type = *t;
     return;
   }
-  if (pass == Pass::map && x.b.check.v2() && map_keys_v2(x, wanted)) return;
-  if (pass == Pass::clean && lookup && known && x.b.magic >= 2) {
+  if (pass == Pass::map) {
+    if (x.b.check.v2() && map_keys_v2(x, wanted)) return;
+    // v0/v1, or the error of a v2 batch the walk refused.
+    x.status = records_of(x.b, x.buf, x.recs);
+    if (x.status.ok())
+      for (const Rec& r : x.recs) map_record(x, r, wanted);
+    std::vector<Rec>().swap(x.recs);
+    std::vector<uint8_t>().swap(x.buf);
+    return;
+  }
+  if (lookup && known && x.b.magic >= 2) {
     x.whole = known->whole(x.b.base, x.b.last, x.b.check.header.records_count);
     if (x.whole != Whole::none) return;
   }
@@ -213,7 +228,7 @@ void examine(const EntryRef& e, Examined& x, Wanted&& wanted, Pass pass, const O
   std::vector<Bytes> keys;
   std::vector<size_t> which;
   x.hashed.assign(x.recs.size(), 0);
-  if (pass == Pass::clean && lookup) x.found.assign(x.recs.size(), -2);
+  if (lookup) x.found.assign(x.recs.size(), -2);
   for (size_t k = 0; k < x.recs.size(); ++k)
     if (!x.recs[k].key.null && wanted(x.recs[k])) {
       if (lookup && known)
@@ -229,19 +244,6 @@ void examine(const EntryRef& e, Examined& x, Wanted&& wanted, Pass pass, const O
   for (size_t j = 0; j < keys.size(); ++j) d[j] = key_digest(keys[j]);
   x.digests.resize(x.recs.size());
   for (size_t j = 0; j < which.size(); ++j) x.digests[which[j]] = d[j];
-  if (pass == Pass::map) {  // only what a put needs
-    for (size_t j = 0; j < which.size(); ++j) {
-      const Rec& r = x.recs[which[j]];
-      x.keyed.emplace_back(r.offset, d[j]);
-      if (r.value.null) x.tombstones.push_back(r.offset);
-    }
-    for (const Rec& r : x.recs) x.offsets_inside &= r.offset >= x.b.base && r.offset <= x.b.last;
-    std::vector<Rec>().swap(x.recs);
-    std::vector<uint8_t>().swap(x.buf);
-    std::vector<KeyDigest>().swap(x.digests);
-    std::vector<char>().swap(x.hashed);
-    return;
-  }
   if (lookup) {
     // The slot of the key a few ahead loads while this one is looked up: a
     // whole batch's prefetches at once overflow the core's miss buffers, and
