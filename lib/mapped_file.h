@@ -79,6 +79,10 @@ struct FileShrink {
 };
 std::optional<FileShrink> file_shrink();
 
+// Drops the file's clean pages from the page cache (POSIX_FADV_DONTNEED),
+// as an unlink of it would; where it cannot be opened, nothing happens.
+void drop_page_cache(const std::string& path);
+
 // Pages of [at, at + len) of `fd` in the page cache, by cachestat(2), or -1
 // where the kernel refuses or lacks it.
 int64_t cached_page_count(int fd, int64_t at, int64_t len);

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -578,13 +579,29 @@ Status Round::clean_group(const std::vector<size_t>& group, Tracker& tracker) {
   Dest dest(p_, p_.segments[group.front()].base, s_, !o_.dry_run);
   KSEG_RETURN_IF_ERROR(dest.open());
   tracker.cleaned_index = &dest.txns;
+  // Without a backup the swap unlinks the originals, and the kernel frees
+  // their cached pages then, on the calling thread (a quarter of a second a
+  // GiB: a fifth of a 1 GiB run's time). Read once, each segment's are
+  // dropped beside the cleaning of the next, or beside the group's fsync.
+  const bool drop = !o_.dry_run && !o_.backup;
+  // `step`, and beside it the dropping of segment `read`'s pages (-1: none).
+  auto beside = [&](int64_t read, const std::function<Status()>& step) {
+    Status st;
+    WorkPool::shared().run(drop && read >= 0 ? 2 : 1, [&](size_t job) {
+      if (job == 0) st = step();
+      else drop_page_cache(p_.path(p_.segments[static_cast<size_t>(read)].base, ".log"));
+    });
+    return st;
+  };
   for (size_t k = 0; k < group.size(); ++k) {
     g.bases.push_back(p_.segments[group[k]].base);
     g.bytes_in += p_.segments[group[k]].size;
-    KSEG_RETURN_IF_ERROR(clean_segment(group[k], dest, tracker));
+    const int64_t read = k == 0 ? -1 : static_cast<int64_t>(group[k - 1]);
+    KSEG_RETURN_IF_ERROR(beside(read, [&] { return clean_segment(group[k], dest, tracker); }));
   }
   tracker.cleaned_index = nullptr;
-  KSEG_RETURN_IF_ERROR(dest.finish(p_.segments[group.back()].mtime_ms));
+  KSEG_RETURN_IF_ERROR(beside(static_cast<int64_t>(group.back()),
+                              [&] { return dest.finish(p_.segments[group.back()].mtime_ms); }));
   g.bytes_out = dest.size();
   st_.kept.bytes += dest.size();
   st_.groups.push_back(g);
