@@ -83,9 +83,10 @@ OffsetMap::Table OffsetMap::map_table(int64_t slots) {
   // host backs memory only when first touched (and takes back what is freed),
   // a fault cost 1-2 ms a MiB here (10pct-none's 500 MB of tables: up to a
   // second, on one thread, when the faults were the moves'). Where the
-  // kernel lacks MADV_POPULATE_WRITE (before 5.14) the moves fault them in.
+  // kernel or libc lacks MADV_POPULATE_WRITE (Linux 5.14) the moves fault them in.
+#ifdef MADV_POPULATE_WRITE
   if (bytes >= kPopulateFrom) {
-    constexpr size_t kPart = size_t{2} << 20;  // a huge page
+    constexpr size_t kPart = size_t{2} << 20;  // whole huge pages where the table starts on one
     const size_t parts = std::max<size_t>(1, std::min<size_t>(2 * usable_cpus(), bytes / kPart));
     const size_t each = (bytes / parts + kPart - 1) / kPart * kPart;
     auto* base = static_cast<uint8_t*>(p);
@@ -94,6 +95,7 @@ OffsetMap::Table OffsetMap::map_table(int64_t slots) {
       if (from < bytes) ::madvise(base + from, std::min(each, bytes - from), MADV_POPULATE_WRITE);
     });
   }
+#endif
   return {static_cast<uint8_t*>(p), slots, remainder_magic(static_cast<uint32_t>(slots))};
 }
 

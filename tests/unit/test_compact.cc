@@ -285,19 +285,20 @@ TEST_CASE("offset map: the remainder without a division is the remainder", "[com
 }
 
 TEST_CASE("offset map: a full map still finds every key it holds", "[compact]") {
-  // 5 slots hold 4 keys at a load factor of 0.9: later keys probe past
-  // a taken first slot (round the table's end where it is last), and must be found there.
+  // 5 slots hold 4 keys at a load factor of 0.9. By MD5, key-10 and key-12
+  // both probe slot 4 first: key-12 goes round the table's end to slot 0,
+  // and key-16 (first probe 0) and key-11 (1) each one slot further on.
   kseg::OffsetMap m(5 * 24);
   CHECK(m.slots() == 5);
   CHECK(m.max_entries(0.9) == 4);
-  const std::vector<std::string> keys = {"key-28", "key-24", "key-36", "key-22"};
+  const std::vector<std::string> keys = {"key-10", "key-12", "key-16", "key-11"};
   for (size_t i = 0; i < keys.size(); ++i) m.put(md5_of(keys[i]), 145 + static_cast<int64_t>(i));
   CHECK(m.size() == 4);
   for (size_t i = 0; i < keys.size(); ++i) CHECK(m.get(md5_of(keys[i])) == 145 + static_cast<int64_t>(i));
   CHECK(m.get(md5_of("key-99")) == -1);
-  m.put(md5_of("key-22"), 500);  // an update is no new entry
+  m.put(md5_of("key-12"), 500);  // an update is no new entry
   CHECK(m.size() == 4);
-  CHECK(m.get(md5_of("key-22")) == 500);
+  CHECK(m.get(md5_of("key-12")) == 500);
   CHECK(m.latest_offset() == 500);
 }
 
